@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Play two ConnectX agents against each other on Kaggle's own referee and report who is stronger.
+
+    python evaluate.py greedy random -n 100
+    python evaluate.py submissions/submission.py negamax --json
+    python evaluate.py new.py old.py -n 2000 --sprt 0 10          # stop as soon as the test decides
+    python evaluate.py --resume results/new-vs-old-20250101-120000.jsonl
+
+An agent is a module in agents/, a .py file (loaded as Kaggle loads a submission) or a Kaggle built-in
+(random, negamax). Games start from an opening suite, in pairs with seats swapped, each in an isolated
+worker process with Kaggle's time limits enforced by a hard deadline. Every finished game is appended to
+a JSON Lines results file. Exit 0 on success, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import re
+import signal
+import sys
+import time
+from typing import Any, Sequence
+
+from agents.core import Config
+
+
+class Usage(Exception):
+    """Bad input: one line for the user, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, not argparse's usage dump
+        raise Usage(message)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, random or negamax")
+    p.add_argument("-n", "--games", type=positive_int, default=100, help="games to play (default 100)")
+    p.add_argument("--rows", type=positive_int, default=6)
+    p.add_argument("--columns", type=positive_int, default=7)
+    p.add_argument("--inarow", type=positive_int, default=4)
+    p.add_argument("--seed", type=int, default=0, help="seeds openings order and every game (default 0)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    p.add_argument("--openings", help="ply depth or file of move strings (default: the shipped suite / depth 4)")
+    p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--act-timeout", type=seconds, default=2.0, help="seconds per move (Kaggle: 2)")
+    p.add_argument("--overage", type=seconds, default=60.0, help="overage bank per game in seconds (Kaggle: 60)")
+    p.add_argument("--memory-mb", type=int, default=2048, help="memory an agent may allocate (0: no cap)")
+    p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--beta", type=float, default=0.05)
+    p.add_argument("--results", help="JSON Lines results file (default: results/A-vs-B-<time>.jsonl)")
+    p.add_argument("--resume", metavar="FILE", help="continue the interrupted run recorded in FILE")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--replays", metavar="DIR", help="save an HTML replay of every game A did not win or draw")
+    p.add_argument("--backend", choices=("process", "ray"), default="process")
+    p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
+    p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
+    p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    return p
+
+
+def optional_module(name: str, flag: str) -> Any:
+    """``evaluation.<name>`` or a Usage error saying the feature is not there yet."""
+    try:
+        return importlib.import_module(f"evaluation.{name}")
+    except ModuleNotFoundError as error:
+        if error.name == f"evaluation.{name}":
+            raise Usage(f"{flag} is not available yet") from None
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    real_stdout = sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        if args.json:
+            sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+        if args.league:
+            return optional_module("league", "--league").main(args)
+        if args.gate or args.baseline:
+            return optional_module("gate", "--gate").main(args)
+        return run(args, real_stdout)
+    except Usage as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        sys.stdout = real_stdout
+
+
+def run(args: argparse.Namespace, out: Any) -> int:
+    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.match import BackendUnavailable, backend_runner, run_match, schedule
+    from evaluation.openings import OpeningError, load_suite
+    from evaluation.results import ResultsError, ResultsLog
+
+    try:
+        if args.resume:
+            log, header, done = ResultsLog.resume(args.resume)
+            if args.agents and list(args.agents) != header["agents"]:
+                raise Usage(f"--resume {args.resume} is a run of {header['agents']}, not {args.agents}")
+            run_args = header
+        else:
+            if len(args.agents) != 2:
+                raise Usage(f"give two agents (A B), got {len(args.agents)}")
+            run_args, done, log = None, [], None
+        names = list(run_args["agents"] if run_args else args.agents)
+        spec_a, spec_b = (resolve_agent(name) for name in names)
+        config = Config(**run_args["config"]) if run_args else Config(args.rows, args.columns, args.inarow)
+        games = run_args["games"] if run_args else args.games
+        seed = run_args["seed"] if run_args else args.seed
+        act_timeout = run_args["act_timeout"] if run_args else args.act_timeout
+        overage = run_args["overage"] if run_args else args.overage
+        sprt = run_args.get("sprt") if run_args else args.sprt
+        alpha, beta = (run_args["alpha"], run_args["beta"]) if run_args else (args.alpha, args.beta)
+        if run_args:
+            suite = [[int(c) for c in line] for line in run_args["suite"]]
+        else:
+            suite = load_suite(args.openings, config, seed, count=max(64, (games + 1) // 2))
+        if sprt and not (0 < alpha < 1 and 0 < beta < 1):
+            raise Usage("--alpha and --beta must lie strictly between 0 and 1")
+        replays = optional_module("replays", "--replays") if args.replays else None
+        backend_runner(args.backend)
+        tasks = schedule(spec_a, spec_b, games, config, suite, act_timeout, overage, seed)
+        if log is None:
+            header = {
+                "agents": names, "games": games, "config": config.as_dict(), "seed": seed,
+                "act_timeout": act_timeout, "overage": overage, "openings": args.openings,
+                "sprt": sprt, "alpha": alpha, "beta": beta, "suite": suite,
+            }
+            log = ResultsLog.create(args.results or default_results_path(names), header)
+    except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError) as error:
+        raise Usage(str(error)) from None
+
+    progress = make_progress(len(tasks), len(done), args.no_progress)
+    stop = sprt_stop(sprt, alpha, beta) if sprt else None
+
+    def on_game(record):
+        log.append(record)
+        if replays is not None and record.outcome_of(0) not in ("win", "draw"):
+            replays.save_replay(record, args.replays)
+        if progress is not None:
+            played.append(record)
+            progress.update(1)
+            progress.set_postfix_str(running_score(played), refresh=False)
+
+    played = list(done)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        records = run_match(
+            spec_a, spec_b, tasks, workers=args.workers, on_game=on_game, done=done, stop=stop,
+            backend=args.backend, memory_mb=args.memory_mb,
+        )
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; continue with: python evaluate.py --resume {log.path}", file=sys.stderr)
+        return 130
+    finally:
+        if progress is not None:
+            progress.close()
+        log.close()
+
+    from evaluation.summary import summarize, table
+
+    summary = summarize(records, names, config.as_dict())
+    summary["results"] = log.path
+    if sprt:
+        summary["sprt"] = sprt_summary(records, sprt, alpha, beta)
+    if args.json:
+        out.write(json.dumps(summary) + "\n")
+    else:
+        out.write(table(summary) + f"\nresults: {log.path}\n")
+    out.flush()
+    return 0
+
+
+def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:
+    from evaluation import stats
+    from evaluation.summary import pair_counts
+
+    result = stats.sprt(stats.PAIR_SCORES, pair_counts(records), sprt[0], sprt[1], alpha, beta)
+    return {
+        "elo0": sprt[0], "elo1": sprt[1], "alpha": alpha, "beta": beta,
+        "llr": round(result.llr, 4), "lower": round(result.lower, 4), "upper": round(result.upper, 4),
+        "verdict": result.verdict,
+    }
+
+
+def sprt_stop(sprt: Sequence[float], alpha: float, beta: float):
+    def stop(records: list) -> bool:
+        return sprt_summary(records, sprt, alpha, beta)["verdict"] is not None
+
+    return stop
+
+
+def running_score(records: list) -> str:
+    from evaluation.record import score_of
+
+    points = sum(score_of(record.outcome_of(0)) for record in records)
+    return f"A {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
+
+
+def make_progress(total: int, initial: int, disabled: bool):
+    if disabled:
+        return None
+    from tqdm import tqdm
+
+    # delay: short runs stay silent; disable=None: no bar when stderr is not a terminal
+    return tqdm(total=total, initial=initial, file=sys.stderr, delay=3, disable=None, unit="game", dynamic_ncols=True)
+
+
+def default_results_path(names: Sequence[str]) -> str:
+    def short(name: str) -> str:
+        base = os.path.splitext(os.path.basename(name))[0]
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return os.path.join("results", f"{short(names[0])}-vs-{short(names[1])}-{stamp}-{os.getpid()}.jsonl")
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # unwind: workers are killed, the results file is closed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

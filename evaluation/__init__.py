@@ -1,0 +1,14 @@
+"""Evaluation engine behind ``evaluate.py``: Kaggle's referee, isolated parallel workers, openings, statistics.
+
+Public API (stable; other tools build on it):
+
+- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/``, a ``.py`` file or a
+  Kaggle built-in; raises ``AgentSpecError`` with one clear line for anything unusable.
+- ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
+  — one game on ``kaggle_environments`` in this process (no isolation).
+- ``evaluation.pool.run_games(tasks, workers=..., on_record=...)`` — games in isolated worker processes
+  with hard per-move deadlines.
+- ``evaluation.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
+  ``evaluation.summary.summarize(records, names, config) -> dict``.
+- ``evaluation.stats`` — score, Elo, likelihood of superiority, SPRT.
+"""

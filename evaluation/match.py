@@ -1,0 +1,125 @@
+"""A match between two agents: the schedule of game pairs over an opening suite, played on a backend.
+
+Game ``i`` of a match uses opening ``suite[order[(i // 2) % len(suite)]]`` (``order`` a seeded shuffle)
+with A moving first when ``i`` is even and B when it is odd, so games ``2p`` and ``2p + 1`` form a pair
+with seats swapped. Per-game seeds derive from the match seed and ``i``. The schedule is therefore a pure
+function of (agents, games, config, suite, seed, time limits): that is what lets ``--resume`` skip exactly
+the games a results file already holds.
+
+Backends: "process" (``evaluation.pool.run_games``, the default) and "ray"
+(``evaluation.ray_backend.run_games``, same arguments: ``tasks`` and the keywords ``workers``,
+``on_record`` and, when set, ``memory_mb``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, Iterable
+
+from agents.core import Config
+from evaluation.agents import AgentSpec
+from evaluation.openings import load_suite
+from evaluation.record import GameRecord, GameTask
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend's module is not there (yet)."""
+
+
+def game_seed(seed: int, game_id: int) -> int:
+    return random.Random(f"game:{seed}:{game_id}").getrandbits(31)
+
+
+def schedule(
+    spec_a: AgentSpec,
+    spec_b: AgentSpec,
+    games: int,
+    config: Config,
+    suite: list[list[int]],
+    act_timeout: float = 2.0,
+    overage: float = 60.0,
+    seed: int = 0,
+) -> list[GameTask]:
+    """The ``games`` tasks of a match, in order (see the module docstring)."""
+    order = list(range(len(suite)))
+    random.Random(f"order:{seed}").shuffle(order)
+    shape = tuple(config.as_dict().items())
+    return [
+        GameTask(
+            game_id=i,
+            spec_a=spec_a,
+            spec_b=spec_b,
+            swapped=i % 2 == 1,
+            opening=tuple(suite[order[(i // 2) % len(order)]]),
+            config=shape,
+            act_timeout=act_timeout,
+            overage=overage,
+            seed=game_seed(seed, i),
+        )
+        for i in range(games)
+    ]
+
+
+def run_match(
+    spec_a: AgentSpec,
+    spec_b: AgentSpec,
+    games: int | list[GameTask],
+    *,
+    config: Config | None = None,
+    openings: str | int | None = None,
+    act_timeout: float = 2.0,
+    overage: float = 60.0,
+    seed: int = 0,
+    workers: int | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+    done: Iterable[GameRecord] = (),
+    stop: Callable[[list[GameRecord]], bool] | None = None,
+    backend: str = "process",
+    memory_mb: int | None = None,
+) -> list[GameRecord]:
+    """Play a match of A against B and return every record (``done`` ones included), by game id.
+
+    ``games`` is a number of games (scheduled over ``openings``: None = the default suite, a ply depth or
+    a file; see ``evaluation.openings``) or an explicit task list. Games whose ids appear in ``done`` are
+    not played again. ``on_game`` sees each new record as soon as it ends; ``stop(records)`` returning
+    True (e.g. an SPRT that has decided) stops scheduling further games.
+    """
+    config = config or Config()
+    if isinstance(games, int):
+        suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))
+        tasks = schedule(spec_a, spec_b, games, config, suite, act_timeout, overage, seed)
+    else:
+        tasks = list(games)
+    records = {record.game_id: record for record in done}
+    if stop is not None and records and stop(sorted(records.values(), key=lambda r: r.game_id)):
+        return sorted(records.values(), key=lambda r: r.game_id)
+
+    def on_record(record: GameRecord) -> bool:
+        records[record.game_id] = record
+        if on_game is not None:
+            on_game(record)
+        return bool(stop and stop(sorted(records.values(), key=lambda r: r.game_id)))
+
+    todo = [task for task in tasks if task.game_id not in records]
+    backend_run = backend_runner(backend)
+    kwargs = {"workers": workers, "on_record": on_record}
+    if memory_mb is not None:
+        kwargs["memory_mb"] = memory_mb
+    backend_run(todo, **kwargs)
+    return sorted(records.values(), key=lambda r: r.game_id)
+
+
+def backend_runner(name: str) -> Callable[..., None]:
+    if name == "process":
+        from evaluation.pool import run_games
+
+        return run_games
+    if name == "ray":
+        try:
+            from evaluation.ray_backend import run_games
+        except ModuleNotFoundError as error:
+            if error.name == "evaluation.ray_backend":
+                raise BackendUnavailable("--backend ray is not available yet") from None
+            raise
+        return run_games
+    raise BackendUnavailable(f"unknown backend {name!r}")

@@ -1,0 +1,82 @@
+"""What one game is asked to be (``GameTask``) and what it was (``GameRecord``); both picklable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluation.agents import AgentSpec
+
+OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
+FORFEITS = ("invalid", "error", "timeout")
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One scheduled game of a match between A and B.
+
+    ``swapped`` False means A sits in seat 0 (mark 1, moves first). ``opening`` is a list of 0-based
+    columns both seats are forced through before the agents play. ``game_id`` is deterministic from the
+    match seed and schedule, which is what makes ``--resume`` exact.
+    """
+
+    game_id: int
+    spec_a: AgentSpec
+    spec_b: AgentSpec
+    swapped: bool
+    opening: tuple[int, ...]
+    config: tuple[tuple[str, int], ...]  # (("rows", 6), ("columns", 7), ("inarow", 4)): hashable
+    act_timeout: float
+    overage: float
+    seed: int
+
+    @property
+    def seats(self) -> tuple[AgentSpec, AgentSpec]:
+        """The specs in seat order (first mover first)."""
+        return (self.spec_b, self.spec_a) if self.swapped else (self.spec_a, self.spec_b)
+
+
+@dataclass
+class GameRecord:
+    """One finished game, in seat order: index 0 is the first mover (mark 1).
+
+    ``outcomes`` are "win"/"draw"/"loss"/"invalid"/"error"/"timeout"; ``statuses`` are Kaggle's final
+    statuses ("DONE", "INVALID", "ERROR", "TIMEOUT"); ``moves`` are 0-based columns including the
+    opening; ``move_times`` are Kaggle's own per-move durations (opening moves excluded); ``steps`` is
+    ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
+    worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
+    """
+
+    game_id: int
+    agents: list[str]
+    opening: list[int]
+    moves: list[int]
+    statuses: list[str]
+    outcomes: list[str]
+    move_times: list[list[float]]
+    config: dict[str, int]
+    seed: int
+    swapped: bool = False
+    note: str = ""
+    steps: list[Any] = field(default_factory=list, repr=False)
+
+    def outcome_of(self, index: int) -> str:
+        """Outcome of the match's agent ``index`` (0 = A, 1 = B), whatever seat it had."""
+        return self.outcomes[index ^ int(self.swapped)]
+
+    def times_of(self, index: int) -> list[float]:
+        return self.move_times[index ^ int(self.swapped)]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict without ``steps`` (the moves reproduce the game)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "steps"}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "GameRecord":
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**known)
+
+
+def score_of(outcome: str) -> float:
+    """Points for an outcome: a forfeit is a loss for its agent."""
+    return 1.0 if outcome == "win" else 0.5 if outcome == "draw" else 0.0

@@ -1,0 +1,124 @@
+"""Match statistics as chess engine testers compute them (fishtest, cutechess-cli, fastchess).
+
+Scores are in [0, 1] (win 1, draw 1/2, loss 0). Intervals are normal approximations: the mean of the
+observed per-game (trinomial) or per-pair (pentanomial) scores plus or minus z standard errors. Game
+pairs — one opening played twice with seats swapped — are scored as the pair's mean, one of
+0, 1/4, 1/2, 3/4, 1; their variance is smaller than that of single games because the opening's bias
+cancels out, which is why fishtest counts pairs.
+
+The SPRT is the generalised SPRT used by fishtest: with expected scores s0, s1 of the two hypotheses
+(logistic Elo), mean score m and variance v per unit (game or pair) over N units,
+LLR = N (s1 - s0) (2 m - s0 - s1) / (2 v); it accepts H1 (elo >= elo1) when LLR >= log((1 - beta) / alpha)
+and H0 (elo <= elo0) when LLR <= log(beta / (1 - alpha)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+Z95 = 1.959963984540054  # two-sided 95 % normal quantile
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+@dataclass(frozen=True)
+class Interval:
+    value: float
+    low: float
+    high: float
+
+
+def mean_and_variance(values: Sequence[float], counts: Sequence[float]) -> tuple[float, float]:
+    """Mean and (population) variance of a distribution given as values with counts."""
+    n = sum(counts)
+    if n <= 0:
+        return 0.5, 0.0
+    mean = sum(v * c for v, c in zip(values, counts)) / n
+    variance = sum(c * (v - mean) ** 2 for v, c in zip(values, counts)) / n
+    return mean, variance
+
+
+def score_interval(values: Sequence[float], counts: Sequence[float], z: float = Z95) -> Interval:
+    """Mean score with a ``z``-sigma interval, clipped to [0, 1]."""
+    n = sum(counts)
+    mean, variance = mean_and_variance(values, counts)
+    if n <= 0:
+        return Interval(0.5, 0.0, 1.0)
+    half = z * math.sqrt(variance / n)
+    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
+
+
+def trinomial_score(wins: int, draws: int, losses: int, z: float = Z95) -> Interval:
+    """Score of single games."""
+    return score_interval((1.0, 0.5, 0.0), (wins, draws, losses), z)
+
+
+def pentanomial_score(pairs: Sequence[int], z: float = Z95) -> Interval:
+    """Score of game pairs; ``pairs[i]`` counts pairs that scored i half-points out of 2 points (0..4)."""
+    return score_interval(PAIR_SCORES, pairs, z)
+
+
+def elo(score: float) -> float:
+    """Logistic Elo difference for an expected score; +-inf at 1 and 0."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def expected_score(elo_difference: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo_difference / 400.0))
+
+
+def elo_interval(score: Interval) -> Interval:
+    """The score interval mapped through ``elo`` (monotone, so the ends map to the ends)."""
+    return Interval(elo(score.value), elo(score.low), elo(score.high))
+
+
+def likelihood_of_superiority(wins: int, losses: int) -> float:
+    """Probability that the first agent is stronger, from wins and losses (draws carry no information)."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    llr: float
+    lower: float
+    upper: float
+
+    @property
+    def verdict(self) -> str | None:
+        """"H1" (at least elo1), "H0" (at most elo0) or None while undecided."""
+        if self.llr >= self.upper:
+            return "H1"
+        if self.llr <= self.lower:
+            return "H0"
+        return None
+
+
+def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
+    """(lower, upper) log-likelihood-ratio bounds of Wald's test."""
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError("alpha and beta must lie strictly between 0 and 1")
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def sprt_llr(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """Generalised SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0); 0 while there is no variance."""
+    n = sum(counts)
+    mean, variance = mean_and_variance(values, counts)
+    if n <= 0 or variance <= 0.0:
+        return 0.0
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+
+
+def sprt(
+    values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05
+) -> SprtResult:
+    lower, upper = sprt_bounds(alpha, beta)
+    return SprtResult(sprt_llr(values, counts, elo0, elo1), lower, upper)

@@ -1,0 +1,124 @@
+"""Counts, rates, times and statistics of a finished (or running) match, as a JSON-able dict and a table."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from evaluation import stats
+from evaluation.record import GameRecord, score_of
+
+
+def pair_counts(records: Sequence[GameRecord], index: int = 0) -> list[int]:
+    """Pentanomial counts for agent ``index`` over complete pairs (games 2p and 2p + 1)."""
+    by_id = {record.game_id: record for record in records}
+    counts = [0] * 5
+    for game_id, record in by_id.items():
+        partner = by_id.get(game_id + 1)
+        if game_id % 2 == 0 and partner is not None:
+            half_points = round(2 * (score_of(record.outcome_of(index)) + score_of(partner.outcome_of(index))))
+            counts[half_points] += 1
+    return counts
+
+
+def score_model(records: Sequence[GameRecord], index: int = 0) -> tuple[str, stats.Interval]:
+    """Pentanomial when every game belongs to a complete pair, otherwise trinomial."""
+    pairs = pair_counts(records, index)
+    if records and 2 * sum(pairs) == len(records):
+        return "pentanomial", stats.pentanomial_score(pairs)
+    outcomes = [score_of(record.outcome_of(index)) for record in records]
+    return "trinomial", stats.trinomial_score(outcomes.count(1.0), outcomes.count(0.5), outcomes.count(0.0))
+
+
+def summarize(records: Sequence[GameRecord], names: Sequence[str], config: dict[str, int]) -> dict[str, Any]:
+    """The ``--json`` object: ``games``, ``config``, ``agents`` (A then B) and match-level statistics."""
+    agents = [_agent_summary(records, index, name) for index, name in enumerate(names)]
+    wins, losses = agents[0]["wins"], agents[0]["losses"]
+    return {
+        "games": len(records),
+        "config": {key: config[key] for key in ("rows", "columns", "inarow")},
+        "agents": agents,
+        "distinct_games": len({tuple(record.moves) for record in records}),
+        "pairs": sum(pair_counts(records)),
+        "score_model": score_model(records)[0],
+        "los": round(stats.likelihood_of_superiority(wins, losses), 4),
+    }
+
+
+def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict[str, Any]:
+    outcomes = [record.outcome_of(index) for record in records]
+    times = [t for record in records for t in record.times_of(index)]
+    n = len(records)
+    wins, draws = outcomes.count("win"), outcomes.count("draw")
+    losses = n - wins - draws  # forfeits are losses, and also counted in their own columns
+    _, score = score_model(records, index)
+    elo = stats.elo_interval(score)
+    return {
+        "name": name,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": _rate(wins, n),
+        "draw_rate": _rate(draws, n),
+        "loss_rate": _rate(losses, n),
+        "invalid": outcomes.count("invalid"),
+        "errors": outcomes.count("error"),
+        "timeouts": outcomes.count("timeout"),
+        "mean_move_s": round(sum(times) / len(times), 6) if times else 0.0,
+        "max_move_s": round(max(times), 6) if times else 0.0,
+        "moves": len(times),
+        "score": round(score.value, 4),
+        "score_ci": [round(score.low, 4), round(score.high, 4)],
+        "elo": _finite(elo.value),
+        "elo_ci": [_finite(elo.low), _finite(elo.high)],
+    }
+
+
+def table(summary: dict[str, Any]) -> str:
+    """A plain aligned table for people."""
+    columns = [
+        ("agent", "name", "{}"), ("W", "wins", "{}"), ("D", "draws", "{}"), ("L", "losses", "{}"),
+        ("win%", "win_rate", "{:.1%}"), ("invalid", "invalid", "{}"), ("error", "errors", "{}"),
+        ("timeout", "timeouts", "{}"), ("mean s/move", "mean_move_s", "{:.4f}"), ("max s/move", "max_move_s", "{:.4f}"),
+        ("score [95% CI]", None, None), ("Elo [95% CI]", None, None),
+    ]
+    rows = [[title for title, _, _ in columns]]
+    for agent in summary["agents"]:
+        row = [fmt.format(agent[key]) for _, key, fmt in columns if key]
+        low, high = agent["score_ci"]
+        row.append(f"{agent['score']:.3f} [{low:.3f}, {high:.3f}]")
+        elo, (elo_low, elo_high) = agent["elo"], agent["elo_ci"]
+        row.append(f"{_elo_text(elo, agent['score'])} [{_elo_text(elo_low, low)}, {_elo_text(elo_high, high)}]")
+        rows.append(row)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
+    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths)))
+             for row in rows]
+    config = summary["config"]
+    head = (
+        f"{summary['games']} games on {config['rows']}x{config['columns']}, {config['inarow']} in a row; "
+        f"{summary['distinct_games']} distinct; {summary['pairs']} pairs ({summary['score_model']} score)"
+    )
+    tail = f"likelihood that {summary['agents'][0]['name']} is stronger: {summary['los']:.1%}"
+    extra = []
+    if "sprt" in summary:
+        sprt = summary["sprt"]
+        extra.append(
+            f"SPRT elo0={sprt['elo0']} elo1={sprt['elo1']}: LLR {sprt['llr']:.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}]"
+            f" -> {sprt['verdict'] or 'undecided'}"
+        )
+    return "\n".join([head, lines[0], "-" * len(lines[0]), *lines[1:], tail, *extra])
+
+
+def _rate(count: int, total: int) -> float:
+    return round(count / total, 4) if total else 0.0
+
+
+def _finite(value: float) -> float | None:
+    return round(value, 1) if math.isfinite(value) else None
+
+
+def _elo_text(value: float | None, score: float) -> str:
+    """Elo for the table; None stands for an infinite difference (a score of exactly 0 or 1)."""
+    if value is None:
+        return "+inf" if score >= 0.5 else "-inf"
+    return f"{value:+.0f}"

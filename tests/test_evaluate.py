@@ -1,0 +1,100 @@
+"""evaluate.py end to end: JSON shape, exit codes, and how misbehaving agents are counted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import evaluate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
+AGENT_KEYS = {
+    "name", "wins", "draws", "losses", "win_rate", "draw_rate", "loss_rate", "invalid", "errors", "timeouts",
+    "mean_move_s", "max_move_s",
+}
+
+
+def fixture(name: str) -> str:
+    return os.path.join(FIXTURES, f"{name}.py")
+
+
+def run_json(capsys, tmp_path, *argv: str) -> dict:
+    code = evaluate.main([*argv, "--json", "--workers", "2", "--results", str(tmp_path / "r.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("\n") == 1, out
+    return json.loads(out)
+
+
+def test_cli_json_greedy_beats_random(tmp_path):
+    """The acceptance command, as a real subprocess: exactly one JSON object on stdout."""
+    result = subprocess.run(
+        [sys.executable, "evaluate.py", "greedy", "random", "-n", "20", "--json", "--results", str(tmp_path / "r.jsonl")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 20
+    assert summary["config"] == {"rows": 6, "columns": 7, "inarow": 4}
+    greedy, rand = summary["agents"]
+    assert AGENT_KEYS <= set(greedy) and AGENT_KEYS <= set(rand)
+    assert (greedy["name"], rand["name"]) == ("greedy", "random")
+    assert greedy["win_rate"] >= 0.9
+    assert greedy["wins"] + greedy["draws"] + greedy["losses"] == 20
+    assert greedy["wins"] == rand["losses"] and greedy["losses"] == rand["wins"]
+    assert 0 <= greedy["mean_move_s"] <= greedy["max_move_s"] < 2
+    with open(tmp_path / "r.jsonl") as handle:
+        assert len(handle.read().splitlines()) == 21  # header + one line per game
+
+
+@pytest.mark.parametrize(
+    "name, column",
+    [("returns_99", "invalid"), ("numpy_int", "invalid"), ("raises", "errors"), ("returns_float", "invalid")],
+)
+def test_misbehaving_agent_forfeits_every_game(capsys, tmp_path, name, column):
+    summary = run_json(capsys, tmp_path, fixture(name), "random", "-n", "4")
+    bad, rand = summary["agents"]
+    assert summary["games"] == 4
+    assert bad[column] == 4
+    assert bad["losses"] == 4 and bad["loss_rate"] == 1.0 and bad["wins"] == 0
+    assert rand["wins"] == 4 and rand["invalid"] == rand["errors"] == rand["timeouts"] == 0
+
+
+def test_agent_prints_never_reach_stdout(capsys, tmp_path):
+    summary = run_json(capsys, tmp_path, fixture("chatty"), fixture("leftmost"), "-n", "2")
+    assert summary["games"] == 2
+
+
+def test_small_board_and_draws(capsys, tmp_path):
+    summary = run_json(capsys, tmp_path, "greedy", "random", "-n", "4", "--rows", "2", "--columns", "2", "--inarow", "3")
+    assert summary["config"] == {"rows": 2, "columns": 2, "inarow": 3}
+    assert summary["agents"][0]["draws"] == 4  # three in a row cannot fit on 2x2
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["nosuch", "random"], "unknown agent"),
+        ([fixture("syntax_error"), "random"], "syntax error"),
+        ([fixture("no_callable"), "random"], "no callable"),
+        ([os.path.join(FIXTURES, "missing.py"), "random"], "does not exist"),
+        (["greedy", "random", "--rows", "0"], "--rows"),
+        (["greedy", "random", "--inarow", "2.5"], "--inarow"),
+        (["greedy", "random", "-n", "0"], "--games"),
+        (["greedy"], "two agents"),
+        (["greedy", "random", "--openings", "no/such/file"], "openings"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, message):
+    results = tmp_path / "r.jsonl"
+    assert evaluate.main([*argv, "--results", str(results)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
+    assert not results.exists()  # nothing half-written

@@ -1,0 +1,76 @@
+"""evaluation.stats against values worked out by hand (arithmetic shown in the comments)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evaluation import stats
+
+
+def test_trinomial_score_interval():
+    # W=6 D=2 L=2: s = 7/10 = 0.7; var = (6*0.3^2 + 2*0.2^2 + 2*0.7^2)/10 = 1.6/10 = 0.16
+    # se = sqrt(0.16/10) = 0.126491; half width = 1.959964 * 0.126491 = 0.247918
+    score = stats.trinomial_score(6, 2, 2)
+    assert score.value == pytest.approx(0.7)
+    assert score.low == pytest.approx(0.452082, abs=1e-6)
+    assert score.high == pytest.approx(0.947918, abs=1e-6)
+
+
+def test_interval_is_clipped_and_empty_match_is_uninformative():
+    assert stats.trinomial_score(10, 0, 0) == stats.Interval(1.0, 1.0, 1.0)
+    assert stats.trinomial_score(0, 0, 0) == stats.Interval(0.5, 0.0, 1.0)
+    assert stats.trinomial_score(9, 0, 1).high == 1.0
+
+
+def test_pentanomial_score_interval():
+    # pair scores 0.25, 0.5, 0.5, 0.75: mean 0.5; var = (0.0625 + 0 + 0 + 0.0625)/4 = 0.03125
+    # half width = 1.959964 * sqrt(0.03125/4) = 1.959964 * 0.0883883 = 0.173238
+    score = stats.pentanomial_score([0, 1, 2, 1, 0])
+    assert score.value == pytest.approx(0.5)
+    assert (score.low, score.high) == (pytest.approx(0.326762, abs=1e-6), pytest.approx(0.673238, abs=1e-6))
+
+
+def test_elo():
+    assert stats.elo(0.5) == 0.0
+    assert stats.elo(0.75) == pytest.approx(190.849, abs=1e-3)  # 400 * log10(3)
+    assert stats.elo(0.25) == pytest.approx(-190.849, abs=1e-3)
+    assert stats.elo(1.0) == math.inf and stats.elo(0.0) == -math.inf
+    assert stats.expected_score(400) == pytest.approx(10 / 11)
+    interval = stats.elo_interval(stats.Interval(0.5, 0.25, 0.75))
+    assert (interval.low, interval.value, interval.high) == (pytest.approx(-190.849, abs=1e-3), 0.0, pytest.approx(190.849, abs=1e-3))
+
+
+def test_likelihood_of_superiority():
+    assert stats.likelihood_of_superiority(5, 5) == 0.5
+    assert stats.likelihood_of_superiority(0, 0) == 0.5
+    # 0.5 * (1 + erf(10 / sqrt(20))) = 0.5 * (1 + erf(2.236068)) = 0.5 * 1.998434 = 0.999217
+    assert stats.likelihood_of_superiority(10, 0) == pytest.approx(0.999217, abs=1e-6)
+    assert stats.likelihood_of_superiority(0, 10) == pytest.approx(0.000783, abs=1e-6)
+
+
+def test_sprt_bounds():
+    lower, upper = stats.sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(-2.944439, abs=1e-6)  # ln(0.05 / 0.95)
+    assert upper == pytest.approx(2.944439, abs=1e-6)  # ln(0.95 / 0.05)
+    with pytest.raises(ValueError):
+        stats.sprt_bounds(0, 0.05)
+
+
+def test_sprt_llr_on_pairs():
+    # 10 pairs at 1/2 and 30 at 3/4: mean 0.6875, var = (10*0.1875^2 + 30*0.0625^2)/40 = 0.01171875
+    # s0 = 0.5 (elo 0), s1 = 1/(1 + 10^(-10/400)) = 0.5143871
+    # LLR = 40 * 0.0143871 * (1.375 - 1.0143871) / (2 * 0.01171875) = 8.85455
+    result = stats.sprt(stats.PAIR_SCORES, [0, 0, 10, 30, 0], 0, 10)
+    assert result.llr == pytest.approx(8.85455, abs=1e-4)
+    assert result.verdict == "H1"
+    mirrored = stats.sprt(stats.PAIR_SCORES, [0, 30, 10, 0, 0], 0, 10)
+    assert mirrored.verdict == "H0"
+
+
+def test_sprt_undecided_without_variance_or_data():
+    assert stats.sprt_llr(stats.PAIR_SCORES, [0, 0, 7, 0, 0], 0, 10) == 0.0
+    assert stats.sprt(stats.PAIR_SCORES, [0, 0, 0, 0, 0], 0, 10).verdict is None
+    # a few even pairs: a small LLR, no decision yet
+    assert stats.sprt(stats.PAIR_SCORES, [0, 1, 2, 1, 0], 0, 10).verdict is None
