@@ -1,0 +1,1 @@
+"""Search helpers shared by several agents: window counts and the bitboard line heuristic."""
