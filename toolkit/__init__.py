@@ -1,0 +1,1 @@
+"""Developer tooling around the agents (never imported by an agent or a submission)."""

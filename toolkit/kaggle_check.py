@@ -1,0 +1,146 @@
+"""Kaggle's checks on one submission file, run in a clean interpreter.
+
+Run as ``python -I toolkit/kaggle_check.py SUBMISSION REPORT`` with an empty working directory:
+``-I`` keeps the script's directory and the project off ``sys.path``, so the file sees what it sees on
+Kaggle (the standard library, numpy and kaggle_environments, nothing next to it). The script
+
+1. confirms the project is not importable (``import agents`` must fail);
+2. loads the file with ``kaggle_environments.agent.get_last_callable`` — Kaggle's own loader — and times it;
+3. plays Kaggle's validation episode (the file against itself) and one game against each built-in agent,
+   through ``env.run`` with the file's path, exactly as Kaggle runs a submission;
+4. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
+
+This file depends on nothing in the project; ``build_submission.py`` runs it and reads the report.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+from typing import Any
+
+# (opponent, seats of the submission) in the order they are played; seat 0 moves first.
+GAMES = (("itself", (0, 1)), ("random", (0,)), ("negamax", (1,)))
+FAILED = ("ERROR", "INVALID", "TIMEOUT")
+STDERR_TAIL = 600  # characters of an agent's stderr quoted in a failure reason
+
+
+def load(path: str) -> dict[str, Any]:
+    """Load the file as Kaggle does; report the time and the name of the callable Kaggle would call."""
+    from kaggle_environments.agent import get_last_callable
+
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    start = time.perf_counter()
+    try:
+        entry = get_last_callable(text, path=path)
+    except Exception as error:  # Kaggle's loader wraps every failure in InvalidArgument
+        return {"ok": False, "reason": f"Kaggle's loader failed: {error}"}
+    seconds = time.perf_counter() - start
+    return {"ok": True, "load_s": seconds, "last_callable": getattr(entry, "__name__", repr(entry))}
+
+
+def outcome(status: str, reward: Any, self_play: bool = False) -> str:
+    """The result for the player first in the game's seats; in self-play, which copy won."""
+    if status != "DONE":
+        return status.lower()
+    names = {1: "1 won", -1: "2 won", 0: "draw"} if self_play else {1: "win", -1: "loss", 0: "draw"}
+    return names.get(reward, f"reward {reward}")
+
+
+def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
+    """One game on Kaggle's referee; the submission sits in ``seats`` (both for the validation episode)."""
+    from kaggle_environments import make
+
+    env = make("connectx", debug=False)
+    players = [path if seat in seats else opponent for seat in range(2)]
+    env.run(players)
+    final = env.steps[-1]
+    seat = seats[0]
+    moves = sum(1 for step in env.steps[:-1] for s in seats if step[s].status == "ACTIVE")
+    durations = [
+        log[s]["duration"]
+        for log in env.logs
+        for s in seats
+        if s < len(log) and isinstance(log[s], dict) and "duration" in log[s]
+    ]
+    game = {
+        "opponent": opponent,
+        "seat": "1+2" if len(seats) == 2 else str(seat + 1),
+        "result": outcome(final[seat].status, final[seat].reward, self_play=len(seats) == 2),
+        "moves": moves,
+        "plies": len(env.steps) - 1,
+        "max_move_s": max(durations, default=0.0),
+        "failure": None,
+    }
+    for s in seats:
+        if final[s].status in FAILED:
+            game["failure"] = describe_failure(env, s)
+            break
+    else:
+        if any(final[s].status != "DONE" for s in range(2)):
+            statuses = [final[s].status for s in range(2)]
+            game["failure"] = f"the episode did not finish (statuses {statuses})"
+    return game
+
+
+def describe_failure(env: Any, seat: int) -> str:
+    """Why the submission in ``seat`` lost by rule: status, offending action and its stderr."""
+    final = env.steps[-1][seat]
+    reason = f"{final.status} as player {seat + 1} at ply {len(env.steps) - 1}"
+    if final.status == "INVALID":
+        reason += f" (returned {final.action!r})"
+    stderr = ""
+    for log in reversed(env.logs):
+        if seat < len(log) and isinstance(log[seat], dict) and log[seat].get("stderr", "").strip():
+            stderr = log[seat]["stderr"].strip()
+            break
+    if stderr:
+        reason += ": " + summarize_traceback(stderr)
+    return reason
+
+
+def summarize_traceback(stderr: str) -> str:
+    """The exception line of a traceback and the innermost frame it was raised in."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    frames = [line for line in lines if line.startswith('File "')]
+    summary = lines[-1][-STDERR_TAIL:]
+    return f"{summary} ({frames[-1]})" if frames else summary
+
+
+def check(path: str) -> dict[str, Any]:
+    if importlib.util.find_spec("agents") is not None:
+        return {"ok": False, "reason": "the project is importable in the check interpreter (not a clean room)"}
+    import kaggle_environments
+
+    report = load(path)
+    report["kaggle_environments"] = getattr(kaggle_environments, "__version__", "?")
+    report["python"] = sys.version.split()[0]
+    if not report["ok"]:
+        return report
+    report["games"] = []
+    for opponent, seats in GAMES:
+        game = play(path, opponent, seats)
+        report["games"].append(game)
+        if game["failure"]:
+            report["ok"] = False
+            report["reason"] = f"game against {opponent}: {game['failure']}"
+            break
+    return report
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -I kaggle_check.py SUBMISSION REPORT", file=sys.stderr)
+        return 2
+    path, report_path = argv
+    report = check(path)
+    with open(report_path, "w", encoding="utf-8") as handle:
+        json.dump(report, handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
