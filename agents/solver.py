@@ -1,0 +1,64 @@
+"""solver: perfect Connect 4 in pure Python, and the same search with a heuristic on any other board.
+
+Every move:
+1. win at once if possible;
+2. on the standard 6x7 board, play the opening book's move if the book knows the position;
+3. keep the moves that do not let the opponent win at once; if only one is left, play it;
+4. ask the exact solver, with most of the time budget: is it a win? a draw? then the exact score
+   (win soonest, lose latest);
+5. if the exact solver ran out of time, search the moves it did not refute with iterative
+   deepening and a heuristic evaluation until the budget is spent.
+The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
+overage bank; the search checks the clock every few hundred nodes and always has a move ready.
+"""
+
+from __future__ import annotations
+
+from agents.core import Config, Position
+from agents.solving.depth_search import DepthSearch
+from agents.solving.negamax import ExactSolver
+from agents.solving.time_manager import MoveClock, move_clock
+
+EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
+EXACT_EMPTY_CELLS = 24  # off the standard board, try the exact solver once this few cells are left
+
+_engines: dict[Config, tuple[ExactSolver, DepthSearch]] = {}
+
+
+def engines(config: Config) -> tuple[ExactSolver, DepthSearch]:
+    """The searchers of one configuration; their tables persist for the whole game."""
+    if config not in _engines:
+        _engines[config] = (ExactSolver(config, table_capacity=1_000_000), DepthSearch(config))
+    return _engines[config]
+
+
+def most_central(position: Position, columns: list[int]) -> int:
+    return min(columns, key=position.geometry.center_order.index)
+
+
+def choose(position: Position, clock: MoveClock) -> int:
+    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget."""
+    wins = position.immediate_wins()
+    if wins:
+        return most_central(position, wins)
+    exact, deep = engines(position.config)
+    columns = exact.non_losing_columns(position)
+    if not columns:  # every move loses: block one threat and hope
+        return most_central(position, position.opponent_threats() or position.legal_moves())
+    if len(columns) == 1:
+        return columns[0]
+    empty_cells = position.geometry.rows * position.geometry.columns - position.moves
+    if position.config.is_standard or empty_cells <= EXACT_EMPTY_CELLS:
+        analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))
+        if analysis.finished or analysis.outcome_known():
+            return analysis.best
+        columns = analysis.plausible()
+        if len(columns) == 1:
+            return columns[0]
+    column, _ = deep.best_move(position, columns, clock.end)
+    return column
+
+
+def agent(obs, config):
+    clock = move_clock(obs, config)
+    return int(choose(Position.from_kaggle(obs, config), clock))

@@ -1,0 +1,124 @@
+"""Depth-limited alpha-beta with iterative deepening, for positions the exact solver cannot finish.
+
+The same bitboard moves, pruning and ordering as the exact solver (:mod:`negamax`); at the depth
+horizon the position is scored by :mod:`heuristic`. Wins and losses found inside the horizon are
+scored ``WIN - n`` (``n`` = stones on the board when the game ends), far above any evaluation, so
+a proven result always beats a hopeful one, and a sooner win beats a later one.
+
+Each iteration searches one ply deeper, best root move of the previous iteration first; when the
+deadline passes the move of the deepest completed iteration is played.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agents.core.config import Config
+from agents.core.position import Position, geometry
+from agents.solving.heuristic import evaluation
+from agents.solving.move_order import move_orderer
+from agents.solving.negamax import SearchTimeout
+from agents.solving.threats import winning_cells_function
+
+WIN = 1 << 40
+CLOCK_EVERY = 63
+
+
+class DepthSearch:
+    """Iterative deepening for one configuration; remembers best moves between iterations and calls."""
+
+    def __init__(self, config: Config, table_capacity: int = 1_000_000) -> None:
+        g = self.geometry = geometry(config)
+        self.cells = g.rows * g.columns
+        self.winning_cells = winning_cells_function(g)
+        self.ordered = move_orderer(g, self.winning_cells)
+        self.evaluate = evaluation(g, self.winning_cells)
+        self.best_replies: dict[int, int] = {}  # position key -> move bit that was best last time
+        self.table_capacity = table_capacity
+        self.nodes = 0
+        self.deadline = float("inf")
+        self.completed_depth = 0
+        self.negamax = self._build()
+
+    def _build(self):
+        g, search = self.geometry, self
+        bottom, board, cells = g.bottom, g.board, self.cells
+        winning_cells, ordered, evaluate = self.winning_cells, self.ordered, self.evaluate
+        best_replies = self.best_replies
+        clock = time.perf_counter
+
+        def negamax(current: int, mask: int, moves: int, depth: int, alpha: int, beta: int) -> int:
+            """The value for the player to move (who cannot win at once), fail-soft alpha-beta."""
+            nodes = search.nodes = search.nodes + 1
+            if not nodes & CLOCK_EVERY and clock() > search.deadline:
+                raise SearchTimeout
+            opponent_wins = winning_cells(current ^ mask, mask)
+            possible = (mask + bottom) & board
+            forced = possible & opponent_wins
+            if forced:
+                if forced & (forced - 1):
+                    return moves + 1 - WIN  # the opponent wins with its next stone
+                possible = forced
+            candidates = possible & ~(opponent_wins >> 1)
+            if not candidates:
+                return moves + 1 - WIN
+            if moves >= cells - 2:
+                return 0
+            if depth <= 0:
+                return evaluate(current, mask, moves)
+            key = current + mask
+            moves_list = ordered(current, mask, candidates)
+            remembered = best_replies.get(key)
+            if remembered is not None and remembered & candidates and moves_list[0] != remembered:
+                moves_list.remove(remembered)
+                moves_list.insert(0, remembered)
+            best, best_move = -WIN - 1, moves_list[0]
+            child_current = current ^ mask
+            for move in moves_list:
+                score = -negamax(child_current, mask | move, moves + 1, depth - 1, -beta, -alpha)
+                if score > best:
+                    best, best_move = score, move
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            break
+            best_replies[key] = best_move
+            return best
+
+        return negamax
+
+    def best_move(self, position: Position, columns: list[int], deadline: float) -> tuple[int, int]:
+        """``(column, value)`` among ``columns`` (non-empty, none winning at once) by iterative deepening.
+
+        Always returns a move: the first column if not even depth 1 completes before ``deadline``.
+        """
+        self.deadline = deadline
+        if len(self.best_replies) > self.table_capacity:
+            self.best_replies.clear()
+        current, mask, moves = position.current, position.mask, position.moves
+        child_current = current ^ mask
+        order = list(columns)
+        best, value = order[0], 0
+        empty = self.cells - moves
+        self.completed_depth = 0
+        for depth in range(1, empty + 1):
+            scores: dict[int, int] = {}
+            alpha = -WIN - 1
+            try:
+                for column in order:
+                    move = position.move_bit(column)
+                    if moves + 1 >= self.cells:
+                        score = 0
+                    else:
+                        score = -self.negamax(child_current, mask | move, moves + 1, depth - 1, -WIN - 1, -alpha)
+                    scores[column] = score
+                    if score > alpha:
+                        alpha = score
+            except SearchTimeout:
+                break
+            order.sort(key=lambda c: -scores[c])  # stable: ties keep the previous (central-first) order
+            best, value = order[0], scores[order[0]]
+            self.completed_depth = depth
+            if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it
+                break
+        return best, value

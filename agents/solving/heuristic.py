@@ -1,0 +1,62 @@
+"""How good a position looks when the search cannot see to the end.
+
+For each player, every window of ``inarow`` cells still free of the opponent counts, the more of
+the player's stones it holds the more (weights grow fourfold per stone); each empty cell that
+would complete a line counts extra, and more on the rows where the player can expect to get it
+(Allis' parity rule: odd rows for the first player, even rows for the second). Windows are
+counted on bitboards, one direction at a time, so the cost grows with ``inarow``, not with the
+board's size.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from agents.core.position import Geometry
+from agents.solving.threats import WinningCells
+
+Evaluation = Callable[[int, int, int], int]
+
+THREAT = 24  # per cell that completes a line
+PARITY_THREAT = 16  # extra when that cell lies on the player's good rows
+
+
+def evaluation(geometry: Geometry, winning_cells: WinningCells) -> Evaluation:
+    """``f(current, mask, moves)``: the position's value for the player to move (no side has won)."""
+    board, k = geometry.board, geometry.inarow
+    shifts = [[i * d for i in range(k)] for d in geometry.directions]
+    weights = [0] + [4 ** j for j in range(k - 1)]  # by number of own stones in a free window
+    first_rows = 0  # rows 1, 3, 5... counted from the bottom: good for the first player
+    for column in range(geometry.columns):
+        for row in range(0, geometry.rows, 2):
+            first_rows |= geometry.bit(column, row)
+    second_rows = board & ~first_rows
+
+    def windows(own: int, free: int) -> int:
+        total = 0
+        for offsets in shifts:
+            open_starts = free
+            for s in offsets[1:]:
+                open_starts &= free >> s
+            if not open_starts:
+                continue
+            # at_least[j]: window starts holding at least j own stones, built one cell at a time.
+            at_least = [open_starts] + [0] * (k - 1)
+            for i, s in enumerate(offsets):
+                stones = (own >> s) & open_starts
+                for j in range(min(i + 1, k - 1), 0, -1):
+                    at_least[j] |= at_least[j - 1] & stones
+            for j in range(1, k):
+                total += (weights[j] - weights[j - 1]) * at_least[j].bit_count()
+        return total
+
+    def evaluate(current: int, mask: int, moves: int) -> int:
+        opponent = current ^ mask
+        score = windows(current, board & ~opponent) - windows(opponent, board & ~current)
+        mine, theirs = winning_cells(current, mask), winning_cells(opponent, mask)
+        my_rows, their_rows = (first_rows, second_rows) if moves % 2 == 0 else (second_rows, first_rows)
+        score += THREAT * (mine.bit_count() - theirs.bit_count())
+        score += PARITY_THREAT * ((mine & my_rows).bit_count() - (theirs & their_rows).bit_count())
+        return score
+
+    return evaluate

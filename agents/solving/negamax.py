@@ -1,0 +1,238 @@
+"""The exact solver: negamax with alpha-beta on bitboards, scores on Pascal Pons' scale.
+
+A position's score is 0 for a draw; ``(cells + 1 - n) // 2`` if the player to move wins with a stone
+played when ``n`` stones are on the board; the negative of that if the opponent does. The sooner
+the win the higher the score, the later a loss the closer to 0. Exact scores make the agent win sooner and
+lose later, not just keep the outcome.
+
+What keeps the tree small (Pons' recipe):
+- moves that let the opponent win at once are never searched, and a single forced block is the
+  only move searched (``non_losing_moves``);
+- the score window is first clipped to what the number of remaining moves allows;
+- a transposition table keeps one bound per position;
+- moves are searched in the order of the threats they create (:mod:`move_order`);
+- callers ask null-window questions ("is the score above v?") and narrow the window
+  (:meth:`ExactSolver.solve`), which prunes far more than one wide search.
+
+Precondition of ``negamax``: the player to move cannot win at once (callers check that first).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from agents.core.config import Config
+from agents.core.position import Position, geometry
+from agents.solving.move_order import move_orderer
+from agents.solving.threats import winning_cells_function
+from agents.solving.transposition import TranspositionTable
+
+
+@dataclass
+class RootAnalysis:
+    """What the root search proved before it finished or ran out of time.
+
+    ``low <= score <= high`` for the position; ``best`` is a column proven to score at least ``low``
+    (None if no lower bound was proven); ``upper[c]`` bounds the score of playing column ``c``.
+    """
+
+    columns: list[int]
+    low: int
+    high: int
+    best: int | None = None
+    upper: dict[int, int] = field(default_factory=dict)
+    finished: bool = False
+
+    @property
+    def exact(self) -> bool:
+        return self.best is not None and self.low == self.high
+
+    def plausible(self) -> list[int]:
+        """Columns not refuted: none proven worse than ``best``, none proven lost while another is not."""
+        floor = self.low if self.best is not None else 0
+        return [c for c in self.columns if self.upper[c] >= floor] or list(self.columns)
+
+    def outcome_known(self) -> bool:
+        """Does ``best`` keep the best outcome class (win / draw / loss)?"""
+        if self.best is None:
+            return False
+        return self.low > 0 or self.high <= 0 and (self.low == 0 or self.high < 0)
+
+
+class SearchTimeout(Exception):
+    """Raised inside the search when its deadline has passed; the search's result is discarded."""
+
+
+CLOCK_EVERY = 255  # check the clock when ``nodes & CLOCK_EVERY == 0``
+
+
+class ExactSolver:
+    """Exact scores for positions of one configuration; keeps its transposition table between calls."""
+
+    def __init__(self, config: Config, table_capacity: int = 2_000_000) -> None:
+        g = geometry(config)
+        self.geometry = g
+        self.cells = cells = g.rows * g.columns
+        self.min_score = -(cells // 2) - 1
+        self.max_score = (cells + 1) // 2 + 1
+        self.table = TranspositionTable(self.min_score, self.max_score, table_capacity)
+        self.winning_cells = winning_cells_function(g)
+        self.ordered = move_orderer(g, self.winning_cells)
+        self.nodes = 0
+        self.deadline = float("inf")  # a time.perf_counter() value
+        self.negamax = self._build()
+
+    # -- the search ---------------------------------------------------------------------------
+    def _build(self):
+        g, table, solver = self.geometry, self.table, self
+        bottom, board, cells = g.bottom, g.board, self.cells
+        winning_cells, ordered = self.winning_cells, self.ordered
+        entries = table.entries
+        split, upper_offset, lower_offset = table.split, table.upper_offset, table.lower_offset
+        clock = time.perf_counter
+
+        def negamax(current: int, mask: int, moves: int, alpha: int, beta: int) -> int:
+            """A bound on the exact score: ``<= alpha`` means score <= result, ``>= beta`` score >= result."""
+            nodes = solver.nodes = solver.nodes + 1
+            if not nodes & CLOCK_EVERY and clock() > solver.deadline:
+                raise SearchTimeout
+            opponent_wins = winning_cells(current ^ mask, mask)
+            possible = (mask + bottom) & board
+            forced = possible & opponent_wins
+            if forced:
+                if forced & (forced - 1):  # two threats: cannot block both
+                    return -((cells - moves) // 2)
+                possible = forced
+            candidates = possible & ~(opponent_wins >> 1)  # never play below an opponent's winning cell
+            if not candidates:
+                return -((cells - moves) // 2)
+            if moves >= cells - 2:
+                return 0
+            low = -((cells - 2 - moves) // 2)  # the opponent cannot win at its next move
+            if alpha < low:
+                alpha = low
+                if alpha >= beta:
+                    return alpha
+            high = (cells - 1 - moves) // 2  # we cannot win at this move
+            key = current + mask
+            stored = entries.get(key)
+            if stored is not None:
+                if stored > split:
+                    low = stored - lower_offset
+                    if alpha < low:
+                        alpha = low
+                        if alpha >= beta:
+                            return alpha
+                else:
+                    high = stored - upper_offset
+            if beta > high:
+                beta = high
+                if alpha >= beta:
+                    return beta
+            child_current = current ^ mask
+            for move in ordered(current, mask, candidates):
+                score = -negamax(child_current, mask | move, moves + 1, -beta, -alpha)
+                if score >= beta:
+                    entries[key] = score + lower_offset
+                    return score
+                if score > alpha:
+                    alpha = score
+            entries[key] = alpha + upper_offset
+            return alpha
+
+        return negamax
+
+    # -- questions about a position -----------------------------------------------------------
+    def win_score(self, moves: int) -> int:
+        """The score of winning with the next stone, ``moves`` stones being on the board."""
+        return (self.cells + 1 - moves) // 2
+
+    def non_losing_columns(self, position: Position) -> list[int]:
+        """Columns that do not let the opponent win at once, best-ordered; empty if every move loses."""
+        current, mask = position.current, position.mask
+        g = self.geometry
+        opponent_wins = self.winning_cells(current ^ mask, mask)
+        possible = (mask + g.bottom) & g.board
+        forced = possible & opponent_wins
+        if forced & (forced - 1):
+            return []
+        candidates = (forced or possible) & ~(opponent_wins >> 1)
+        return [self.column_of(move) for move in self.ordered(current, mask, candidates)] if candidates else []
+
+    def column_of(self, move: int) -> int:
+        return (move.bit_length() - 1) // self.geometry.height
+
+    def child_bound(self, position: Position, column: int, alpha: int, beta: int) -> int:
+        """A bound on the score of playing ``column`` (not a winning move), from the mover's side."""
+        move = position.move_bit(column)
+        child_moves = position.moves + 1
+        if child_moves >= self.cells:
+            return 0
+        return -self.negamax(position.current ^ position.mask, position.mask | move, child_moves, -beta, -alpha)
+
+    def solve(self, position: Position, deadline: float = float("inf")) -> int:
+        """The exact score of ``position`` (no line on the board yet); SearchTimeout past ``deadline``."""
+        self.deadline = deadline
+        self.table.make_room()
+        if position.is_full():
+            return 0
+        if self.winning_cells(position.current, position.mask) & position.possible():
+            return self.win_score(position.moves)
+        low = -((self.cells - position.moves) // 2)
+        high = (self.cells + 1 - position.moves) // 2
+        while low < high:  # null-window questions, biased towards 0 where most answers lie
+            med = low + (high - low) // 2
+            if med <= 0 and -(-low // 2) < med:  # halves rounded towards 0, as in Pons' C++
+                med = -(-low // 2)
+            elif med >= 0 and high // 2 > med:
+                med = high // 2
+            result = self.negamax(position.current, position.mask, position.moves, med, med + 1)
+            if result <= med:
+                high = result
+            else:
+                low = result
+        return low
+
+    def analyse(self, position: Position, deadline: float = float("inf")) -> RootAnalysis:
+        """Search the root move by move: outcome class first (is it a win? a draw?), then the exact score.
+
+        ``position`` must have no immediate win for the player to move and at least one move that
+        does not lose at once. Never raises SearchTimeout: past ``deadline`` it returns what it proved.
+        """
+        self.deadline = deadline
+        self.table.make_room()
+        columns = self.non_losing_columns(position)
+        moves = position.moves
+        # No candidate lets the opponent win with its next stone, and we cannot win with this one.
+        result = RootAnalysis(columns, -((self.cells - 2 - moves) // 2), (self.cells - 1 - moves) // 2)
+        result.upper = {c: result.high for c in columns}
+        try:
+            while result.low < result.high:
+                if result.low < 0 < result.high:
+                    med = 0  # is it a win?
+                elif result.low < -1 and result.high == 0:
+                    med = -1  # is it a draw?
+                else:
+                    med = result.low + (result.high - result.low) // 2
+                self._test(position, result, med)
+            result.finished = True
+            if result.best is None:  # every column was refuted down to the floor: all score ``low``
+                result.best = max(result.columns, key=result.upper.__getitem__)
+        except SearchTimeout:
+            pass
+        return result
+
+    def _test(self, position: Position, result: RootAnalysis, med: int) -> None:
+        """Is the root's score above ``med``? Narrows ``result``; the proving column moves to the front."""
+        for column in result.columns:
+            if result.upper[column] <= med:
+                continue
+            value = self.child_bound(position, column, med, med + 1)
+            if value > med:
+                result.low, result.best = value, column
+                result.columns.remove(column)
+                result.columns.insert(0, column)
+                return
+            result.upper[column] = value
+        result.high = max(result.upper.values())

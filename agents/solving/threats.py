@@ -1,0 +1,59 @@
+"""Cells that would complete a line: the basis of move ordering, pruning and evaluation.
+
+Pascal Pons' ``compute_winning_position`` for four in a row needs only a handful of shifts per
+direction; that specialisation is what makes the pure-Python search fast on Connect 4. Other
+``inarow`` values use the core's generic :meth:`Geometry.winning_cells`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from agents.core.position import Geometry
+
+WinningCells = Callable[[int, int], int]
+
+
+def winning_cells_function(geometry: Geometry) -> WinningCells:
+    """``f(stones, mask)``: the empty cells where one more stone completes a line for ``stones``."""
+    board = geometry.board
+    if geometry.inarow == 4:
+        return _four_in_a_row(geometry.height, board)
+
+    generic = geometry.winning_cells
+
+    def winning_cells(stones: int, mask: int) -> int:
+        return generic(stones) & (board ^ mask)
+
+    return winning_cells
+
+
+def _four_in_a_row(height: int, board: int) -> WinningCells:
+    h, d1, d2 = height, height - 1, height + 1
+    h2, h3, a2, a3, b2, b3 = 2 * h, 3 * h, 2 * d1, 3 * d1, 2 * d2, 3 * d2
+
+    def winning_cells(p: int, mask: int) -> int:
+        # Vertical: only three stones below an empty cell count.
+        r = (p << 1) & (p << 2) & (p << 3)
+        # Each other direction: the empty cell is at one of the four places of a window.
+        q = (p << h) & (p << h2)
+        r |= q & (p << h3)
+        r |= q & (p >> h)
+        q = (p >> h) & (p >> h2)
+        r |= q & (p << h)
+        r |= q & (p >> h3)
+        q = (p << d1) & (p << a2)
+        r |= q & (p << a3)
+        r |= q & (p >> d1)
+        q = (p >> d1) & (p >> a2)
+        r |= q & (p << d1)
+        r |= q & (p >> a3)
+        q = (p << d2) & (p << b2)
+        r |= q & (p << b3)
+        r |= q & (p >> d2)
+        q = (p >> d2) & (p >> b2)
+        r |= q & (p << d2)
+        r |= q & (p >> b3)
+        return r & (board ^ mask)
+
+    return winning_cells
