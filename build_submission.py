@@ -34,7 +34,7 @@ import tokenize
 import zlib
 from dataclasses import dataclass
 
-DEFAULT_AGENT = "greedy"  # the strongest agent the project has
+DEFAULT_AGENT = "solver"  # the strongest agent the project has
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join("submissions", "submission.py")
@@ -403,7 +403,8 @@ def triple_quoted(text: str) -> str:
 def encode_resource(data: bytes) -> str:
     """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
     encoded = base64.b64encode(zlib.compress(data, 9)).decode("ascii")
-    return '"""\n' + "\n".join(textwrap.wrap(encoded, 76)) + '\n"""'
+    lines = [encoded[start:start + 76] for start in range(0, len(encoded), 76)]
+    return '"""\n' + "\n".join(lines) + '\n"""'
 
 
 def sources_digest(modules: list[Module], resources: dict[str, bytes]) -> str:
