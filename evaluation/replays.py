@@ -1,0 +1,110 @@
+"""HTML replays of finished games, drawn by Kaggle's own ConnectX renderer (``env.render(mode="html")``).
+
+``evaluate.py --replays DIR`` calls ``save_replay`` for every game the first agent lost, forfeited
+(invalid move, error) or timed out, so the game can be watched move by move in a browser.
+
+A record normally carries Kaggle's ``env.steps`` and the replay is exactly what Kaggle recorded. A game
+whose worker had to be killed (a hung or crashed agent), or a record read back from a results file, has
+no steps: the game is then rebuilt on a fresh referee from its moves, and the forfeit is passed to
+Kaggle's ``env.step`` the way Kaggle's own runner does (``DeadlineExceeded`` for a timeout, an
+exception for an error, a non-integer action for an invalid move), so the replay ends as the game did.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from evaluation.record import GameRecord
+
+__all__ = ["replay_environment", "replay_html", "replay_name", "save_replay"]
+
+
+def save_replay(record: GameRecord, directory: str, perspective: int = 0) -> str:
+    """Write the HTML replay of ``record`` into ``directory`` (created if needed); returns its path.
+
+    The file is named after the game id, the agent ``perspective`` (0 = the match's first agent), its
+    opponent and its outcome, e.g. ``game-000017-greedy-vs-negamax-loss.html``. The file appears whole
+    or not at all.
+    """
+    html = replay_html(record)
+    os.makedirs(directory, exist_ok=True)
+    name = replay_name(record, perspective)
+    path = os.path.join(directory, name)
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(html)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return path
+
+
+def replay_name(record: GameRecord, perspective: int = 0) -> str:
+    """``game-<id>-<agent>-vs-<opponent>-<outcome>.html`` from the point of view of match agent ``perspective``."""
+    seat = perspective ^ int(record.swapped)
+    agent, opponent = _slug(record.agents[seat]), _slug(record.agents[1 - seat])
+    return f"game-{record.game_id:06d}-{agent}-vs-{opponent}-{record.outcome_of(perspective)}.html"
+
+
+def replay_html(record: GameRecord) -> str:
+    """A self-contained HTML page: Kaggle's ConnectX player loaded with this game."""
+    return replay_environment(record).render(mode="html")
+
+
+def replay_environment(record: GameRecord) -> Any:
+    """A finished ``kaggle_environments`` ConnectX environment holding the game of ``record``."""
+    from kaggle_environments import make
+
+    info = {"TeamNames": list(record.agents)}
+    configuration = dict(record.config)
+    if record.steps:
+        return make("connectx", configuration=configuration, info=info, steps=_plain(record.steps))
+    return _rebuild(record, make("connectx", configuration=configuration, info=info))
+
+
+def _rebuild(record: GameRecord, env: Any) -> Any:
+    """Replay ``record.moves`` on ``env`` and end the game with the recorded forfeit, if any."""
+    from kaggle_environments.errors import DeadlineExceeded
+
+    for column in record.moves:
+        if env.done:
+            raise ValueError(f"game {record.game_id}: moves go on after the game ended")
+        actions: list[Any] = [None, None]
+        actions[_active_seat(env)] = int(column)
+        env.step(actions, [{}, {}])
+    forfeits = {"TIMEOUT": DeadlineExceeded(record.note or "no answer in time"),
+                "ERROR": RuntimeError(record.note or "the agent failed"),
+                "INVALID": f"invalid: {record.note}"}
+    offenders = [seat for seat, status in enumerate(record.statuses) if status in forfeits]
+    if offenders and not env.done:
+        actions = [None, None]
+        for seat in offenders:
+            actions[seat] = forfeits[record.statuses[seat]]
+        env.step(actions, [{}, {}])
+    return env
+
+
+def _active_seat(env: Any) -> int:
+    return 0 if env.state[0].status == "ACTIVE" else 1
+
+
+def _plain(value: Any) -> Any:
+    """Kaggle ``Struct``s (dict subclasses) as plain dicts/lists, as ``make(steps=...)`` expects."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _slug(name: str) -> str:
+    """An agent name fit for a file name: ``submissions/my agent.py`` -> ``my_agent``."""
+    base = os.path.basename(name.rstrip("/\\")) or name
+    if base.endswith(".py"):
+        base = base[:-3]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("._") or "agent"
