@@ -44,7 +44,7 @@ class Negamax:
     def value(self, current: int, mask: int, moves: int, depth: int, alpha: float, beta: float) -> float:
         """Negamax value of the position for the player to move (who owns ``current``)."""
         self.nodes += 1
-        if self.deadline is not None and self.nodes & 255 == 0 and self.deadline.expired():
+        if self.deadline is not None and self.nodes & 63 == 0 and self.deadline.expired():
             raise OutOfTime
         g = self.g
         possible = (mask + g.bottom) & g.board

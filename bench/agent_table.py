@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The agent table: every agent in ``agents/`` against the built-in opponents, on Kaggle's own referee.
+
+    python bench/agent_table.py [--games 100] [--opponents random negamax] [--agents NAME ...]
+                                [--rows 6 --columns 7 --inarow 4] [--workers N] [--seed 0]
+                                [--out bench/out/agent_table.md] [--resume]
+
+Every module in ``agents/`` that exposes ``agent`` plays ``--games`` games against each opponent
+through the project's evaluator (``evaluation.match.run_match``: isolated workers, Kaggle's time
+rules, the opening suite played in pairs with seats swapped). One row per (agent, opponent): win,
+draw and loss percentages (an invalid move, error or timeout is a loss and is also counted in its own
+column) and the agent's median and maximum seconds per move as Kaggle's runner measured them.
+The Markdown table goes to stdout and to ``--out``. Each finished match is appended to a JSON Lines
+file next to it, which ``--resume`` reuses (same agent, opponent, games, configuration and seed) —
+delete that file after changing an agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+from typing import Any, Sequence
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tqdm import tqdm  # noqa: E402
+
+from agents.core import Config  # noqa: E402
+from evaluation.agents import AgentSpecError, resolve_agent  # noqa: E402
+from evaluation.match import run_match  # noqa: E402
+from evaluation.record import GameRecord  # noqa: E402
+
+DEFAULT_OUT = os.path.join("bench", "out", "agent_table.md")
+AGENTS_DIR = os.path.join(ROOT, "agents")
+
+
+def discover_agents() -> list[str]:
+    """Names of the modules in ``agents/`` that expose a callable ``agent``, sorted."""
+    names = []
+    for entry in sorted(os.listdir(AGENTS_DIR)):
+        name, ext = os.path.splitext(entry)
+        if ext != ".py" or name.startswith("_"):
+            continue
+        module = importlib.import_module(f"agents.{name}")
+        if callable(getattr(module, "agent", None)):
+            names.append(name)
+    return names
+
+
+def match_row(agent: str, opponent: str, records: Sequence[GameRecord]) -> dict[str, Any]:
+    """One table row, from the agent's side (index 0 of the match)."""
+    outcomes = [record.outcome_of(0) for record in records]
+    times = sorted(t for record in records for t in record.times_of(0))
+    games = len(records)
+    wins, draws = outcomes.count("win"), outcomes.count("draw")
+    return {
+        "agent": agent,
+        "opponent": opponent,
+        "games": games,
+        "win": wins / games,
+        "draw": draws / games,
+        "loss": (games - wins - draws) / games,
+        "invalid": outcomes.count("invalid"),
+        "errors": outcomes.count("error"),
+        "timeouts": outcomes.count("timeout"),
+        "median_move_s": statistics.median(times) if times else 0.0,
+        "max_move_s": times[-1] if times else 0.0,
+        "distinct_games": len({tuple(record.moves) for record in records}),
+    }
+
+
+def markdown(rows: Sequence[dict[str, Any]], config: Config, games: int) -> str:
+    """The table, and a closing line naming the agent that scores best against the strongest opponent."""
+    lines = [
+        f"{games} games per row on {config.rows}x{config.columns}, {config.inarow} in a row, "
+        "openings played in pairs with seats swapped (`python bench/agent_table.py`).",
+        "",
+        "| agent | opponent | win % | draw % | loss % | invalid / error / timeout | median s/move | max s/move |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['agent']} | {row['opponent']} | {100 * row['win']:.0f} | {100 * row['draw']:.0f} | "
+            f"{100 * row['loss']:.0f} | {row['invalid']} / {row['errors']} / {row['timeouts']} | "
+            f"{row['median_move_s']:.3f} | {row['max_move_s']:.3f} |"
+        )
+    hardest = rows[-1]["opponent"] if rows else None
+    against = [row for row in rows if row["opponent"] == hardest]
+    if against:
+        best = max(against, key=lambda row: (row["win"] + row["draw"] / 2, row["win"]))
+        score = best["win"] + best["draw"] / 2
+        lines += ["", f"Strongest against {hardest}: **{best['agent']}** (score {score:.2f})."]
+    return "\n".join(lines) + "\n"
+
+
+def load_done(path: str) -> dict[str, dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    entry = json.loads(line)
+                    done[entry["key"]] = entry["row"]
+    return done
+
+
+def match_key(agent: str, opponent: str, games: int, config: Config, seed: int) -> str:
+    return f"{agent}|{opponent}|{games}|{config.rows}x{config.columns}x{config.inarow}|{seed}"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games per agent and opponent (default 100)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "negamax"], help="weakest first")
+    parser.add_argument("--agents", nargs="+", help="agent modules (default: every agent in agents/)")
+    parser.add_argument("--rows", type=int, default=6)
+    parser.add_argument("--columns", type=int, default=7)
+    parser.add_argument("--inarow", type=int, default=4)
+    parser.add_argument("--openings", help="evaluate.py's --openings (default: its suite)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=DEFAULT_OUT, help=f"Markdown file (default {DEFAULT_OUT})")
+    parser.add_argument("--resume", action="store_true", help="reuse matches already in the results file")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        if args.games < 1:
+            raise ValueError("--games must be >= 1")
+        config = Config(args.rows, args.columns, args.inarow)
+        agents = args.agents or discover_agents()
+        specs = {name: resolve_agent(name) for name in [*agents, *args.opponents]}
+    except (ValueError, AgentSpecError) as error:
+        print(f"agent_table: {error}", file=sys.stderr)
+        return 2
+    results_path = os.path.splitext(args.out)[0] + ".jsonl"
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    done = load_done(results_path) if args.resume else {}
+    if not args.resume and os.path.exists(results_path):
+        os.remove(results_path)
+    rows = []
+    for agent in agents:
+        for opponent in args.opponents:
+            key = match_key(agent, opponent, args.games, config, args.seed)
+            if key not in done:
+                with tqdm(total=args.games, desc=f"{agent} vs {opponent}", file=sys.stderr, leave=False) as bar:
+                    records = run_match(
+                        specs[agent], specs[opponent], args.games, config=config, openings=args.openings,
+                        seed=args.seed, workers=args.workers, on_game=lambda _: bar.update(),
+                    )
+                done[key] = match_row(agent, opponent, records)
+                with open(results_path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"key": key, "row": done[key]}) + "\n")
+            row = done[key]
+            print(
+                f"{agent} vs {opponent}: W/D/L {row['win']:.0%}/{row['draw']:.0%}/{row['loss']:.0%}, "
+                f"median {row['median_move_s']:.3f} s, max {row['max_move_s']:.3f} s",
+                file=sys.stderr,
+            )
+            rows.append(row)
+    text = markdown(rows, config, args.games)
+    partial = args.out + ".part"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, args.out)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
