@@ -182,7 +182,7 @@ def project_dependencies(module: Module, tree: ast.Module, project: Project) -> 
 def discover(agent_name: str, project: Project) -> list[Module]:
     """The agent module and every project module it needs, dependencies first (depth-first post-order)."""
     full_name = f"{project.package}.{agent_name}"
-    if not agent_name or agent_name.startswith(".") or locate(full_name, project) is None:
+    if not all(part.isidentifier() for part in agent_name.split(".")) or locate(full_name, project) is None:
         raise InputError(f"unknown agent {agent_name!r}: no module {full_name} (available: {available(project)})")
     order: list[Module] = []
     state: dict[str, str] = {}  # name -> "visiting" | "done"; import cycles are legal Python

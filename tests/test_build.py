@@ -159,11 +159,18 @@ def test_fixture_agents_behave_the_same_when_imported_normally(monkeypatch):
     monkeypatch.syspath_prepend(FIXTURES)
     import importlib
 
-    for name, move in (("collision", 3), ("importforms", 3), ("lastcallable", 2)):
+    for name, move in (("collision", 3), ("importforms", 3), ("lastcallable", 2), ("cycle", 4)):
         module = importlib.import_module(f"fxagents.{name}")
         assert module.agent(EMPTY_6X7, STANDARD) == move
     for name in [n for n in sys.modules if n == "fxagents" or n.startswith("fxagents.")]:
         monkeypatch.delitem(sys.modules, name)
+
+
+def test_an_import_cycle_between_project_modules_works_as_in_python():
+    text, modules, _ = builder.build_text("cycle", FIXTURE_PROJECT)
+    names = [m.name for m in modules]
+    assert names.count("fxagents.cycle_a") == names.count("fxagents.cycle_b") == 1
+    assert get_last_callable(text)(EMPTY_6X7, STANDARD) == 4
 
 
 def test_built_files_do_not_register_modules_or_disturb_each_other():
@@ -214,6 +221,7 @@ def test_a_forbidden_import_is_an_input_error_naming_import_and_module(tmp_path,
     ("agent", "message"),
     [
         ("no_such_agent", "unknown agent 'no_such_agent'"),
+        ("../greedy", "unknown agent '../greedy'"),
         ("noagent", "defines no top-level agent(obs, config)"),
         ("resource_variable", "resource_variable.py:4: load_resource() needs a string literal"),
         ("resource_missing", "resource_missing.py:3: cannot read data file"),
@@ -315,13 +323,20 @@ def test_a_valid_build_exits_0_and_prints_what_to_upload(tmp_path, capsys):
     assert os.listdir(out.parent) == ["submission.py"]  # no temporary files left behind
 
 
-@pytest.mark.parametrize(("agent", "reason"), [("returns99", "INVALID"), ("raises", "ERROR")])
+@pytest.mark.parametrize(
+    ("agent", "reason"),
+    [
+        ("returns99", "game against itself: INVALID as player 1 at ply 1 (returned 99)"),
+        ("raises", "game against itself: ERROR as player 1 at ply 1: RuntimeError: fixture agent fails on purpose"),
+        ("loadfails", "Kaggle's loader failed: Invalid raw Python: RuntimeError('fixture module fails at import"),
+    ],
+)
 def test_a_failing_agent_exits_1_and_leaves_out_untouched(tmp_path, capsys, agent, reason):
     out = tmp_path / "submission.py"
     out.write_text("# the previous, good submission\n")
     assert builder.main([agent, "-o", str(out), *FIXTURE_ARGS]) == 1
     err = capsys.readouterr().err
-    assert f"game against itself: {reason} as player 1" in err
+    assert reason in err
     assert out.read_text() == "# the previous, good submission\n"
     assert os.listdir(tmp_path) == ["submission.py"]
 
@@ -338,3 +353,16 @@ def test_an_agent_that_never_returns_cannot_hang_the_build(tmp_path, capsys):
     assert builder.main(["hangs", "-o", str(out), "--timeout", "6", *FIXTURE_ARGS]) == 1
     assert "did not finish within 6 s" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.bench
+def test_bench_load_time_with_a_multi_megabyte_resource(tmp_path):
+    """Prints size and load time of a submission embedding 5 MB of incompressible data (the worst case)."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "fixture_table.bin").write_bytes(bytes([4]) + random.Random(1).randbytes(5 * 1024 * 1024))
+    project = builder.Project(search_path=(FIXTURES, builder.ROOT), package="fxagents", data_dir=str(data_dir))
+    text = builder.build_text("resourceful", project)[0]
+    report = builder.validate(text)
+    assert report["ok"], report.get("reason")
+    print(f"\n5 MiB resource: submission {len(text):,} bytes, Kaggle's loader {report['load_s']:.3f} s")
