@@ -143,6 +143,8 @@ def run(args: argparse.Namespace, out: Any) -> int:
             suite = load_suite(args.openings, config, seed, count=max(64, (games + 1) // 2))
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
+        if sprt and not sprt[0] < sprt[1]:
+            raise Usage(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
         replays = optional_module("replays", "--replays") if args.replays else None
         backend_runner(args.backend)
         tasks = schedule(spec_a, spec_b, games, config, suite, act_timeout, overage, seed)

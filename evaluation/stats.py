@@ -6,10 +6,10 @@ pairs — one opening played twice with seats swapped — are scored as the pair
 0, 1/4, 1/2, 3/4, 1; their variance is smaller than that of single games because the opening's bias
 cancels out, which is why fishtest counts pairs.
 
-The SPRT is the generalised SPRT used by fishtest: with expected scores s0, s1 of the two hypotheses
-(logistic Elo), mean score m and variance v per unit (game or pair) over N units,
-LLR = N (s1 - s0) (2 m - s0 - s1) / (2 v); it accepts H1 (elo >= elo1) when LLR >= log((1 - beta) / alpha)
-and H0 (elo <= elo0) when LLR <= log(beta / (1 - alpha)).
+The SPRT is the generalised SPRT of fishtest: each hypothesis "logistic Elo = elo_j" is the most likely
+distribution of unit scores (per game or per pair) with expected score s_j; the log-likelihood ratio of
+the observed counts under the two accepts H1 (elo >= elo1) when LLR >= log((1 - beta) / alpha) and H0
+(elo <= elo0) when LLR <= log(beta / (1 - alpha)).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import Sequence
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+GAME_SCORES = (0.0, 0.5, 1.0)
+REGULARIZATION = 1e-3  # count given to empty bins in the SPRT (fishtest's choice)
 
 
 @dataclass(frozen=True)
@@ -108,13 +110,46 @@ def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
 
 
 def sprt_llr(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
-    """Generalised SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0); 0 while there is no variance."""
+    """Generalised SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0).
+
+    Each hypothesis is represented by the most likely distribution over ``values`` whose mean is its
+    expected score; LLR = sum_i n_i log(p1_i / p0_i). Empty bins get a count of 1e-3 (as fishtest does),
+    which keeps both distributions defined when, say, every pair so far was won.
+    """
     n = sum(counts)
-    mean, variance = mean_and_variance(values, counts)
-    if n <= 0 or variance <= 0.0:
+    if n <= 0:
         return 0.0
-    s0, s1 = expected_score(elo0), expected_score(elo1)
-    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+    regular = [c if c > 0 else REGULARIZATION for c in counts]
+    p0 = constrained_mle(values, regular, expected_score(elo0))
+    p1 = constrained_mle(values, regular, expected_score(elo1))
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0) if c > 0)
+
+
+def constrained_mle(values: Sequence[float], counts: Sequence[float], mean: float) -> list[float]:
+    """The distribution on ``values`` of largest likelihood for ``counts`` subject to the given mean.
+
+    Lagrange: p_i = w_i / (1 + lam (x_i - mean)) with w the observed frequencies, and lam the root of
+    sum_i w_i (x_i - mean) / (1 + lam (x_i - mean)) = 0, which is decreasing in lam: bisection.
+    """
+    total = sum(counts)
+    weights = [c / total for c in counts]
+    deviations = [x - mean for x in values]
+    high_dev, low_dev = max(deviations), min(deviations)
+    if high_dev <= 0 or low_dev >= 0:
+        raise ValueError(f"mean {mean} is not inside the range of the values")
+    low, high = -1.0 / high_dev, -1.0 / low_dev  # where some 1 + lam * d_i reaches 0
+
+    def slope(lam: float) -> float:
+        return sum(w * d / (1.0 + lam * d) for w, d in zip(weights, deviations))
+
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if slope(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    lam = 0.5 * (low + high)
+    return [w / (1.0 + lam * d) for w, d in zip(weights, deviations)]
 
 
 def sprt(

@@ -58,19 +58,32 @@ def test_sprt_bounds():
         stats.sprt_bounds(0, 0.05)
 
 
-def test_sprt_llr_on_pairs():
-    # 10 pairs at 1/2 and 30 at 3/4: mean 0.6875, var = (10*0.1875^2 + 30*0.0625^2)/40 = 0.01171875
-    # s0 = 0.5 (elo 0), s1 = 1/(1 + 10^(-10/400)) = 0.5143871
-    # LLR = 40 * 0.0143871 * (1.375 - 1.0143871) / (2 * 0.01171875) = 8.85455
-    result = stats.sprt(stats.PAIR_SCORES, [0, 0, 10, 30, 0], 0, 10)
-    assert result.llr == pytest.approx(8.85455, abs=1e-4)
-    assert result.verdict == "H1"
-    mirrored = stats.sprt(stats.PAIR_SCORES, [0, 30, 10, 0, 0], 0, 10)
-    assert mirrored.verdict == "H0"
+def test_constrained_mle_by_hand():
+    # W=2 D=1 L=1, mean forced to 1/2: p_i = w_i / (1 + lam d_i) with lam = 2/3 (solve
+    # 0.5*0.5/(1 + lam/2) = 0.25*0.5/(1 - lam/2)), so p(win) = 0.5/(4/3) = 0.375, p(draw) = 0.25,
+    # p(loss) = 0.25/(2/3) = 0.375
+    p = stats.constrained_mle(stats.GAME_SCORES, [1, 1, 2], 0.5)
+    assert p == [pytest.approx(0.375), pytest.approx(0.25), pytest.approx(0.375)]
 
 
-def test_sprt_undecided_without_variance_or_data():
-    assert stats.sprt_llr(stats.PAIR_SCORES, [0, 0, 7, 0, 0], 0, 10) == 0.0
+def test_sprt_llr_by_hand():
+    # same games; H1 has s1 = 0.625 = the sample mean, so p1 = observed frequencies (1/4, 1/4, 1/2):
+    # LLR = 2 ln(0.5/0.375) + ln(0.25/0.25) + ln(0.25/0.375) = 0.575364 - 0.405465 = 0.169899
+    llr = stats.sprt_llr(stats.GAME_SCORES, [1, 1, 2], 0.0, stats.elo(0.625))
+    assert llr == pytest.approx(0.169899, abs=1e-6)
+
+
+def test_sprt_on_a_run_of_won_pairs():
+    # every pair won: under H0 (s0 = 1/2) the best distribution puts 1/2 on "won", under H1 (elo 50,
+    # s1 = 0.571463) 0.571463, so each pair adds about ln(0.571463/0.5) = 0.133595 (less a hair for the
+    # regularised empty bins): 22 pairs reach the 2.944 bound, 21 do not
+    assert stats.sprt(stats.PAIR_SCORES, [0, 0, 0, 0, 21], 0, 50).verdict is None
+    assert stats.sprt(stats.PAIR_SCORES, [0, 0, 0, 0, 23], 0, 50).verdict == "H1"
+    assert stats.sprt_llr(stats.PAIR_SCORES, [0, 0, 0, 0, 10], 0, 50) == pytest.approx(1.33595, abs=2e-3)
+    assert stats.sprt(stats.PAIR_SCORES, [23, 0, 0, 0, 0], 0, 50).verdict == "H0"
+
+
+def test_sprt_undecided_without_data():
+    assert stats.sprt_llr(stats.PAIR_SCORES, [0, 0, 0, 0, 0], 0, 10) == 0.0
     assert stats.sprt(stats.PAIR_SCORES, [0, 0, 0, 0, 0], 0, 10).verdict is None
-    # a few even pairs: a small LLR, no decision yet
     assert stats.sprt(stats.PAIR_SCORES, [0, 1, 2, 1, 0], 0, 10).verdict is None

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Throughput of the evaluation engine on cheap agents (Kaggle's "random" against itself).
+
+Prints two figures:
+- overhead: seconds per game of ``run_games`` on 1 worker against a raw ``env.run`` loop in one process
+  (same games: same openings-free empty board, same agents), as a percentage;
+- scaling: games per second with 2 workers divided by games per second with 1 worker.
+
+    nice -n 10 python bench/evaluate_throughput.py [--games 400] [--agent random]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from agents.core import Config  # noqa: E402
+from evaluation.agents import resolve_agent  # noqa: E402
+from evaluation.match import schedule  # noqa: E402
+from evaluation.pool import run_games  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its reaped children (robust to other load on the machine)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def raw_env_run(agent: str, games: int) -> tuple[float, float]:
+    """(wall, CPU) seconds per game of ``make("connectx").run`` in a loop (kaggle_environments alone)."""
+    from kaggle_environments import make
+
+    make("connectx").run([agent, agent])  # warm up
+    start, cpu = time.perf_counter(), cpu_seconds()
+    for _ in range(games):
+        make("connectx").run([agent, agent])
+    return (time.perf_counter() - start) / games, (cpu_seconds() - cpu) / games
+
+
+def engine(agent: str, games: int, workers: int) -> tuple[float, float]:
+    """(wall, CPU) seconds per game of the engine (isolated workers, records collected in the parent)."""
+    spec = resolve_agent(agent)
+    tasks = schedule(spec, spec, games, Config(), [[]], seed=1)
+    run_games(tasks[:workers], workers=workers, on_record=lambda record: None)  # warm up the fork path
+    received = []
+    start, cpu = time.perf_counter(), cpu_seconds()
+    run_games(tasks, workers=workers, on_record=received.append)
+    elapsed = time.perf_counter() - start
+    assert len(received) == games
+    return elapsed / games, (cpu_seconds() - cpu) / games
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--agent", default="random")
+    parser.add_argument("--rounds", type=int, default=3, help="repeat and keep the best of each (noisy machines)")
+    args = parser.parse_args()
+    runs = {
+        "raw env.run, 1 process": [raw_env_run(args.agent, args.games) for _ in range(args.rounds)],
+        "engine, 1 worker": [engine(args.agent, args.games, 1) for _ in range(args.rounds)],
+        "engine, 2 workers": [engine(args.agent, args.games, 2) for _ in range(args.rounds)],
+    }
+    wall = {name: min(w for w, _ in values) for name, values in runs.items()}
+    cpu = {name: min(c for _, c in values) for name, values in runs.items()}
+    load = os.getloadavg()[0]
+    print(f"agent {args.agent!r}, {args.games} games, best of {args.rounds}, {os.cpu_count()} cores, load {load:.1f}")
+    for name in runs:
+        print(f"{name:24s}: {wall[name] * 1000:7.2f} ms/game wall {1 / wall[name]:7.1f} games/s, "
+              f"{cpu[name] * 1000:7.2f} ms/game CPU")
+    raw, one, two = wall.values()
+    raw_cpu, one_cpu, _ = cpu.values()
+    print(f"per-game overhead over raw env.run: {100 * (one / raw - 1):+.1f} % wall, {100 * (one_cpu / raw_cpu - 1):+.1f} % CPU")
+    print(f"speed-up of 2 workers over 1: {one / two:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
