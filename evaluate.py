@@ -167,8 +167,8 @@ def run(args: argparse.Namespace, out: Any) -> int:
             replays.save_replay(record, args.replays)
         if progress is not None:
             played.append(record)
-            progress.update(1)
             progress.set_postfix_str(running_score(played), refresh=False)
+            progress.update(1)
 
     played = list(done)
     signal.signal(signal.SIGTERM, _terminate)
@@ -222,7 +222,7 @@ def running_score(records: list) -> str:
     from evaluation.record import score_of
 
     points = sum(score_of(record.outcome_of(0)) for record in records)
-    return f"A {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
+    return f"A scores {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
 
 
 def make_progress(total: int, initial: int, disabled: bool):
@@ -230,6 +230,7 @@ def make_progress(total: int, initial: int, disabled: bool):
         return None
     from tqdm import tqdm
 
+    tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked while the bar runs
     # delay: short runs stay silent; disable=None: no bar when stderr is not a terminal
     return tqdm(total=total, initial=initial, file=sys.stderr, delay=3, disable=None, unit="game", dynamic_ncols=True)
 

@@ -105,11 +105,13 @@ def run_games(
     Records arrive in completion order. ``on_record`` returning True stops scheduling new games (games
     already running are finished and reported). Every task that is started is reported exactly once.
     """
+    pending = list(tasks)
+    if not pending:
+        return
     _preload()
     context = multiprocessing.get_context("fork")
-    pending = list(tasks)
     pending.reverse()  # pop() from the end keeps the schedule's order
-    pool = [_Worker(context, memory_mb) for _ in range(max(1, min(workers or default_workers(), len(pending) or 1)))]
+    pool = [_Worker(context, memory_mb) for _ in range(max(1, min(workers or default_workers(), len(pending))))]
     stopping = False
     try:
         while True:

@@ -70,7 +70,7 @@ def play_game(
             raise ValueError(f"opening {list(opening)} ends the game")
 
     specs = (spec_a, spec_b)
-    agents = [Agent(_reporting(spec.load(), seat, act_timeout, monitor), env) for seat, spec in enumerate(specs)]
+    agents = [Agent(_seat_agent(spec, seat, act_timeout, monitor), env) for seat, spec in enumerate(specs)]
     times: list[list[float]] = [[], []]
     note = ""
     while not env.done:
@@ -133,20 +133,28 @@ def _active_seat(env: Any) -> int:
     return 0 if env.state[0].status == "ACTIVE" else 1
 
 
-def _reporting(inner: Callable[..., Any], seat: int, act_timeout: float, monitor: Monitor | None) -> Callable:
-    """Wrap an agent so the monitor hears of each move; passes arguments the way Kaggle's ``Agent`` does."""
-    count = getattr(getattr(inner, "__code__", None), "co_argcount", 2)
+def _seat_agent(spec: AgentSpec, seat: int, act_timeout: float, monitor: Monitor | None) -> Callable:
+    """The callable Kaggle's ``Agent`` drives for one seat.
+
+    The agent is loaded on its first move, inside the monitored (and timed) section, as Kaggle's own
+    loader does for a file: a module that hangs or dies while loading forfeits like any other move.
+    Arguments are cut to the agent's own argument count, as ``Agent.act`` does.
+    """
+    inner: Callable[..., Any] | None = None
 
     def agent(observation, configuration):
-        args = (observation, configuration)[:count]
-        if monitor is None:
-            return inner(*args)
-        bank = float(observation.get("remainingOverageTime", 0) or 0)
-        monitor.start(seat, time.monotonic() + act_timeout + bank)
+        nonlocal inner
+        if monitor is not None:
+            bank = float(observation.get("remainingOverageTime", 0) or 0)
+            monitor.start(seat, time.monotonic() + act_timeout + bank)
         try:
-            return inner(*args)
+            if inner is None:
+                inner = spec.load()
+            count = getattr(getattr(inner, "__code__", None), "co_argcount", 2)
+            return inner(*(observation, configuration)[:count])
         finally:
-            monitor.stop()
+            if monitor is not None:
+                monitor.stop()
 
     return agent
 
