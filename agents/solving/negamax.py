@@ -207,6 +207,10 @@ class ExactSolver:
         # No candidate lets the opponent win with its next stone, and we cannot win with this one.
         result = RootAnalysis(columns, -((self.cells - 2 - moves) // 2), (self.cells - 1 - moves) // 2)
         result.upper = {c: result.high for c in columns}
+        if moves >= self.cells - 2:  # at most two stones left and neither can win: a draw
+            result.low = result.high = 0
+            result.best, result.finished = columns[0], True
+            return result
         try:
             while result.low < result.high:
                 if result.low < 0 < result.high:

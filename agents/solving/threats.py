@@ -18,7 +18,7 @@ def winning_cells_function(geometry: Geometry) -> WinningCells:
     """``f(stones, mask)``: the empty cells where one more stone completes a line for ``stones``."""
     board = geometry.board
     if geometry.inarow == 4:
-        return _four_in_a_row(geometry.height, board)
+        return four_in_a_row(geometry.height, board)
 
     generic = geometry.winning_cells
 
@@ -28,7 +28,8 @@ def winning_cells_function(geometry: Geometry) -> WinningCells:
     return winning_cells
 
 
-def _four_in_a_row(height: int, board: int) -> WinningCells:
+def four_in_a_row(height: int, board: int) -> WinningCells:
+    """Pons' shifts for ``inarow == 4``; ``board`` may hold several boards side by side (see move_order)."""
     h, d1, d2 = height, height - 1, height + 1
     h2, h3, a2, a3, b2, b3 = 2 * h, 3 * h, 2 * d1, 3 * d1, 2 * d2, 3 * d2
 

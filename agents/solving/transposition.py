@@ -1,9 +1,10 @@
 """A transposition table: what earlier searches proved about a position's exact score.
 
 Pons stores one bound per position in a single integer; so do we, in a dict keyed by the
-position key (``current + mask``). Measured against a fixed-size list indexed by ``key % size``
-(bench/solver_speed.py --table), the dict is faster in CPython and never loses entries to
-collisions; it is cleared when it outgrows ``capacity`` so memory stays bounded over a game.
+position key (``current + mask``). Measured against two fixed-size lists (keys and values, 2**20
+slots indexed by ``key % size``) on 20 random 18-ply positions, the dict searched 254 k nodes per
+CPU second against 204-228 k, and it never loses entries to collisions. It is cleared when it
+outgrows ``capacity`` so memory stays bounded over a game.
 
 Encoding, for scores in ``[min_score, max_score]``:
     upper bound ``v``  -> ``v - min_score + 1``                 (1 .. span + 1)

@@ -1,0 +1,121 @@
+"""The solver agent: tactics, time management, and any configuration Kaggle accepts."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import bitbully
+import pytest
+from kaggle_environments.utils import Struct
+
+from agents import solver
+from agents.core import Config, Position
+from agents.solving import time_manager
+from agents.solving.time_manager import MoveClock, move_budget
+
+
+def kaggle_call(position: Position, **timing) -> tuple[int, float]:
+    cfg = position.config
+    obs = Struct(board=position.to_board(), mark=1 if position.moves % 2 == 0 else 2,
+                 remainingOverageTime=timing.get("bank", 60))
+    config = Struct(rows=cfg.rows, columns=cfg.columns, inarow=cfg.inarow, actTimeout=timing.get("act", 2))
+    start = time.perf_counter()
+    move = solver.agent(obs, config)
+    return move, time.perf_counter() - start
+
+
+def test_takes_an_immediate_win_and_blocks_one():
+    assert solver.choose(Position.from_string("121212"), MoveClock(0.5)) == 0
+    assert solver.choose(Position.from_string("12131"), MoveClock(0.5)) == 0
+
+
+def test_keeps_the_outcome_class_in_random_middle_and_late_positions():
+    rng = random.Random(5)
+    oracle = bitbully.BitBully(None)
+    for _ in range(30):
+        history, position = [], Position()
+        for _ in range(rng.randrange(20, 34)):
+            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            if not options:
+                break
+            history.append(rng.choice(options))
+            position.play(history[-1])
+        if position.is_full() or any(position.is_winning_move(c) for c in position.legal_moves()):
+            continue
+        scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))
+        move = solver.choose(position, MoveClock(0.5))
+        best = max(scores.values())
+        assert (scores[move] > 0) == (best > 0) and (scores[move] >= 0) == (best >= 0), (history, scores, move)
+
+
+def test_budget_follows_act_timeout_and_overage_bank():
+    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=2)) == pytest.approx(0.8)
+    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=1)) == pytest.approx(0.4)
+    assert move_budget(Struct(remainingOverageTime=3), Struct(actTimeout=2)) == pytest.approx(0.4)
+    assert move_budget(Struct(), Struct()) == pytest.approx(0.8)  # missing fields: Kaggle's defaults
+
+
+def test_a_slow_clock_cuts_the_search_short(monkeypatch):
+    """Time passes 10 times faster than real: the agent must still answer within its (fake) budget."""
+    real = time.perf_counter
+    origin = real()
+    monkeypatch.setattr(time, "perf_counter", lambda: origin + (real() - origin) * 10)
+    solver._engines.clear()  # the searches read the clock they were built with
+    try:
+        for config, history in [(Config(), [3, 3, 2]), (Config(), []), (Config(10, 12, 5), [5, 6, 5])]:
+            position = Position.from_moves(history, config)
+            clock = MoveClock(0.8)
+            move = solver.choose(position, clock)
+            assert position.can_play(move) and type(move) is int
+            assert clock.elapsed() < 0.8 + 0.4  # fake seconds: a few clock checks late, or the process preempted
+    finally:
+        solver._engines.clear()
+
+
+@pytest.mark.parametrize("rows,columns,inarow", [
+    (1, 1, 1), (1, 1, 2), (2, 2, 5), (3, 3, 5), (6, 7, 1), (6, 7, 2), (4, 4, 3), (5, 4, 3), (7, 3, 4),
+    (10, 12, 5), (20, 20, 5), (6, 7, 5), (12, 2, 4)])
+def test_any_configuration_gets_a_legal_move_in_time(rows, columns, inarow):
+    config = Config(rows, columns, inarow)
+    rng = random.Random(rows * 100 + columns)
+    position = random_position_without_line(config, rng)
+    if position is None:
+        pytest.skip("no such position")
+    move, seconds = kaggle_call(position)
+    assert type(move) is int and position.can_play(move)
+    assert seconds < 1.2
+
+
+def random_position_without_line(config: Config, rng: random.Random) -> Position | None:
+    position = Position(config)
+    for _ in range(rng.randrange(config.cells)):
+        options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        if not options or len(position.legal_moves()) == 1:
+            break
+        position.play(rng.choice(options))
+    return None if position.is_full() else position
+
+
+def test_big_boards_keep_the_budget_with_a_low_bank():
+    position = Position.from_moves([5, 6, 5, 7], Config(20, 20, 5))
+    move, seconds = kaggle_call(position, bank=2)
+    assert position.can_play(move) and seconds < 0.6
+
+
+def test_solves_late_positions_exactly():
+    # Random 26-ply positions: the exact search finishes, so the move has the oracle's best score.
+    rng, oracle, checked = random.Random(26), bitbully.BitBully(None), 0
+    while checked < 8:
+        history, position = [], Position()
+        for _ in range(26):
+            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            if not options:
+                break
+            history.append(rng.choice(options))
+            position.play(history[-1])
+        if len(history) < 26:
+            continue
+        scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))
+        assert scores[solver.choose(position, MoveClock(0.8))] == max(scores.values()), history
+        checked += 1

@@ -1,0 +1,147 @@
+"""The exact solver's parts: threat cells, move ordering, transposition bounds, exact scores."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import bitbully
+import pytest
+
+from agents.core import Config, Position
+from agents.core.position import geometry
+from agents.solving.move_order import move_orderer
+from agents.solving.negamax import ExactSolver
+from agents.solving.threats import winning_cells_function
+from agents.solving.transposition import TranspositionTable
+
+
+def random_position(config: Config, plies: int, rng: random.Random) -> Position | None:
+    """``plies`` random moves that never complete a line; None if the game could not go on that long."""
+    position = Position(config)
+    for _ in range(plies):
+        options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        if not options:
+            return None
+        position.play(rng.choice(options))
+    return position
+
+
+def random_positions(config: Config, plies: int, count: int, seed: int) -> list[Position]:
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        position = random_position(config, plies, rng)
+        if position is not None and not position.immediate_wins():
+            found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(4, 5, 4)])
+def test_four_in_a_row_shifts_match_the_core(config):
+    fast = winning_cells_function(geometry(config))
+    rng = random.Random(1)
+    for _ in range(200):
+        position = random_position(config, rng.randrange(config.cells), rng)
+        if position is None:
+            continue
+        for stones in (position.current, position.opponent):
+            assert fast(stones, position.mask) == geometry(config).winning_cells(stones) & ~position.mask
+
+
+@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(6, 7, 5)])
+def test_move_order_is_threat_count_then_centre(config):
+    g = geometry(config)
+    winning = winning_cells_function(g)
+    ordered = move_orderer(g, winning)
+    rng = random.Random(2)
+    for _ in range(100):
+        position = random_position(config, rng.randrange(config.cells // 2), rng)
+        if position is None:
+            continue
+        moves = [position.move_bit(c) for c in position.legal_moves()]
+        expected = sorted(moves, key=lambda m: (
+            -winning(position.current | m, position.mask).bit_count(),
+            g.center_order.index((m.bit_length() - 1) // g.height)))
+        assert ordered(position.current, position.mask, sum(moves)) == expected
+
+
+def test_transposition_bounds_round_trip():
+    table = TranspositionTable(-22, 22)
+    for value in range(-22, 23):
+        table.store_upper(7, value)
+        assert table.bounds(7) == (None, value)
+        table.store_lower(7, value)
+        assert table.bounds(7) == (value, None)
+    assert table.bounds(8) == (None, None)
+
+
+@lru_cache(maxsize=None)
+def brute_force_score(config: Config, current: int, mask: int, moves: int) -> int:
+    """Pons-scale score by plain minimax over the core's rules: no pruning, no ordering, no table."""
+    position = Position(config, current, mask, moves)
+    cells = config.cells
+    if position.is_full():
+        return 0
+    best = None
+    for column in position.legal_moves():
+        if position.is_winning_move(column):
+            return (cells + 1 - moves) // 2
+        child = position.played(column)
+        score = -brute_force_score(config, child.current, child.mask, child.moves)
+        best = score if best is None else max(best, score)
+    return best
+
+
+@pytest.mark.parametrize("config,plies", [(Config(4, 4, 3), 0), (Config(4, 5, 3), 3), (Config(3, 5, 3), 0),
+                                          (Config(4, 4, 4), 2), (Config(3, 3, 2), 0), (Config(2, 2, 5), 0)])
+def test_pruning_and_ordering_keep_exact_scores_on_small_boards(config, plies):
+    rng = random.Random(3)
+    for _ in range(12):
+        position = random_position(config, plies + rng.randrange(4), rng)
+        if position is None or position.is_full():
+            continue
+        expected = brute_force_score(config, position.current, position.mask, position.moves)
+        assert ExactSolver(config).solve(position) == expected, str(position)
+        if not position.immediate_wins() and ExactSolver(config).non_losing_columns(position):
+            analysis = ExactSolver(config).analyse(position)
+            assert analysis.finished and analysis.exact and analysis.low == expected
+            child = position.played(analysis.best)
+            assert -brute_force_score(config, child.current, child.mask, child.moves) == expected
+
+
+def bitbully_scores(history: list[int]) -> dict[int, int]:
+    return bitbully.BitBully(None).score_all_moves(bitbully.Board("".join(map(str, history))))
+
+
+@pytest.mark.parametrize("plies,count", [(22, 8), (26, 10), (32, 10)])
+def test_exact_scores_and_best_moves_match_bitbully(plies, count):
+    rng = random.Random(plies)
+    checked = 0
+    while checked < count:
+        position, history = Position(), []
+        for _ in range(plies):
+            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            if not options:
+                break
+            history.append(rng.choice(options))
+            position.play(history[-1])
+        if len(history) < plies or position.immediate_wins():
+            continue
+        solver = ExactSolver(Config())
+        if not solver.non_losing_columns(position):
+            continue
+        reference = bitbully_scores(history)
+        best = max(reference.values())
+        assert solver.solve(position) == best
+        analysis = ExactSolver(Config()).analyse(position)
+        assert analysis.finished and analysis.low == analysis.high == best
+        assert reference[analysis.best] == best
+        checked += 1
+
+
+def test_analysis_past_its_deadline_proves_nothing_false():
+    position = Position.from_moves([3, 3, 2, 4])
+    analysis = ExactSolver(Config()).analyse(position, deadline=0.0)
+    assert not analysis.finished
+    assert analysis.best is None or analysis.low <= analysis.high
+    assert set(analysis.plausible()) <= set(range(7))
