@@ -1,0 +1,384 @@
+"""The pre-upload gate: is CANDIDATE safe to submit and not weaker than BASELINE?
+
+    python evaluate.py --gate submissions/submission.py --baseline greedy [--json] [-n 100]
+
+Checks, in order; the gate stops at the first check that fails (a cheap failure is reported in seconds,
+and strength means nothing for an agent that cannot play a legal game in time):
+
+1. load        CANDIDATE loads like a Kaggle submission (a file through Kaggle's own loader).
+2. smoke       one game pair against ``random`` from the opening suite with an EMPTY overage bank: every
+               move must come within the act timeout (Kaggle then records TIMEOUT for a slower move) and
+               be legal (a numpy integer, a float, a raised exception all forfeit the game).
+3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
+               limits (``--act-timeout``, ``--overage``); both seats must end DONE.
+4. baseline    up to ``-n`` games (pairs over the opening suite, empty overage bank) against BASELINE with
+               a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
+               overrides; ``--alpha``/``--beta`` default 0.05; fishtest's 1e-3 pseudo-count per pair
+               outcome; it may stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
+               accepts H1; still undecided after ``-n`` games: FAIL only when the 95 % interval of
+               CANDIDATE's pair score lies entirely below 1/2 (significantly weaker).
+5. builtins    CANDIDATE and BASELINE each play the same games (same openings, seats and seeds) against
+               ``random`` and ``negamax`` (``max(4, n/10)`` games each, rounded to pairs). FAIL when,
+               against either built-in, CANDIDATE scores significantly less than BASELINE: the 95 %
+               interval of the per-game score differences lies entirely below 0.
+
+In every game of checks 2, 4 and 5 any invalid move, error or timeout of CANDIDATE is a FAIL.
+Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+from agents.core import Config
+
+DEFAULT_SPRT = (-50.0, 0.0)
+# Fishtest's regularisation: a tiny pseudo-count in every pentanomial bin, so that a sample without variance
+# (identical deterministic agents: every pair scores exactly 1/2; or every pair lost) still yields an LLR.
+PSEUDO_COUNT = 1e-3
+MIN_SPRT_GAMES = 20  # with so little variance the SPRT could otherwise stop after a pair or two
+BUILTINS = ("random", "negamax")
+
+
+class GateUsage(Exception):
+    """Bad input for the gate: one line for the user, exit 2."""
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool | None = None  # None: not run
+    detail: str = ""
+    reasons: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "detail": self.detail, **self.data}
+
+
+@dataclass
+class GateContext:
+    """What every check needs: the resolved agents and the match settings taken from the command line."""
+
+    candidate: Any
+    baseline: Any
+    config: Config
+    games: int
+    seed: int
+    act_timeout: float
+    overage: float
+    openings: str | None
+    workers: int | None
+    backend: str
+    memory_mb: int | None
+    sprt: tuple[float, float]
+    alpha: float
+    beta: float
+    replays: str | None
+    played: int = 0
+    check: str = ""  # the check being run: replays go to a subdirectory of that name
+
+    def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float = 0.0,
+              stop: Callable[[list], bool] | None = None, replay: Callable[[Any], bool] = lambda record: True) -> list:
+        """Games of A against B (A is agent 0 of every record); with ``--replays`` the games A did not win
+        or draw (among those ``replay`` selects) are saved."""
+        from evaluation.match import run_match
+
+        def on_game(record: Any) -> None:
+            self.played += 1
+            if self.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
+                from evaluation.replays import save_replay
+
+                save_replay(record, os.path.join(self.replays, self.check))
+
+        return run_match(
+            spec_a, spec_b, games, config=self.config, openings=self.openings, act_timeout=self.act_timeout,
+            overage=overage, seed=self.seed, workers=self.workers, on_game=on_game, stop=stop,
+            backend=self.backend, memory_mb=self.memory_mb,
+        )
+
+
+def main(args: argparse.Namespace, out: Any = None) -> int:
+    """Run the gate for ``evaluate.py --gate``; returns the exit code (0 PASS, 1 FAIL, 2 bad input)."""
+    if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
+        out = sys.__stdout__ if args.json else sys.stdout
+    try:
+        context, load = prepare(args)
+    except GateUsage as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    report = run_gate(context, load, log=None if args.json else lambda line: print(line, file=out, flush=True))
+    report["elapsed_s"] = round(time.monotonic() - started, 1)
+    if args.json:
+        out.write(json.dumps(report) + "\n")
+    else:
+        out.write(render_verdict(report) + "\n")
+    out.flush()
+    return 0 if report["verdict"] == "PASS" else 1
+
+
+def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
+    """Validate the command line and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
+    from evaluation.agents import AgentSpecError, resolve_agent
+
+    if not args.gate:
+        raise GateUsage("--baseline needs --gate CANDIDATE")
+    if not args.baseline:
+        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file or a built-in)")
+    if args.agents:
+        raise GateUsage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
+    if getattr(args, "resume", None):
+        raise GateUsage("--gate cannot --resume")
+    sprt = tuple(args.sprt) if args.sprt else DEFAULT_SPRT
+    if not sprt[0] < sprt[1]:
+        raise GateUsage("--sprt ELO0 ELO1 needs ELO0 < ELO1")
+    if not (0 < args.alpha < 1 and 0 < args.beta < 1):
+        raise GateUsage("--alpha and --beta must lie strictly between 0 and 1")
+    if args.act_timeout <= 0:
+        raise GateUsage("--act-timeout must be > 0")
+    try:
+        config = Config(args.rows, args.columns, args.inarow)
+    except ValueError as error:
+        raise GateUsage(str(error)) from None
+    try:
+        baseline = resolve_agent(args.baseline)
+    except AgentSpecError as error:
+        raise GateUsage(f"baseline: {error}") from None
+    load = Check("load")
+    try:
+        candidate = resolve_agent(args.gate)
+    except AgentSpecError as error:
+        if not os.path.exists(args.gate):
+            raise GateUsage(f"candidate: {error}") from None
+        load.passed, load.detail = False, str(error)
+        load.reasons.append(f"load: {error}")
+        return None, load
+    load.passed = True
+    load.detail = f"{candidate.kind} {candidate.target}" + (" (loaded as Kaggle loads a submission)" if candidate.kind == "file" else "")
+    _check_suite(args.openings, config, args.seed)
+    context = GateContext(
+        candidate=candidate, baseline=baseline, config=config, games=args.games, seed=args.seed,
+        act_timeout=args.act_timeout, overage=args.overage, openings=args.openings, workers=args.workers,
+        backend=args.backend, memory_mb=getattr(args, "memory_mb", None), sprt=sprt, alpha=args.alpha,
+        beta=args.beta, replays=args.replays,
+    )
+    return context, load
+
+
+def _check_suite(openings: str | None, config: Config, seed: int) -> None:
+    from evaluation.openings import OpeningError, load_suite
+
+    try:
+        load_suite(openings, config, seed)
+    except OpeningError as error:
+        raise GateUsage(str(error)) from None
+
+
+def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Every check in order; returns the report (``verdict``, ``reasons``, ``checks`` ...)."""
+    checks = [load, Check("smoke"), Check("validation"), Check("baseline"), Check("builtins")]
+    runners = {"smoke": check_smoke, "validation": check_validation, "baseline": check_baseline,
+               "builtins": check_builtins}
+    if log and context:
+        log(f"gate: {context.candidate.name} against baseline {context.baseline.name} "
+            f"(act timeout {context.act_timeout:g} s, {context.config.rows}x{context.config.columns} "
+            f"in a row {context.config.inarow})")
+    if log:
+        log(_line(load))
+    stop = not load.passed
+    for check in checks[1:]:
+        if stop:
+            check.detail = "not run (an earlier check failed)"
+        else:
+            started = time.monotonic()
+            context.check = check.name
+            runners[check.name](context, check)
+            check.data["seconds"] = round(time.monotonic() - started, 1)
+            stop = not check.passed
+        if log:
+            log(_line(check))
+    reasons = [reason for check in checks for reason in check.reasons]
+    return {
+        "verdict": "PASS" if not reasons else "FAIL",
+        "reasons": reasons,
+        "candidate": context.candidate.name if context else None,
+        "baseline": context.baseline.name if context else None,
+        "act_timeout": context.act_timeout if context else None,
+        "config": context.config.as_dict() if context else None,
+        "games": context.played if context else 0,
+        "checks": [check.to_json() for check in checks],
+    }
+
+
+def check_smoke(context: GateContext, check: Check) -> None:
+    from evaluation.agents import resolve_agent
+
+    records = context.match(context.candidate, resolve_agent("random"), 2)
+    _forfeits(records, check, "smoke (vs random)")
+    slowest = _slowest(records)
+    check.passed = not check.reasons
+    check.data = {"games": len(records), "max_move_s": slowest}
+    check.detail = f"{len(records)} games vs random, empty overage bank: " + (
+        f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "forfeited")
+
+
+def check_validation(context: GateContext, check: Check) -> None:
+    from evaluation.record import GameTask
+
+    shape = tuple(context.config.as_dict().items())
+    task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.act_timeout,
+                    context.overage, context.seed)
+    (record,) = context.match(context.candidate, context.candidate, [task], overage=context.overage)
+    check.passed = record.statuses == ["DONE", "DONE"]
+    check.data = {"statuses": record.statuses, "moves": len(record.moves), "max_move_s": _slowest([record])}
+    check.detail = (f"candidate vs itself from the empty board, overage {context.overage:g} s: "
+                    f"statuses {record.statuses}, {len(record.moves)} moves")
+    if not check.passed:
+        note = f" ({record.note})" if record.note else ""
+        check.reasons.append(f"validation episode: Kaggle would mark the submission as Error: statuses "
+                             f"{record.statuses}{note}")
+
+
+def check_baseline(context: GateContext, check: Check) -> None:
+    from evaluation import stats
+    from evaluation.summary import pair_counts, score_model
+
+    elo0, elo1 = context.sprt
+
+    def decided(records: list) -> bool:
+        return len(records) >= MIN_SPRT_GAMES and sprt_result(records).verdict is not None
+
+    def sprt_result(records: list) -> stats.SprtResult:
+        counts = [count + PSEUDO_COUNT for count in pair_counts(records)]
+        return stats.sprt(stats.PAIR_SCORES, counts, elo0, elo1, context.alpha, context.beta)
+
+    records = context.match(context.candidate, context.baseline, context.games, stop=decided)
+    _forfeits(records, check, "vs baseline")
+    result = sprt_result(records)
+    model, score = score_model(records)
+    elo = stats.elo_interval(score)
+    baseline_forfeits = sum(1 for r in records if r.outcome_of(1) in ("invalid", "error", "timeout"))
+    verdict = {"H1": "accepts H1 (not weaker)", "H0": "accepts H0 (weaker)", None: "undecided"}[result.verdict]
+    check.data = {
+        "games": len(records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
+        "score_model": model, "elo": _finite(elo.value), "elo_ci": [_finite(elo.low), _finite(elo.high)],
+        "sprt": {"elo0": elo0, "elo1": elo1, "alpha": context.alpha, "beta": context.beta,
+                 "llr": round(result.llr, 3), "lower": round(result.lower, 3), "upper": round(result.upper, 3),
+                 "verdict": result.verdict},
+        "baseline_forfeits": baseline_forfeits, "max_move_s": _slowest(records),
+    }
+    check.detail = (f"{len(records)} games: score {score.value:.3f} [{score.low:.3f}, {score.high:.3f}], "
+                    f"Elo {_elo_text(elo.value)} [{_elo_text(elo.low)}, {_elo_text(elo.high)}]; "
+                    f"SPRT({elo0:g}, {elo1:g}) {verdict}, LLR {result.llr:.2f} in [{result.lower:.2f}, {result.upper:.2f}]")
+    if result.verdict == "H0":
+        check.reasons.append(f"weaker than the baseline: SPRT accepts Elo <= {elo0:g} after {len(records)} games "
+                             f"(score {score.value:.3f})")
+    elif result.verdict is None and score.high < 0.5:
+        check.reasons.append(f"weaker than the baseline: score {score.value:.3f}, 95 % interval "
+                             f"[{score.low:.3f}, {score.high:.3f}] entirely below 0.5 after {len(records)} games")
+    if baseline_forfeits:
+        check.detail += f"; note: the baseline forfeited {baseline_forfeits} games"
+    check.passed = not check.reasons
+
+
+def check_builtins(context: GateContext, check: Check) -> None:
+    from evaluation.agents import resolve_agent
+    from evaluation.match import schedule
+    from evaluation.openings import load_suite
+    from evaluation.record import score_of
+
+    games = builtin_games(context.games)
+    suite = load_suite(context.openings, context.config, context.seed, count=max(64, games // 2))
+    # All four matches share one schedule (same openings, seats and seeds, so candidate and baseline are
+    # compared game by game) and one worker pool: game ids are offset per match, seeds stay the same.
+    matches = [(agent, name) for name in BUILTINS for agent in (context.candidate, context.baseline)]
+    tasks = []
+    for index, (agent, name) in enumerate(matches):
+        for task in schedule(agent, resolve_agent(name), games, context.config, suite, context.act_timeout, 0.0,
+                             context.seed):
+            tasks.append(replace(task, game_id=index * games + task.game_id))
+    candidate_games = {task.game_id for task in tasks if task.spec_a is context.candidate}
+    records = context.match(context.candidate, context.candidate, tasks,
+                            replay=lambda record: record.game_id in candidate_games)
+    by_match: list[dict[int, Any]] = [{} for _ in matches]
+    for record in records:
+        by_match[record.game_id // games][record.game_id % games] = record
+    parts = []
+    for number, name in enumerate(BUILTINS):
+        mine, theirs = by_match[2 * number], by_match[2 * number + 1]
+        _forfeits(list(mine.values()), check, f"vs {name}")
+        differences = [score_of(mine[i].outcome_of(0)) - score_of(theirs[i].outcome_of(0)) for i in mine if i in theirs]
+        low, high = paired_interval(differences)
+        own = sum(score_of(r.outcome_of(0)) for r in mine.values()) / max(1, len(mine))
+        base = sum(score_of(r.outcome_of(0)) for r in theirs.values()) / max(1, len(theirs))
+        check.data[name] = {"games": len(mine), "score": round(own, 4), "baseline_score": round(base, 4),
+                            "difference_ci": [round(low, 4), round(high, 4)], "max_move_s": _slowest(list(mine.values()))}
+        parts.append(f"vs {name} {own:.2f} (baseline {base:.2f})")
+        if high < 0:
+            check.reasons.append(f"worse than the baseline against {name}: score {own:.3f} vs {base:.3f} on the "
+                                 f"same {len(mine)} games, difference interval [{low:.3f}, {high:.3f}] below 0")
+    check.passed = not check.reasons
+    check.detail = f"{games} games each: " + "; ".join(parts)
+
+
+def builtin_games(games: int) -> int:
+    """Games per built-in for each agent: a tenth of ``-n``, at least 4, always whole pairs."""
+    count = max(4, games // 10)
+    return count + count % 2
+
+
+def paired_interval(differences: Sequence[float], z: float = 1.959963984540054) -> tuple[float, float]:
+    """95 % normal interval of the mean of paired differences; (0, 0) without data."""
+    n = len(differences)
+    if n == 0:
+        return 0.0, 0.0
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1) if n > 1 else 0.0
+    half = z * math.sqrt(variance / n)
+    return mean - half, mean + half
+
+
+def render_verdict(report: dict[str, Any]) -> str:
+    if report["verdict"] == "PASS":
+        return f"PASS ({report['games']} games, {report.get('elapsed_s', 0):g} s)"
+    return "FAIL\n" + "\n".join(f"  - {reason}" for reason in report["reasons"])
+
+
+def _forfeits(records: Sequence[Any], check: Check, where: str) -> None:
+    """Add a reason for every kind of forfeit the candidate (agent 0) committed."""
+    for outcome in ("invalid", "error", "timeout"):
+        bad = [r for r in records if r.outcome_of(0) == outcome]
+        if bad:
+            example = bad[0]
+            note = f": {example.note}" if example.note else ""
+            what = {"invalid": "invalid move (e.g. a numpy integer, a float, a full column)",
+                    "error": "error (an exception or a crashed process)",
+                    "timeout": "timeout (a move over the act timeout)"}[outcome]
+            check.reasons.append(f"{where}: {len(bad)} of {len(records)} games lost by {what}, "
+                                 f"first in game {example.game_id}{note}")
+
+
+def _slowest(records: Sequence[Any]) -> float:
+    return round(max((t for r in records for t in r.times_of(0)), default=0.0), 4)
+
+
+def _line(check: Check) -> str:
+    state = {True: "ok", False: "FAIL", None: "--"}[check.passed]
+    took = f" ({check.data['seconds']:g} s)" if "seconds" in check.data else ""
+    return f"  {check.name:<11} {state:<5} {check.detail}{took}"
+
+
+def _finite(value: float) -> float | None:
+    return round(value, 1) if math.isfinite(value) else None
+
+
+def _elo_text(value: float) -> str:
+    return f"{value:+.0f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")

@@ -1,0 +1,299 @@
+"""A round-robin league: ``evaluate.py --league A B C ... [-n GAMES_PER_MATCH] [--out DIR]``.
+
+Every two agents play a match of ``-n`` games (default 100) scheduled as ``evaluate.py`` schedules one:
+game pairs over the opening suite with seats swapped, Kaggle's time limits, isolated workers. All matches
+share one pool of workers. The ratings are Bradley–Terry on the Elo scale with 95 % bootstrap intervals
+(see ``evaluation.ratings``; the anchor is the mean rating, 0). Written to the output directory:
+
+- ``league.md``   the rating table and the cross table (Markdown);
+- ``league.json`` the same as data (also what ``--json`` prints on stdout);
+- ``league.png``  the ratings with their intervals (matplotlib);
+- ``games.jsonl`` every game as it ends (a results file as ``evaluate.py`` writes them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from typing import Any, Sequence
+
+from agents.core import Config
+
+BOOTSTRAP_SAMPLES = 1000
+PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
+
+
+class LeagueUsage(Exception):
+    """Bad input for the league: one line for the user, exit 2."""
+
+
+def main(args: argparse.Namespace, out: Any = None) -> int:
+    """Run ``evaluate.py --league``; returns the exit code (0 done, 2 bad input, 130 interrupted)."""
+    if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
+        out = sys.__stdout__ if args.json else sys.stdout
+    try:
+        league = prepare(args)
+    except LeagueUsage as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        records = play(league, args)
+    except KeyboardInterrupt:
+        print("\ninterrupted: the league was not finished; games so far are in "
+              f"{os.path.join(league['out'], 'games.jsonl')}", file=sys.stderr)
+        return 130
+    report = summarize(records, league)
+    paths = write_outputs(report, league["out"])
+    if args.json:
+        out.write(json.dumps(report) + "\n")
+    else:
+        out.write(render_table(report) + "\n\n" + "\n".join(f"saved {path}" for path in paths) + "\n")
+    out.flush()
+    return 0
+
+
+def prepare(args: argparse.Namespace) -> dict[str, Any]:
+    """Check the command line and resolve the agents (raises ``LeagueUsage``)."""
+    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.match import BackendUnavailable, backend_runner
+    from evaluation.openings import OpeningError, load_suite
+
+    names = list(args.league)
+    if args.agents:
+        raise LeagueUsage(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
+    for flag, given in (("--gate", args.gate), ("--baseline", args.baseline), ("--resume", args.resume),
+                        ("--sprt", args.sprt)):
+        if given:
+            raise LeagueUsage(f"--league cannot be combined with {flag}")
+    if len(names) < 2:
+        raise LeagueUsage("--league needs at least two agents")
+    if len(set(names)) != len(names):
+        raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
+    try:
+        config = Config(args.rows, args.columns, args.inarow)
+        specs = [resolve_agent(name) for name in names]
+        suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
+        backend_runner(args.backend)
+    except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
+        raise LeagueUsage(str(error)) from None
+    directory = getattr(args, "out", None) or default_directory()
+    if os.path.exists(os.path.join(directory, "league.json")):
+        raise LeagueUsage(f"{directory} already holds a league (league.json); choose another directory")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as error:
+        raise LeagueUsage(f"cannot create {directory}: {error.strerror}") from None
+    return {"names": names, "specs": specs, "config": config, "suite": suite, "out": directory,
+            "games": args.games, "seed": args.seed, "act_timeout": args.act_timeout, "overage": args.overage}
+
+
+def matches(k: int) -> list[tuple[int, int]]:
+    """Every pair of agents once, in a fixed order."""
+    return list(itertools.combinations(range(k), 2))
+
+
+def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, int], list]:
+    """All matches on one pool of workers; returns the records of each match (i, j), by game id."""
+    from evaluation.match import backend_runner, schedule
+    from evaluation.results import ResultsLog
+
+    games = league["games"]
+    pairs = matches(len(league["specs"]))
+    tasks = []
+    for number, (i, j) in enumerate(pairs):
+        for task in schedule(league["specs"][i], league["specs"][j], games, league["config"], league["suite"],
+                             league["act_timeout"], league["overage"], league["seed"]):
+            tasks.append(replace(task, game_id=number * games + task.game_id))
+    header = {"league": league["names"], "games_per_match": games, "config": league["config"].as_dict(),
+              "seed": league["seed"], "act_timeout": league["act_timeout"], "overage": league["overage"],
+              "openings": args.openings, "matches": [list(p) for p in pairs]}
+    log = ResultsLog.create(os.path.join(league["out"], "games.jsonl"), header)
+    records: dict[tuple[int, int], list] = {pair: [] for pair in pairs}
+    progress = _progress(len(tasks), args.no_progress)
+
+    def on_record(record: Any) -> None:
+        number = record.game_id // games
+        record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
+        records[pairs[number]].append(record)
+        log.append(record)
+        if args.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
+            from evaluation.replays import save_replay
+
+            offender = 0 if record.outcome_of(0) in ("invalid", "error", "timeout") else 1
+            save_replay(record, os.path.join(args.replays, f"match-{number:03d}"), perspective=offender)
+        if progress is not None:
+            progress.update(1)
+
+    kwargs: dict[str, Any] = {"workers": args.workers, "on_record": on_record}
+    if getattr(args, "memory_mb", None) is not None:
+        kwargs["memory_mb"] = args.memory_mb
+    try:
+        backend_runner(args.backend)(tasks, **kwargs)
+    finally:
+        if progress is not None:
+            progress.close()
+        log.close()
+    return {pair: sorted(found, key=lambda r: r.game_id) for pair, found in records.items()}
+
+
+def units_of(records: Sequence[Any]) -> list[tuple[float, int]]:
+    """The bootstrap units of one match: (points of its first agent, games) per game pair (2p, 2p + 1)."""
+    from evaluation.record import score_of
+
+    by_pair: dict[int, list[float]] = {}
+    for record in records:
+        by_pair.setdefault(record.game_id // 2, []).append(score_of(record.outcome_of(0)))
+    return [(sum(scores), len(scores)) for _, scores in sorted(by_pair.items())]
+
+
+def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> dict[str, Any]:
+    """Ratings, per-agent counts and the cross table as one JSON-able dict."""
+    from evaluation.ratings import rate
+    from evaluation.record import score_of
+
+    names = league["names"]
+    k = len(names)
+    units = {pair: units_of(found) for pair, found in records.items()}
+    ratings = {r.name: r for r in rate(names, units, PRIOR_DRAWS, BOOTSTRAP_SAMPLES, league["seed"])}
+    per_agent: list[dict[str, Any]] = [
+        {"wins": 0, "draws": 0, "losses": 0, "invalid": 0, "errors": 0, "timeouts": 0, "points": 0.0, "times": []}
+        for _ in range(k)
+    ]
+    cross: list[list[float | None]] = [[None] * k for _ in range(k)]
+    for (i, j), found in records.items():
+        for side, agent in ((0, i), (1, j)):
+            tally = per_agent[agent]
+            for record in found:
+                outcome = record.outcome_of(side)
+                tally["points"] += score_of(outcome)
+                tally["times"].extend(record.times_of(side))
+                key = {"win": "wins", "draw": "draws", "invalid": "invalid", "error": "errors", "timeout": "timeouts"}
+                if outcome in key:
+                    tally[key[outcome]] += 1
+                if outcome != "win" and outcome != "draw":
+                    tally["losses"] += 1
+        if found:
+            own = sum(score_of(r.outcome_of(0)) for r in found) / len(found)
+            cross[i][j], cross[j][i] = round(own, 4), round(1 - own, 4)
+    rows = []
+    for agent, name in enumerate(names):
+        tally, rating = per_agent[agent], ratings[name]
+        played = tally["wins"] + tally["draws"] + tally["losses"]
+        times = tally.pop("times")
+        rows.append({
+            "name": name, "elo": round(rating.elo, 1), "elo_ci": [round(rating.low, 1), round(rating.high, 1)],
+            "games": played, **tally, "points": tally["points"],
+            "score": round(tally["points"] / played, 4) if played else 0.0,
+            "mean_move_s": round(sum(times) / len(times), 6) if times else 0.0,
+            "max_move_s": round(max(times), 6) if times else 0.0,
+        })
+    order = sorted(range(k), key=lambda a: -rows[a]["elo"])
+    all_records = [r for found in records.values() for r in found]
+    return {
+        "league": names,
+        "games_per_match": league["games"],
+        "games": len(all_records),
+        "distinct_games": len({tuple(r.moves) for r in all_records}),
+        "config": league["config"].as_dict(),
+        "model": "Bradley-Terry (draw = half a win), Elo scale, fitted by minorisation-maximisation",
+        "anchor": "mean rating 0",
+        "prior": f"{PRIOR_DRAWS:g} virtual draw between every two agents",
+        "interval": f"95 % bootstrap over game pairs within each match, {BOOTSTRAP_SAMPLES} samples",
+        "ratings": [rows[a] for a in order],
+        "cross_table": {"agents": [names[a] for a in order],
+                        "score": [[cross[a][b] for b in order] for a in order]},
+        "out": league["out"],
+    }
+
+
+def render_table(report: dict[str, Any]) -> str:
+    """The rating table and the cross table as aligned plain text (also valid Markdown)."""
+    head = ["#", "agent", "Elo", "95% CI", "games", "score", "W", "D", "L", "invalid", "error", "timeout",
+            "mean s/move", "max s/move"]
+    body = [[str(rank), r["name"], f"{r['elo']:+.0f}", f"[{r['elo_ci'][0]:+.0f}, {r['elo_ci'][1]:+.0f}]",
+             str(r["games"]), f"{r['score']:.1%}", str(r["wins"]), str(r["draws"]), str(r["losses"]),
+             str(r["invalid"]), str(r["errors"]), str(r["timeouts"]), f"{r['mean_move_s']:.4f}",
+             f"{r['max_move_s']:.4f}"] for rank, r in enumerate(report["ratings"], 1)]
+    cross = report["cross_table"]
+    short = [str(n + 1) for n in range(len(cross["agents"]))]
+    cross_head = ["#", "agent", *short]
+    cross_body = [[str(n + 1), name, *("-" if s is None else f"{s:.0%}" for s in row)]
+                  for n, (name, row) in enumerate(zip(cross["agents"], cross["score"]))]
+    config = report["config"]
+    intro = (f"{report['games']} games ({report['games_per_match']} per match, {report['distinct_games']} distinct) on "
+             f"{config['rows']}x{config['columns']}, {config['inarow']} in a row. {report['model']}; anchor: "
+             f"{report['anchor']}; {report['interval']}; prior: {report['prior']}.")
+    return "\n".join([intro, "", _markdown(head, body), "", "Score of the row agent against the column agent:", "",
+                      _markdown(cross_head, cross_body)])
+
+
+def write_outputs(report: dict[str, Any], directory: str) -> list[str]:
+    """league.md, league.json and league.png in ``directory``; returns their paths."""
+    paths = [os.path.join(directory, name) for name in ("league.md", "league.json", "league.png")]
+    _atomic_write(paths[0], f"# League: {', '.join(report['league'])}\n\n{render_table(report)}\n")
+    _atomic_write(paths[1], json.dumps(report, indent=2) + "\n")
+    draw_chart(report, paths[2])
+    return paths
+
+
+def draw_chart(report: dict[str, Any], path: str) -> None:
+    """Horizontal bars: each agent's rating with its 95 % interval, best at the top."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ratings = list(reversed(report["ratings"]))
+    labels = [r["name"] for r in ratings]
+    elo = [r["elo"] for r in ratings]
+    errors = [[r["elo"] - r["elo_ci"][0] for r in ratings], [r["elo_ci"][1] - r["elo"] for r in ratings]]
+    figure, axes = plt.subplots(figsize=(7, 1.2 + 0.5 * len(ratings)))
+    axes.errorbar(elo, range(len(ratings)), xerr=errors, fmt="o", color="tab:blue", ecolor="tab:gray", capsize=4)
+    axes.set_yticks(range(len(ratings)), labels)
+    axes.axvline(0, color="black", linewidth=0.5)
+    axes.set_xlabel("Elo (Bradley-Terry, mean 0) with 95 % bootstrap interval")
+    axes.set_title(f"League: {report['games']} games, {report['games_per_match']} per match")
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    temporary = path + ".tmp.png"
+    figure.savefig(temporary, dpi=100)
+    plt.close(figure)
+    os.replace(temporary, path)
+
+
+def default_directory() -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return os.path.join("results", f"league-{stamp}-{os.getpid()}")
+
+
+def _markdown(head: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(row[c]) for row in [head, *body]) for c in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.rjust(w) if c != 1 else cell.ljust(w)
+                                 for c, (cell, w) in enumerate(zip(cells, widths))) + " |"
+
+    rule = "|" + "|".join("-" * (w + 1) + ":" if c != 1 else ":" + "-" * (w + 1) for c, w in enumerate(widths)) + "|"
+    return "\n".join([line(head), rule, *(line(row) for row in body)])
+
+
+def _atomic_write(path: str, text: str) -> None:
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+def _progress(total: int, disabled: bool) -> Any:
+    if disabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, file=sys.stderr, delay=3, disable=None, unit="game", dynamic_ncols=True)
+
+

@@ -1,0 +1,64 @@
+"""``--backend ray`` on a private local Ray instance: the same games as the default backend, same isolation.
+
+Ray is optional for users (requirements-ray.txt); CI installs it (.ci/run), so there these tests run.
+"""
+
+import os
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt (CI installs it)")
+
+from agents.core import Config  # noqa: E402
+from evaluation import pool, ray_backend  # noqa: E402
+from evaluation.agents import resolve_agent  # noqa: E402
+from evaluation.match import schedule  # noqa: E402
+from evaluation.openings import load_suite  # noqa: E402
+
+SLEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "gate_agents", "sleeps_3s.py")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+             runtime_env={"env_vars": {"PYTHONPATH": ray_backend.ROOT}})
+    yield
+    ray.shutdown()
+
+
+def tasks(spec_a, spec_b, games, act_timeout=2.0, overage=60.0):
+    config = Config()
+    return schedule(spec_a, spec_b, games, config, load_suite(None, config), act_timeout, overage, seed=3)
+
+
+def collect(run, todo, stop_after=None):
+    records = []
+
+    def on_record(record):
+        records.append(record)
+        return stop_after is not None and len(records) >= stop_after
+
+    run(todo, workers=2, on_record=on_record)
+    return sorted(records, key=lambda r: r.game_id)
+
+
+def test_ray_plays_the_same_games_as_the_process_backend(local_ray):
+    todo = tasks(resolve_agent("greedy"), resolve_agent("random"), 6)
+    on_ray = collect(ray_backend.run_games, todo)
+    on_processes = collect(pool.run_games, todo)
+    assert [r.game_id for r in on_ray] == list(range(6))
+    assert [(r.moves, r.outcomes) for r in on_ray] == [(r.moves, r.outcomes) for r in on_processes]
+
+
+def test_a_slow_agent_forfeits_by_timeout_inside_a_ray_task(local_ray):
+    todo = tasks(resolve_agent(SLEEPER), resolve_agent("random"), 2, act_timeout=0.3, overage=0.0)
+    records = collect(ray_backend.run_games, todo)
+    assert [r.outcome_of(0) for r in records] == ["timeout", "timeout"]
+    assert all(r.outcome_of(1) == "win" for r in records)
+
+
+def test_stop_ends_scheduling_and_reports_every_started_game_once(local_ray):
+    todo = tasks(resolve_agent("random"), resolve_agent("random"), 12)
+    records = collect(ray_backend.run_games, todo, stop_after=1)
+    ids = [r.game_id for r in records]
+    assert 1 <= len(ids) <= 3 and len(set(ids)) == len(ids)  # the first, plus at most the other running game(s)
