@@ -259,6 +259,8 @@ def collect_resources(modules: list[Module], project: Project) -> dict[str, byte
     """The bytes of every data file the modules load, by name (sorted, for reproducible output)."""
     resources: dict[str, bytes] = {}
     for module in modules:
+        if module.name == RESOURCES_MODULE:
+            continue  # the loader itself: its calls (if any) take the names callers pass
         for name, where, required in resource_names(module, parse(module)):
             path = os.path.join(project.data_dir, name)
             if not required and not os.path.isfile(path):
