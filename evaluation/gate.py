@@ -13,12 +13,12 @@ and strength means nothing for an agent that cannot play a legal game in time):
                limits (``--act-timeout``, ``--overage``); both seats must end DONE.
 4. baseline    up to ``-n`` games (pairs over the opening suite, empty overage bank) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
-               overrides; ``--alpha``/``--beta`` default 0.05; fishtest's 1e-3 pseudo-count per pair
-               outcome; it may stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
+               overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.stats``' GSPRT; it may
+               stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
                accepts H1; still undecided after ``-n`` games: FAIL only when the 95 % interval of
                CANDIDATE's pair score lies entirely below 1/2 (significantly weaker).
 5. builtins    CANDIDATE and BASELINE each play the same games (same openings, seats and seeds) against
-               ``random`` and ``negamax`` (``max(4, n/10)`` games each, rounded to pairs). FAIL when,
+               ``random`` and ``negamax`` (``max(4, n/20)`` games each, rounded to pairs). FAIL when,
                against either built-in, CANDIDATE scores significantly less than BASELINE: the 95 %
                interval of the per-game score differences lies entirely below 0.
 
@@ -40,10 +40,7 @@ from typing import Any, Callable, Sequence
 from agents.core import Config
 
 DEFAULT_SPRT = (-50.0, 0.0)
-# Fishtest's regularisation: a tiny pseudo-count in every pentanomial bin, so that a sample without variance
-# (identical deterministic agents: every pair scores exactly 1/2; or every pair lost) still yields an LLR.
-PSEUDO_COUNT = 1e-3
-MIN_SPRT_GAMES = 20  # with so little variance the SPRT could otherwise stop after a pair or two
+MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
 BUILTINS = ("random", "negamax")
 
 
@@ -257,8 +254,7 @@ def check_baseline(context: GateContext, check: Check) -> None:
         return len(records) >= MIN_SPRT_GAMES and sprt_result(records).verdict is not None
 
     def sprt_result(records: list) -> stats.SprtResult:
-        counts = [count + PSEUDO_COUNT for count in pair_counts(records)]
-        return stats.sprt(stats.PAIR_SCORES, counts, elo0, elo1, context.alpha, context.beta)
+        return stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, context.alpha, context.beta)
 
     records = context.match(context.candidate, context.baseline, context.games, stop=decided)
     _forfeits(records, check, "vs baseline")
@@ -330,8 +326,8 @@ def check_builtins(context: GateContext, check: Check) -> None:
 
 
 def builtin_games(games: int) -> int:
-    """Games per built-in for each agent: a tenth of ``-n``, at least 4, always whole pairs."""
-    count = max(4, games // 10)
+    """Games per built-in for each agent: a twentieth of ``-n``, at least 4, always whole pairs."""
+    count = max(4, games // 20)
     return count + count % 2
 
 

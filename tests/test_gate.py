@@ -93,4 +93,4 @@ def test_paired_interval_and_builtin_game_counts():
     assert high < 0
     low, high = gate.paired_interval([0.0, 1.0, -1.0, 0.0])
     assert low < 0 < high
-    assert [gate.builtin_games(n) for n in (1, 20, 100, 150)] == [4, 4, 10, 16]
+    assert [gate.builtin_games(n) for n in (1, 20, 100, 150, 300)] == [4, 4, 6, 8, 16]
