@@ -19,7 +19,7 @@ from typing import Any, Generic, Protocol, Sequence, TypeVar
 from agents.core import Config, Position
 from agents.core.clock import Deadline, move_deadline
 from agents.core.lines import windows
-from agents.search.deepening import OutOfTime, deepen
+from agents.search.deepening import OutOfTime, deepen, first_at_front
 from agents.search.line_heuristic import line_heuristic
 
 State = TypeVar("State")
@@ -133,10 +133,7 @@ def alphabeta_search(
                 beta = min(beta, best)
         return best
 
-    actions = list(game.actions(state))
-    if first in actions:
-        actions.remove(first)
-        actions.insert(0, first)
+    actions = first_at_front(list(game.actions(state)), first)
     best_actions: list[Action] = []
     best = -float("inf")
     for a in actions:

@@ -17,7 +17,7 @@ from agents.core import Config, Position
 from agents.core.clock import Deadline, move_deadline
 from agents.core.lines import windows
 from agents.core.position import Geometry
-from agents.search.deepening import OutOfTime, deepen
+from agents.search.deepening import OutOfTime, deepen, first_at_front
 from agents.search.line_heuristic import line_heuristic
 
 TIME_SHARE = 0.2  # of the act timeout: 0.4 s on Kaggle's 2 s
@@ -75,10 +75,7 @@ class Negamax:
     def root(self, position: Position, depth: int, first: int | None) -> tuple[list[int], float]:
         """All best columns at ``depth`` (``first`` searched first) and their value."""
         g, current, mask = self.g, position.current, position.mask
-        columns = self.order(mask)
-        if first in columns:
-            columns.remove(first)
-            columns.insert(0, first)
+        columns = first_at_front(self.order(mask), first)
         best_columns, best, alpha = [], -2 * WIN, -2 * WIN
         for column in columns:
             bit = (mask + g.bottom_masks[column]) & g.column_masks[column]

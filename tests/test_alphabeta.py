@@ -9,16 +9,8 @@ from agents import alphabeta
 from agents.alphabeta import ConnectX, alphabeta_search, minimax_search
 from agents.core import Config, Position
 from agents.core.clock import Deadline
-
-
-def random_position(rng, cfg, plies):
-    pos = Position(cfg)
-    for _ in range(plies):
-        column = rng.choice(pos.legal_moves())
-        if pos.is_winning_move(column):
-            break
-        pos.play(column)
-    return pos
+from agents.search.line_heuristic import line_heuristic
+from tests.sample_positions import undecided_position
 
 
 class Nim:
@@ -49,7 +41,7 @@ def test_same_values_as_minimax_with_far_fewer_nodes(cfg, depth):
     game = ConnectX(cfg)
     ab_nodes = mm_nodes = 0
     for _ in range(4):
-        pos = random_position(rng, cfg, rng.randrange(0, 16))
+        pos = undecided_position(rng, cfg, rng.randrange(0, 16))
         pruned = alphabeta_search(game, pos, depth)
         full = minimax_search(game, pos, depth)
         assert pruned.value == full.value
@@ -71,12 +63,16 @@ def test_the_search_is_game_agnostic():
         assert decision.value == minimax_search(Nim(), (sticks, 0), depth=sticks).value
 
 
-def test_line_heuristic_at_the_cut():
-    game = ConnectX(Config())
-    pos = Position.from_moves([0, 6, 1, 6, 2])  # X: three on the bottom; O: two stacked in column 6
-    # X: bottom windows 0-3 (three: 1/10) and 1-4 (two: 1/100). O: the vertical window rows 0-3 (two).
-    assert game.evaluate(pos, 0) == pytest.approx(0.1 + 0.01 - 0.01)
-    assert game.evaluate(pos, 1) == pytest.approx(-0.1)
+def test_connectx_plugs_the_line_heuristic_and_utility_in_from_each_side():
+    cfg = Config()
+    game = ConnectX(cfg)
+    pos = Position.from_moves([0, 6, 1, 6, 2])  # player 0 (X) has three on the bottom; O to move
+    x_view = line_heuristic(pos.opponent, pos.current, game.windows, 4)
+    assert x_view > 0 and game.evaluate(pos, 0) == x_view and game.evaluate(pos, 1) == -x_view
+    won = pos.played(6).played(3)  # O stacks a third stone, X completes the bottom line
+    assert game.is_terminal(won) and game.to_move(won) == 1
+    assert game.utility(won, 0) == ConnectX.WIN + cfg.cells - 7 == -game.utility(won, 1)
+    assert not game.is_terminal(pos) and game.actions(pos)[:3] == [3, 2, 4]
 
 
 def test_takes_a_win_and_blocks_a_loss():
@@ -89,7 +85,7 @@ def test_takes_a_win_and_blocks_a_loss():
 
 def test_agent_keeps_its_time_budget_on_a_large_board():
     cfg = Struct(rows=10, columns=12, inarow=5, actTimeout=2)
-    pos = random_position(random.Random(1), Config(10, 12, 5), 20)
+    pos = undecided_position(random.Random(1), Config(10, 12, 5), 20)
     deadline = Deadline(2.0)
     move = alphabeta.agent(Struct(board=pos.to_board(), mark=1 + pos.moves % 2), cfg)
     assert type(move) is int and pos.can_play(move)

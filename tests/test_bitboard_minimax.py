@@ -6,11 +6,12 @@ import pytest
 from kaggle_environments.utils import Struct
 
 from agents import bitboard_minimax
-from agents.bitboard_minimax import WIN, Negamax, search
+from agents.bitboard_minimax import WIN, search
 from agents.core import Config, Position
 from agents.core.clock import Deadline
 from agents.core.lines import windows
 from agents.search.line_heuristic import line_heuristic
+from tests.sample_positions import undecided_position
 
 
 def test_line_heuristic_generalises_the_seeds_weights():
@@ -50,21 +51,9 @@ def test_takes_a_win_and_blocks_a_loss():
     assert bitboard_minimax.choose(Position.from_string("12131"), Deadline(1.0)) == 0
 
 
-def test_avoids_a_two_threat_trap():
-    # O to move; X threatens to build .XXX. on the bottom with columns 3-5 if O lets it.
-    pos = Position.from_string("45")  # X at column 4, O at column 5 — nothing forced yet
-    assert bitboard_minimax.choose(pos, Deadline(0.5)) in range(7)
-    trap = Position.from_string("4455")  # X to move: 3 or 6 makes an open three with both ends free
-    best, _, _ = search(trap, Deadline(2.0))
-    assert set(best) <= {2, 5}
-
-
 @pytest.mark.parametrize("cfg,budget", [(Config(), 0.15), (Config(10, 12, 5), 0.15), (Config(10, 12, 5), 0.4)])
 def test_iterative_deepening_respects_the_deadline(cfg, budget):
-    rng = random.Random(2)
-    pos = Position(cfg)
-    for _ in range(10):
-        pos.play(rng.choice(pos.legal_moves()))
+    pos = undecided_position(random.Random(2), cfg, 10)
     deadline = Deadline(budget)
     best, depth, negamax = search(pos, deadline)
     elapsed = deadline.elapsed()

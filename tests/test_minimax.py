@@ -4,11 +4,11 @@ import random
 import time
 
 import numpy as np
-import pytest
 from kaggle_environments.utils import Struct
 
 from agents import minimax
 from agents.core import Config, Position
+from tests.sample_positions import undecided_position
 
 # --- The course notebook's code, transcribed as written (list board, numpy grid windows). ---------
 # Only change: np.Inf is spelled np.inf (numpy 2 removed the alias).
@@ -130,16 +130,7 @@ CONFIG = Struct(rows=6, columns=7, inarow=4)
 def sample_positions(count, seed):
     """Positions from random games, 0..24 plies deep, none already decided."""
     rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        pos = Position()
-        for _ in range(rng.randrange(0, 25)):
-            column = rng.choice(pos.legal_moves())
-            if pos.is_winning_move(column):
-                break
-            pos.play(column)
-        found.append(pos)
-    return found
+    return [undecided_position(rng, Config(), rng.randrange(0, 25)) for _ in range(count)]
 
 
 def obs_of(pos):

@@ -12,6 +12,14 @@ from agents.core.clock import Deadline
 GROWTH = 3.0
 
 
+def first_at_front(moves: list[Any], first: Any) -> list[Any]:
+    """``moves`` with ``first`` (if among them) moved to the front: the last depth's best is searched first."""
+    if first in moves:
+        moves.remove(first)
+        moves.insert(0, first)
+    return moves
+
+
 class OutOfTime(Exception):
     """Raised by a search when its deadline passes; the unfinished depth is discarded."""
 
