@@ -2,8 +2,9 @@
 
 Every two agents play a match of ``-n`` games (default 100) scheduled as ``evaluate.py`` schedules one:
 game pairs over the opening suite with seats swapped, Kaggle's time limits, isolated workers. All matches
-share one pool of workers. The ratings are Bradley–Terry on the Elo scale with 95 % bootstrap intervals
-(see ``evaluation.ratings``; the anchor is the mean rating, 0). Written to the output directory:
+share one pool of workers. The ratings are Bradley–Terry on the Elo scale with 95 % intervals from the
+Fisher information (see ``evaluation.ratings``; the anchor is the mean rating, 0). Written to the output
+directory:
 
 - ``league.md``   the rating table and the cross table (Markdown);
 - ``league.json`` the same as data (also what ``--json`` prints on stdout);
@@ -22,9 +23,10 @@ import time
 from dataclasses import replace
 from typing import Any, Sequence
 
+import numpy as np
+
 from agents.core import Config
 
-BOOTSTRAP_SAMPLES = 1000
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
 
@@ -117,10 +119,10 @@ def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, in
     progress = _progress(len(tasks), args.no_progress)
 
     def on_record(record: Any) -> None:
+        log.append(record)  # league-wide game id: match number * games per match + id within the match
         number = record.game_id // games
         record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
         records[pairs[number]].append(record)
-        log.append(record)
         if args.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
             from evaluation.replays import save_replay
 
@@ -141,16 +143,6 @@ def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, in
     return {pair: sorted(found, key=lambda r: r.game_id) for pair, found in records.items()}
 
 
-def units_of(records: Sequence[Any]) -> list[tuple[float, int]]:
-    """The bootstrap units of one match: (points of its first agent, games) per game pair (2p, 2p + 1)."""
-    from evaluation.record import score_of
-
-    by_pair: dict[int, list[float]] = {}
-    for record in records:
-        by_pair.setdefault(record.game_id // 2, []).append(score_of(record.outcome_of(0)))
-    return [(sum(scores), len(scores)) for _, scores in sorted(by_pair.items())]
-
-
 def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> dict[str, Any]:
     """Ratings, per-agent counts and the cross table as one JSON-able dict."""
     from evaluation.ratings import rate
@@ -158,8 +150,12 @@ def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> d
 
     names = league["names"]
     k = len(names)
-    units = {pair: units_of(found) for pair, found in records.items()}
-    ratings = {r.name: r for r in rate(names, units, PRIOR_DRAWS, BOOTSTRAP_SAMPLES, league["seed"])}
+    points, games = np.zeros((k, k)), np.zeros((k, k))
+    for (i, j), found in records.items():
+        scored = sum(score_of(r.outcome_of(0)) for r in found)
+        points[i, j], points[j, i] = scored, len(found) - scored
+        games[i, j] = games[j, i] = len(found)
+    ratings = {r.name: r for r in rate(names, points, games, PRIOR_DRAWS)}
     per_agent: list[dict[str, Any]] = [
         {"wins": 0, "draws": 0, "losses": 0, "invalid": 0, "errors": 0, "timeouts": 0, "points": 0.0, "times": []}
         for _ in range(k)
@@ -203,7 +199,7 @@ def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> d
         "model": "Bradley-Terry (draw = half a win), Elo scale, fitted by minorisation-maximisation",
         "anchor": "mean rating 0",
         "prior": f"{PRIOR_DRAWS:g} virtual draw between every two agents",
-        "interval": f"95 % bootstrap over game pairs within each match, {BOOTSTRAP_SAMPLES} samples",
+        "interval": "95 % from the Fisher information (games taken as independent)",
         "ratings": [rows[a] for a in order],
         "cross_table": {"agents": [names[a] for a in order],
                         "score": [[cross[a][b] for b in order] for a in order]},
@@ -256,7 +252,7 @@ def draw_chart(report: dict[str, Any], path: str) -> None:
     axes.errorbar(elo, range(len(ratings)), xerr=errors, fmt="o", color="tab:blue", ecolor="tab:gray", capsize=4)
     axes.set_yticks(range(len(ratings)), labels)
     axes.axvline(0, color="black", linewidth=0.5)
-    axes.set_xlabel("Elo (Bradley-Terry, mean 0) with 95 % bootstrap interval")
+    axes.set_xlabel("Elo (Bradley-Terry, mean 0) with 95 % interval")
     axes.set_title(f"League: {report['games']} games, {report['games_per_match']} per match")
     axes.grid(axis="x", alpha=0.3)
     figure.tight_layout()

@@ -1,4 +1,4 @@
-"""Bradley–Terry ratings for a league, on the Elo scale, with bootstrap intervals.
+"""Bradley–Terry ratings for a league, on the Elo scale, with 95 % intervals.
 
 Model: agent i has strength g_i > 0 and scores against j with expectation g_i / (g_i + g_j); a draw counts
 as half a win for each side (as in Elo). Ratings are ``400 log10 g_i``, so a 100-point gap means an
@@ -11,9 +11,12 @@ or a zero score finite; ``prior=0`` gives the plain maximum-likelihood estimate.
 
 Anchor: ratings are relative; they are shifted so that their mean is 0.
 
-Intervals: the league is resampled ``samples`` times — within every match the scheduling units (game
-pairs: one opening with seats swapped, which must stay together) are drawn with replacement — and refitted;
-the 2.5 % and 97.5 % quantiles of each agent's rating form its 95 % interval.
+Intervals: from the Fisher information of the fitted model (the observed information of the penalised
+likelihood, a weighted graph Laplacian; its pseudo-inverse is the covariance of mean-0 ratings), rating
+plus or minus 1.96 standard errors. Games are treated as independent. Game pairs (one opening played
+twice with seats swapped) in fact vary less than independent games, so the intervals err on the wide
+side; unlike a bootstrap over pairs they do not collapse to a point when every pair of a match ends
+alike, which deterministic agents often do.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ def fit(points: np.ndarray, games: np.ndarray, prior: float = 1.0, tolerance: fl
     """Elo ratings (mean 0) from ``points[i, j]`` (points i scored against j) and ``games[i, j]`` (symmetric).
 
     Leading dimensions are a batch: ``points`` of shape (..., k, k) gives ratings of shape (..., k), every
-    league fitted independently (the bootstrap fits all its resampled leagues at once). Every agent must be
-    connected to every other through games (a round robin always is).
+    league fitted independently. Every agent must be connected to every other through games (a round robin
+    always is).
     """
     points = np.asarray(points, dtype=float)
     games = np.asarray(games, dtype=float)
@@ -68,27 +71,17 @@ def fit(points: np.ndarray, games: np.ndarray, prior: float = 1.0, tolerance: fl
     return ELO_PER_NEPER * log_strength  # mean 0 by construction
 
 
-def bootstrap(units: dict[tuple[int, int], Sequence[tuple[float, int]]], k: int, prior: float = 1.0,
-              samples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper ``level`` quantiles of every rating over ``samples`` bootstrap leagues.
-
-    ``units[(i, j)]`` lists the scheduling units of the match i–j as (points of i, games) tuples.
-    """
-    rng = np.random.default_rng(seed)
-    points, games = np.zeros((samples, k, k)), np.zeros((samples, k, k))
-    for (i, j), match in units.items():
-        if not len(match):
-            continue
-        table = np.asarray(match, dtype=float)
-        drawn = table[rng.integers(0, len(table), (samples, len(table)))]  # (samples, units, 2)
-        scored, played = drawn[..., 0].sum(axis=1), drawn[..., 1].sum(axis=1)
-        points[:, i, j] += scored
-        points[:, j, i] += played - scored
-        games[:, i, j] += played
-        games[:, j, i] += played
-    fits = fit(points, games, prior)
-    tail = (1.0 - level) / 2.0
-    return np.quantile(fits, tail, axis=0), np.quantile(fits, 1.0 - tail, axis=0)
+def covariance(elo: np.ndarray, games: np.ndarray, prior: float = 1.0) -> np.ndarray:
+    """Covariance matrix (Elo squared) of mean-0 ratings ``elo`` fitted from ``games`` with ``prior``."""
+    games = np.asarray(games, dtype=float)
+    k = len(games)
+    met = (games > 0) & ~np.eye(k, dtype=bool)
+    n = games + prior * met
+    theta = np.asarray(elo, dtype=float) / ELO_PER_NEPER
+    expected = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # expected score of i against j
+    weights = n * expected * (1.0 - expected)
+    information = np.diag(weights.sum(axis=1)) - weights
+    return np.linalg.pinv(information) * ELO_PER_NEPER**2
 
 
 def _strongly_connected(scored: np.ndarray) -> bool:
@@ -109,26 +102,11 @@ def _strongly_connected(scored: np.ndarray) -> bool:
     return reach(scored) == k and reach(scored.T) == k
 
 
-def rate(names: Sequence[str], units: dict[tuple[int, int], Sequence[tuple[float, int]]], prior: float = 1.0,
-         samples: int = 1000, seed: int = 0) -> list[Rating]:
-    """Ratings with 95 % bootstrap intervals, best first."""
-    k = len(names)
-    points, games = totals(units, k)
+def rate(names: Sequence[str], points: np.ndarray, games: np.ndarray, prior: float = 1.0,
+         z: float = 1.959963984540054) -> list[Rating]:
+    """Ratings with their ``z``-sigma (default 95 %) intervals, best first."""
     elo = fit(points, games, prior)
-    low, high = bootstrap(units, k, prior, samples, seed) if samples > 0 else (elo, elo)
-    ratings = [Rating(name, float(elo[i]), float(min(low[i], elo[i])), float(max(high[i], elo[i])))
+    spread = z * np.sqrt(np.clip(np.diag(covariance(elo, games, prior)), 0.0, None))
+    ratings = [Rating(name, float(elo[i]), float(elo[i] - spread[i]), float(elo[i] + spread[i]))
                for i, name in enumerate(names)]
     return sorted(ratings, key=lambda r: -r.elo)
-
-
-def totals(units: dict[tuple[int, int], Sequence[tuple[float, int]]], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The points and games matrices of a league given as units per match."""
-    points, games = np.zeros((k, k)), np.zeros((k, k))
-    for (i, j), match in units.items():
-        scored = sum(p for p, _ in match)
-        played = sum(g for _, g in match)
-        points[i, j] += scored
-        points[j, i] += played - scored
-        games[i, j] += played
-        games[j, i] += played
-    return points, games

@@ -10,9 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from evaluation.league import units_of
-from evaluation.ratings import bootstrap, fit, rate
-from evaluation.record import GameRecord
+from evaluation.ratings import covariance, fit, rate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEFTMOST = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "leftmost.py")
@@ -60,28 +58,32 @@ def test_batch_fit_equals_separate_fits():
     assert batch[1] == pytest.approx(fit(*second), abs=1e-5)
 
 
-def test_bootstrap_intervals_contain_the_estimate_and_narrow_with_more_games():
-    def units(pairs):  # agent 0 wins 3 of every 4 pairs 2-0 and splits the 4th
-        return {(0, 1): [(2.0, 2)] * (3 * pairs) + [(1.0, 2)] * pairs}
+def test_two_agents_interval_is_the_binomial_standard_error():
+    # 50 % over n games: Var(theta_a - theta_b) = 1 / (n p (1 - p)) = 4 / n in natural units; each mean-0
+    # rating is half the difference, so its standard error is 1 / sqrt(n), i.e. 400 / ln 10 / sqrt(n) Elo.
+    for n in (16, 400):
+        p, g = league_of({(0, 1): (n / 2, n)}, 2)
+        a, b = rate(["a", "b"], p, g, prior=0)
+        half = 1.959963984540054 * 400 / math.log(10) / math.sqrt(n)
+        assert a.elo == pytest.approx(0.0, abs=1e-6)
+        assert (a.high - a.low) / 2 == pytest.approx(half, rel=1e-6)
 
-    small = rate(["a", "b"], units(5), samples=500, seed=1)
-    large = rate(["a", "b"], units(50), samples=500, seed=1)
-    assert [r.name for r in small] == ["a", "b"]
+
+def test_intervals_contain_the_estimate_narrow_with_games_and_never_collapse():
+    small = rate(["a", "b", "c"], *league_of({(0, 1): (5, 10), (0, 2): (10, 10), (1, 2): (10, 10)}, 3))
+    large = rate(["a", "b", "c"], *league_of({(0, 1): (50, 100), (0, 2): (100, 100), (1, 2): (100, 100)}, 3))
+    assert [r.name for r in small][-1] == "c"
     for r in small + large:
-        assert r.low <= r.elo <= r.high
-    assert (large[0].high - large[0].low) < (small[0].high - small[0].low)
-    low, high = bootstrap(units(5), 2, samples=200, seed=7)
-    assert np.array_equal(low, bootstrap(units(5), 2, samples=200, seed=7)[0])  # seeded: reproducible
+        assert r.low < r.elo < r.high  # every match ended alike, still a real interval
+    width = {r.name: r.high - r.low for r in small}
+    assert all(r.high - r.low < width[r.name] for r in large)
 
 
-def test_units_keep_game_pairs_together():
-    def record(game_id, outcomes, swapped):
-        return GameRecord(game_id, ["a", "b"], [], [], ["DONE", "DONE"], outcomes, [[], []], {}, 0, swapped)
-
-    records = [record(0, ["win", "loss"], False), record(1, ["win", "loss"], True),
-               record(2, ["draw", "draw"], False), record(3, ["loss", "win"], True)]
-    # game 1 is swapped: agent 0 of the match sat second and lost; game 3: it sat second and won.
-    assert units_of(records) == [(1.0, 2), (1.5, 2)]
+def test_covariance_is_that_of_mean_zero_ratings():
+    p, g = league_of({(0, 1): (7, 10), (0, 2): (3, 10), (1, 2): (6, 10)}, 3)
+    cov = covariance(fit(p, g), g)
+    assert cov.sum(axis=1) == pytest.approx([0, 0, 0], abs=1e-6)  # the sum of the ratings is fixed at 0
+    assert np.all(np.linalg.eigvalsh(cov) > -1e-9)
 
 
 def test_tiny_real_league(tmp_path):
