@@ -6,9 +6,10 @@
 Both players share one weight vector; each has its own eligibility trace over its own afterstates
 (the positions right after its moves). Moves are ε-greedy: with probability ε a uniformly random
 legal move, else the agent's own choice (tactical filter, then highest value). Every ``--eval-every``
-episodes the current weights play ``--eval-games`` games against a uniformly random player (half in
-each seat, same evaluation seed every time) on the project's own game core, once as the full agent
-and once on learned values alone; those win rates make the learning curve.
+episodes the current weights play ``--eval-games`` games (half in each seat, same evaluation seed
+every time) on the project's own game core: against a uniformly random player as the full agent and
+on learned values alone, and against the project's ``greedy`` agent from random 4-ply openings (random
+is beaten almost from the start; greedy shows what the values add). Those win rates make the curve.
 Same seed, same arguments -> the same weights, bit for bit.
 """
 
@@ -36,6 +37,7 @@ class TrainingSettings:
     episodes: int
     seed: int = 1
     alpha: float = 0.01
+    alpha_end: float | None = None  # step size decays linearly from alpha to alpha_end (None: constant)
     lam: float = 0.7
     gamma: float = 1.0
     epsilon: float = 0.1
@@ -51,7 +53,7 @@ class CurvePoint:
     episodes: int
     win_rate: float  # the full agent (tactics + values) against random
     value_only_win_rate: float  # greedy on learned values alone against random
-    vs_greedy: float  # the full agent against the project's greedy agent (win, block, centre)
+    vs_greedy: float  # the full agent against the project's greedy agent, from random 4-ply openings
 
 
 def self_play_episode(
@@ -89,6 +91,7 @@ def random_move(position: Position, rng: random.Random) -> int:
 
 
 Opponent = Callable[[Position, random.Random], int]
+GREEDY_OPENING = 4  # random plies before a game against greedy starts
 
 
 def win_rate(
@@ -98,15 +101,22 @@ def win_rate(
     seed: int,
     tactics: bool = True,
     opponent: Opponent = random_move,
+    opening_plies: int = 0,
 ) -> float:
-    """Share of ``games`` won against ``opponent`` (uniformly random by default), alternating seats."""
+    """Share of ``games`` won against ``opponent`` (uniformly random by default), alternating seats.
+
+    The first ``opening_plies`` moves of every game are random, so that two deterministic players
+    do not repeat one game.
+    """
     rng = random.Random(seed)
     wins = 0
     for game in range(games):
         agent_seat = game % 2
         position = Position(features.config)
         while True:
-            if position.moves % 2 == agent_seat:
+            if position.moves < opening_plies:
+                column = random_move(position, rng)
+            elif position.moves % 2 == agent_seat:
                 column = choose(position, weights, features, tactics)
             else:
                 column = opponent(position, rng)
@@ -132,7 +142,7 @@ def train(settings: TrainingSettings, progress: bool = False) -> tuple[np.ndarra
             done,
             win_rate(weights, features, settings.eval_games, settings.eval_seed, True),
             win_rate(weights, features, settings.eval_games, settings.eval_seed, False),
-            win_rate(weights, features, settings.eval_games, settings.eval_seed, True, greedy.choose),
+            win_rate(weights, features, settings.eval_games, settings.eval_seed, True, greedy.choose, GREEDY_OPENING),
         )
 
     curve = [measure(0)] if settings.eval_every else []
@@ -141,7 +151,12 @@ def train(settings: TrainingSettings, progress: bool = False) -> tuple[np.ndarra
         from tqdm import tqdm
 
         bar = tqdm(total=settings.episodes, unit="episode", file=sys.stderr)
+    alpha_end = settings.alpha if settings.alpha_end is None else settings.alpha_end
     for episode in range(1, settings.episodes + 1):
+        # A decaying step size lets late, noisy self-play games refine the weights, not throw them around.
+        progress_fraction = (episode - 1) / max(1, settings.episodes - 1)
+        for learner in learners:
+            learner.alpha = settings.alpha + (alpha_end - settings.alpha) * progress_fraction
         self_play_episode(learners, features, settings, rng)
         if bar is not None:
             bar.update(1)
@@ -166,7 +181,7 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, path: str) -
     episodes = [p.episodes for p in curve]
     ax.plot(episodes, [p.win_rate for p in curve], marker=".", label="agent (tactics + learned values)")
     ax.plot(episodes, [p.value_only_win_rate for p in curve], marker=".", label="learned values alone")
-    ax.plot(episodes, [p.vs_greedy for p in curve], marker=".", label="agent vs greedy (win/block/centre)")
+    ax.plot(episodes, [p.vs_greedy for p in curve], marker=".", label="agent vs greedy (random 4-ply openings)")
     cfg = settings.config
     ax.set_title(
         f"TD(λ) self-play, {cfg.rows}x{cfg.columns} inarow {cfg.inarow}: win rate "
@@ -196,6 +211,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--episodes", type=int, required=True, help="self-play games to train on")
     parser.add_argument("--seed", type=int, default=1, help="training seed (same seed, same weights)")
     parser.add_argument("--alpha", type=float, default=0.01, help="step size α")
+    parser.add_argument("--alpha-end", type=float, default=None, help="final step size (linear decay; default: constant α)")
     parser.add_argument("--lambda", dest="lam", type=float, default=0.7, help="trace decay λ")
     parser.add_argument("--gamma", type=float, default=1.0, help="discount γ")
     parser.add_argument("--epsilon", type=float, default=0.1, help="exploration rate ε")
@@ -216,8 +232,8 @@ def check(args: argparse.Namespace) -> str | None:
     """The first problem with the arguments, as one line, or None."""
     if args.episodes < 1:
         return "--episodes must be at least 1"
-    if not (args.alpha > 0):
-        return "--alpha must be positive"
+    if not (args.alpha > 0) or (args.alpha_end is not None and not args.alpha_end > 0):
+        return "--alpha and --alpha-end must be positive"
     if not (0 <= args.lam <= 1 and 0 <= args.gamma <= 1 and 0 <= args.epsilon <= 1):
         return "--lambda, --gamma and --epsilon must lie in [0, 1]"
     if args.eval_every < 0 or args.eval_games < 1:
@@ -247,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = args.out or os.path.join("agents", "data", "td_lambda_6x7.json")
     settings = TrainingSettings(
-        episodes=args.episodes, seed=args.seed, alpha=args.alpha, lam=args.lam, gamma=args.gamma,
-        epsilon=args.epsilon, tactics=not args.no_tactics, eval_every=args.eval_every,
+        episodes=args.episodes, seed=args.seed, alpha=args.alpha, alpha_end=args.alpha_end, lam=args.lam,
+        gamma=args.gamma, epsilon=args.epsilon, tactics=not args.no_tactics, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_seed=args.eval_seed, config=config,
     )
     started = time.perf_counter()
@@ -256,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     training = {
         "episodes": settings.episodes, "seed": settings.seed, "alpha": settings.alpha,
+        "alpha_end": settings.alpha_end,
         "lambda": settings.lam, "gamma": settings.gamma, "epsilon": settings.epsilon,
         "tactics": settings.tactics,
         "curve_columns": ["episodes", "vs_random", "vs_random_values_alone", "vs_greedy"],
