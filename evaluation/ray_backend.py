@@ -1,9 +1,9 @@
 """``--backend ray``: the same games on a Ray cluster, for suites that outgrow one machine.
 
-Each game is one Ray task. Inside the task the game runs exactly as on the default backend: in an
-isolated worker process forked by ``evaluation.pool`` with Kaggle's per-move hard deadline, so a hung or
-crashing agent forfeits its own game and leaves the Ray worker healthy. Ray only adds the scheduling
-across cores and machines.
+Games are sent to Ray in small batches (one Ray task each). Inside a task the games run exactly as on the
+default backend: in an isolated worker process forked by ``evaluation.pool`` with Kaggle's per-move hard
+deadline, so a hung or crashing agent forfeits its own game and leaves the Ray worker healthy. Ray only
+adds the scheduling across cores and machines.
 
 Connection: when Ray is already initialised in this process it is used as is; otherwise ``ray.init``
 joins the cluster named by ``RAY_ADDRESS`` (e.g. ``ray://head:10001`` or ``auto``), or starts a private
@@ -24,6 +24,7 @@ from evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS, forfeit
 from evaluation.record import GameRecord, GameTask
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_GAMES_PER_TASK = 8
 
 try:
     import ray
@@ -33,13 +34,28 @@ except ImportError as error:  # raised as the module's own ImportError so `--bac
     ) from error
 
 
-def play_isolated(task: GameTask, memory_mb: int, grace: float) -> GameRecord:
-    """One game in a fresh isolated worker process with hard deadlines (the default backend, for one game)."""
+def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float) -> list[GameRecord]:
+    """A few games, one after another, in an isolated worker process with hard deadlines (the default
+    backend with one worker); a killed game's worker is replaced as usual."""
     from evaluation.pool import run_games as run_in_processes
 
+    _warm_up(tasks)
     records: list[GameRecord] = []
-    run_in_processes([task], workers=1, on_record=records.append, memory_mb=memory_mb, grace=grace)
-    return records[0]
+    run_in_processes(tasks, workers=1, on_record=records.append, memory_mb=memory_mb, grace=grace)
+    return records
+
+
+def _warm_up(tasks: list[GameTask]) -> None:
+    """Import the referee and the agents' modules in this long-lived Ray worker before forking the game's
+    process, as the default backend's parent has them imported: otherwise every game's first move would pay
+    for the imports (about a second) and be timed with them."""
+    import importlib
+
+    import kaggle_environments  # noqa: F401
+
+    for spec in {spec for task in tasks for spec in task.seats}:
+        if spec.kind == "module":
+            importlib.import_module(spec.target)
 
 
 def run_games(
@@ -64,21 +80,25 @@ def run_games(
     try:
         play = ray.remote(num_cpus=1, max_retries=0)(play_isolated)
         capacity = max(1, workers or int(ray.cluster_resources().get("CPU", 1)))
-        running: dict[Any, GameTask] = {}
+        # Several games per Ray task amortise the task's cost (a fork of a large Ray worker); small enough
+        # that every CPU gets about four tasks and a stop (SPRT) wastes little.
+        chunk = max(1, min(MAX_GAMES_PER_TASK, len(pending) // (4 * capacity)))
+        running: dict[Any, list[GameTask]] = {}
         stopping = False
         while running or (pending and not stopping):
             while pending and not stopping and len(running) < capacity:
-                task = pending.pop()
-                running[play.remote(task, memory_mb, grace)] = task
+                batch = [pending.pop() for _ in range(min(chunk, len(pending)))]
+                running[play.remote(batch, memory_mb, grace)] = batch
             finished, _ = ray.wait(list(running), num_returns=1)
             for reference in finished:
-                task = running.pop(reference)
+                batch = running.pop(reference)
                 try:
-                    record = ray.get(reference)
+                    records = ray.get(reference)
                 except ray.exceptions.RayError as error:  # the Ray worker itself died: nobody's move to blame
-                    record = forfeit(task, 0, "error", f"ray task failed: {type(error).__name__}")
-                if on_record(record):
-                    stopping = True
+                    records = [forfeit(task, 0, "error", f"ray task failed: {type(error).__name__}") for task in batch]
+                for record in records:
+                    if on_record(record):
+                        stopping = True
     finally:
         if started_here:
             ray.shutdown()
