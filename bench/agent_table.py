@@ -11,13 +11,16 @@ rules, the opening suite played in pairs with seats swapped). One row per (agent
 draw and loss percentages (an invalid move, error or timeout is a loss and is also counted in its own
 column) and the agent's median and maximum seconds per move as Kaggle's runner measured them.
 The Markdown table goes to stdout and to ``--out``. Each finished match is appended to a JSON Lines
-file next to it, which ``--resume`` reuses (same agent, opponent, games, configuration and seed) —
-delete that file after changing an agent.
+file next to it, which ``--resume`` reuses when the agent, opponent, games, configuration, seed and
+the agent's sources (its module, the project modules it imports and the data files it loads) are
+unchanged: after editing one agent, ``--resume`` replays only that agent's rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import hashlib
 import importlib
 import json
 import os
@@ -51,6 +54,43 @@ def discover_agents() -> list[str]:
         if callable(getattr(module, "agent", None)):
             names.append(name)
     return names
+
+
+def agent_sources(name: str) -> list[str]:
+    """Files the agent's behaviour depends on: its module, every ``agents`` module it imports
+    (transitively, as the submission builder inlines them) and every ``load_resource`` data file."""
+    seen: dict[str, None] = {}
+    todo = [f"agents.{name}"]
+    while todo:
+        dotted = todo.pop()
+        base = os.path.join(ROOT, *dotted.split("."))
+        path = base + ".py" if os.path.exists(base + ".py") else os.path.join(base, "__init__.py")
+        if path in seen or not os.path.exists(path):
+            continue
+        seen[path] = None
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names if alias.name.split(".")[0] == "agents"]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module.split(".")[0] == "agents":
+                    todo.append(node.module)
+                    todo += [f"{node.module}.{alias.name}" for alias in node.names]
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "load_resource"
+                  and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                seen[os.path.join(AGENTS_DIR, "data", node.args[0].value)] = None
+    return sorted(seen)
+
+
+def sources_digest(name: str) -> str:
+    digest = hashlib.sha256()
+    for path in agent_sources(name):
+        digest.update(path.encode())
+        if os.path.exists(path):
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()[:16]
 
 
 def match_row(agent: str, opponent: str, records: Sequence[GameRecord]) -> dict[str, Any]:
@@ -111,7 +151,8 @@ def load_done(path: str) -> dict[str, dict[str, Any]]:
 
 
 def match_key(agent: str, opponent: str, games: int, config: Config, seed: int) -> str:
-    return f"{agent}|{opponent}|{games}|{config.rows}x{config.columns}x{config.inarow}|{seed}"
+    shape = f"{config.rows}x{config.columns}x{config.inarow}"
+    return f"{agent}|{opponent}|{games}|{shape}|{seed}|{sources_digest(agent)}"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
