@@ -22,6 +22,7 @@ import re
 import signal
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from agents.core import Config
@@ -112,89 +113,103 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = real_stdout
 
 
-def run(args: argparse.Namespace, out: Any) -> int:
+@dataclass
+class Plan:
+    """Everything a run needs, from the command line or from the header of the run being resumed."""
+
+    names: list[str]
+    specs: tuple[Any, Any]
+    config: Config
+    tasks: list[Any]
+    sprt: list[float] | None
+    alpha: float
+    beta: float
+    log: Any
+    done: list[Any] = field(default_factory=list)
+
+
+def plan_run(args: argparse.Namespace) -> Plan:
+    """Check every input before anything is written; raises Usage with one line on bad input."""
     from evaluation.agents import AgentSpecError, resolve_agent
-    from evaluation.match import BackendUnavailable, backend_runner, run_match, schedule
+    from evaluation.match import BackendUnavailable, backend_runner, schedule
     from evaluation.openings import OpeningError, load_suite
     from evaluation.results import ResultsError, ResultsLog
 
     try:
+        log, done, run = None, [], vars(args)
         if args.resume:
-            log, header, done = ResultsLog.resume(args.resume)
-            if args.agents and list(args.agents) != header["agents"]:
-                raise Usage(f"--resume {args.resume} is a run of {header['agents']}, not {args.agents}")
-            run_args = header
+            log, run, done = ResultsLog.resume(args.resume)
+            if args.agents and list(args.agents) != run["agents"]:
+                raise Usage(f"--resume {args.resume} is a run of {run['agents']}, not {args.agents}")
+            config = Config(**run["config"])
+            suite = [[int(c) for c in line] for line in run["suite"]]
         else:
             if len(args.agents) != 2:
                 raise Usage(f"give two agents (A B), got {len(args.agents)}")
-            run_args, done, log = None, [], None
-        names = list(run_args["agents"] if run_args else args.agents)
-        spec_a, spec_b = (resolve_agent(name) for name in names)
-        config = Config(**run_args["config"]) if run_args else Config(args.rows, args.columns, args.inarow)
-        games = run_args["games"] if run_args else args.games
-        seed = run_args["seed"] if run_args else args.seed
-        act_timeout = run_args["act_timeout"] if run_args else args.act_timeout
-        overage = run_args["overage"] if run_args else args.overage
-        sprt = run_args.get("sprt") if run_args else args.sprt
-        alpha, beta = (run_args["alpha"], run_args["beta"]) if run_args else (args.alpha, args.beta)
-        if run_args:
-            suite = [[int(c) for c in line] for line in run_args["suite"]]
-        else:
-            suite = load_suite(args.openings, config, seed, count=max(64, (games + 1) // 2))
+            config = Config(args.rows, args.columns, args.inarow)
+            suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
+        names = list(run["agents"])
+        specs = tuple(resolve_agent(name) for name in names)
+        sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
         if sprt and not sprt[0] < sprt[1]:
             raise Usage(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
-        replays = optional_module("replays", "--replays") if args.replays else None
+        if args.replays:
+            optional_module("replays", "--replays")
         backend_runner(args.backend)
-        tasks = schedule(spec_a, spec_b, games, config, suite, act_timeout, overage, seed)
+        tasks = schedule(*specs, run["games"], config, suite, run["act_timeout"], run["overage"], run["seed"])
         if log is None:
             header = {
-                "agents": names, "games": games, "config": config.as_dict(), "seed": seed,
-                "act_timeout": act_timeout, "overage": overage, "openings": args.openings,
+                "agents": names, "games": args.games, "config": config.as_dict(), "seed": args.seed,
+                "act_timeout": args.act_timeout, "overage": args.overage, "openings": args.openings,
                 "sprt": sprt, "alpha": alpha, "beta": beta, "suite": suite,
             }
             log = ResultsLog.create(args.results or default_results_path(names), header)
-    except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError) as error:
+    except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError, KeyError) as error:
         raise Usage(str(error)) from None
+    return Plan(names, specs, config, tasks, sprt, alpha, beta, log, done)
 
-    progress = make_progress(len(tasks), len(done), args.no_progress)
-    stop = sprt_stop(sprt, alpha, beta) if sprt else None
+
+def run(args: argparse.Namespace, out: Any) -> int:
+    from evaluation.match import run_match
+    from evaluation.summary import summarize, table
+
+    plan = plan_run(args)
+    replays = optional_module("replays", "--replays") if args.replays else None
+    progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
+    played = list(plan.done)
 
     def on_game(record):
-        log.append(record)
+        plan.log.append(record)
         if replays is not None and record.outcome_of(0) not in ("win", "draw"):
             replays.save_replay(record, args.replays)
+        played.append(record)
         if progress is not None:
-            played.append(record)
             progress.set_postfix_str(running_score(played), refresh=False)
             progress.update(1)
 
-    played = list(done)
-    signal.signal(signal.SIGTERM, _terminate)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         records = run_match(
-            spec_a, spec_b, tasks, workers=args.workers, on_game=on_game, done=done, stop=stop,
+            *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
+            stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
             backend=args.backend, memory_mb=args.memory_mb,
         )
     except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: python evaluate.py --resume {log.path}", file=sys.stderr)
+        print(f"\ninterrupted; continue with: python evaluate.py --resume {plan.log.path}", file=sys.stderr)
         return 130
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if progress is not None:
             progress.close()
-        log.close()
+        plan.log.close()
 
-    from evaluation.summary import summarize, table
-
-    summary = summarize(records, names, config.as_dict())
-    summary["results"] = log.path
-    if sprt:
-        summary["sprt"] = sprt_summary(records, sprt, alpha, beta)
-    if args.json:
-        out.write(json.dumps(summary) + "\n")
-    else:
-        out.write(table(summary) + f"\nresults: {log.path}\n")
+    summary = summarize(records, plan.names, plan.config.as_dict())
+    summary["results"] = plan.log.path
+    if plan.sprt:
+        summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
+    out.write(json.dumps(summary) + "\n" if args.json else table(summary) + f"\nresults: {plan.log.path}\n")
     out.flush()
     return 0
 
