@@ -1,4 +1,4 @@
-"""A round-robin league: ``evaluate.py --league A B C ... [-n GAMES_PER_MATCH] [--out DIR]``.
+"""A round-robin league: ``evaluate.py --league A B C ... [-n GAMES_PER_MATCH] [--results DIR]``.
 
 Every two agents play a match of ``-n`` games (default 100) scheduled as ``evaluate.py`` schedules one:
 game pairs over the opening suite with seats swapped, Kaggle's time limits, isolated workers. All matches
@@ -10,6 +10,8 @@ directory:
 - ``league.json`` the same as data (also what ``--json`` prints on stdout);
 - ``league.png``  the ratings with their intervals (matplotlib);
 - ``games.jsonl`` every game as it ends (a results file as ``evaluate.py`` writes them).
+
+The directory is ``--results DIR`` or, by default, ``results/league-<UTC time>-<pid>``.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ def prepare(args: argparse.Namespace) -> dict[str, Any]:
         backend_runner(args.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
         raise LeagueUsage(str(error)) from None
-    directory = getattr(args, "out", None) or default_directory()
+    # ``--results DIR`` names the league's results directory (a single match's --results is one file)
+    directory = getattr(args, "out", None) or args.results or default_directory()
     if os.path.exists(os.path.join(directory, "league.json")):
         raise LeagueUsage(f"{directory} already holds a league (league.json); choose another directory")
     try:

@@ -100,7 +100,7 @@ def test_tiny_real_league(tmp_path):
     assert sum(r["games"] for r in ratings) == 24
     assert all(r["elo_ci"][0] <= r["elo"] <= r["elo_ci"][1] for r in ratings)
     assert sum(r["elo"] for r in ratings) == pytest.approx(0.0, abs=0.5)  # the anchor: mean 0
-    (directory,) = glob.glob(str(tmp_path / "results" / "league-*"))
+    (directory,) = glob.glob(str(tmp_path / "results" / "league-*"))  # the default directory
     assert sorted(os.listdir(directory)) == ["games.jsonl", "league.json", "league.md", "league.png"]
     with open(os.path.join(directory, "league.png"), "rb") as png:
         assert png.read(8) == b"\x89PNG\r\n\x1a\n"
@@ -108,7 +108,23 @@ def test_tiny_real_league(tmp_path):
     assert "| 1 | greedy" in markdown and "Score of the row agent" in markdown
     assert json.load(open(os.path.join(directory, "league.json")))["ratings"] == ratings
     games = [json.loads(line) for line in open(os.path.join(directory, "games.jsonl"))]
-    assert len(games) == 1 + 12
+    assert len(games) == 1 + 12 and len({g["game_id"] for g in games[1:]}) == 12
+
+
+def test_league_results_directory_is_chosen_with_results(tmp_path):
+    chosen = tmp_path / "my-league"
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--league", "random", LEFTMOST, "-n", "2",
+         "--results", str(chosen)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(os.listdir(chosen)) == ["games.jsonl", "league.json", "league.md", "league.png"]
+    assert f"saved {chosen / 'league.md'}" in done.stdout
+    again = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--league", "random", LEFTMOST, "-n", "2",
+         "--results", str(chosen)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert again.returncode == 2 and "already holds a league" in again.stderr
 
 
 @pytest.mark.parametrize("arguments, message", [
