@@ -76,13 +76,16 @@ def run_match(
     stop: Callable[[list[GameRecord]], bool] | None = None,
     backend: str = "process",
     memory_mb: int | None = None,
+    keep_steps: bool = False,
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
     ``games`` is a number of games (scheduled over ``openings``: None = the default suite, a ply depth or
     a file; see ``evaluation.openings``) or an explicit task list. Games whose ids appear in ``done`` are
     not played again. ``on_game`` sees each new record as soon as it ends; ``stop(records)`` returning
-    True (e.g. an SPRT that has decided) stops scheduling further games.
+    True (e.g. an SPRT that has decided) stops scheduling further games. Kaggle's ``steps`` (what a
+    replay needs) are dropped from a record once ``on_game`` has seen it, unless ``keep_steps``: a long
+    match would otherwise hold every board of every game in memory.
     """
     config = config or Config()
     if isinstance(games, int):
@@ -98,6 +101,8 @@ def run_match(
         records[record.game_id] = record
         if on_game is not None:
             on_game(record)
+        if not keep_steps:
+            record.steps = []
         return bool(stop and stop(sorted(records.values(), key=lambda r: r.game_id)))
 
     todo = [task for task in tasks if task.game_id not in records]
