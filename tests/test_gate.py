@@ -28,11 +28,14 @@ def fixture(name: str) -> str:
     return os.path.join(FIXTURES, name)
 
 
-def test_fails_a_candidate_returning_a_numpy_integer():
-    code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy")
+def test_fails_a_candidate_returning_a_numpy_integer(tmp_path):
+    replays = tmp_path / "replays"
+    code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays))
     assert code == 1 and report["verdict"] == "FAIL"
     assert any("invalid move" in reason for reason in report["reasons"])
     assert [c["passed"] for c in report["checks"]] == [True, False, None, None, None]
+    assert sorted(os.listdir(replays / "smoke")) == [
+        "game-000000-numpy_int-vs-random-invalid.html", "game-000001-numpy_int-vs-random-invalid.html"]
 
 
 def test_fails_a_candidate_that_takes_3_s_per_move_at_the_first_move():
