@@ -145,3 +145,27 @@ def test_analysis_past_its_deadline_proves_nothing_false():
     assert not analysis.finished
     assert analysis.best is None or analysis.low <= analysis.high
     assert set(analysis.plausible()) <= set(range(7))
+
+
+@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(5, 5, 3), Config(10, 12, 5), Config(4, 4, 2)])
+def test_window_counts_match_the_core_windows(config, monkeypatch):
+    from agents.core.lines import windows
+    from agents.solving import heuristic
+
+    monkeypatch.setattr(heuristic, "THREAT", 0)
+    monkeypatch.setattr(heuristic, "PARITY_THREAT", 0)
+    g = geometry(config)
+    evaluate = heuristic.evaluation(g, winning_cells_function(g))
+    weights = [0] + [4 ** j for j in range(config.inarow - 1)]
+
+    def counted(own: int, other: int) -> int:
+        return sum(weights[(w & own).bit_count()] for w in windows(config)
+                   if not w & other and 0 < (w & own).bit_count() < config.inarow)
+
+    rng = random.Random(4)
+    for _ in range(60):
+        position = random_position(config, rng.randrange(config.cells), rng)
+        if position is None:
+            continue
+        me, them = position.current, position.opponent
+        assert evaluate(me, position.mask, position.moves) == counted(me, them) - counted(them, me)

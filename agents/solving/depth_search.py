@@ -5,6 +5,9 @@ horizon the position is scored by :mod:`heuristic`. Wins and losses found inside
 scored ``WIN - n`` (``n`` = stones on the board when the game ends), far above any evaluation, so
 a proven result always beats a hopeful one, and a sooner win beats a later one.
 
+A transposition table keeps each position's value bound and best move: bounds cut the search when
+they were found at least as deep, best moves are tried first. Moves after the first are searched
+with a null window (principal variation search) and re-searched only if they turn out better.
 Each iteration searches one ply deeper, best root move of the previous iteration first; when the
 deadline passes the move of the deepest completed iteration is played.
 """
@@ -21,6 +24,7 @@ from agents.solving.negamax import SearchTimeout
 from agents.solving.threats import winning_cells_function
 
 WIN = 1 << 40
+EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is
 CLOCK_EVERY = 63
 
 
@@ -33,7 +37,8 @@ class DepthSearch:
         self.winning_cells = winning_cells_function(g)
         self.ordered = move_orderer(g, self.winning_cells)
         self.evaluate = evaluation(g, self.winning_cells)
-        self.best_replies: dict[int, int] = {}  # position key -> move bit that was best last time
+        # position key -> (depth searched, kind of bound, value, best move bit)
+        self.table: dict[int, tuple[int, int, int, int]] = {}
         self.table_capacity = table_capacity
         self.nodes = 0
         self.deadline = float("inf")
@@ -44,7 +49,7 @@ class DepthSearch:
         g, search = self.geometry, self
         bottom, board, cells = g.bottom, g.board, self.cells
         winning_cells, ordered, evaluate = self.winning_cells, self.ordered, self.evaluate
-        best_replies = self.best_replies
+        table = self.table
         clock = time.perf_counter
 
         def negamax(current: int, mask: int, moves: int, depth: int, alpha: int, beta: int) -> int:
@@ -67,22 +72,40 @@ class DepthSearch:
             if depth <= 0:
                 return evaluate(current, mask, moves)
             key = current + mask
+            entry = table.get(key)
             moves_list = ordered(current, mask, candidates)
-            remembered = best_replies.get(key)
-            if remembered is not None and remembered & candidates and moves_list[0] != remembered:
-                moves_list.remove(remembered)
-                moves_list.insert(0, remembered)
+            if entry is not None:
+                stored_depth, kind, value, remembered = entry
+                if stored_depth >= depth:
+                    if kind == EXACT:
+                        return value
+                    if kind == LOWER:
+                        if value >= beta:
+                            return value
+                    elif value <= alpha:
+                        return value
+                if remembered & candidates and moves_list[0] != remembered:
+                    moves_list.remove(remembered)
+                    moves_list.insert(0, remembered)
+            original_alpha = alpha
             best, best_move = -WIN - 1, moves_list[0]
             child_current = current ^ mask
+            child_moves, child_depth = moves + 1, depth - 1
             for move in moves_list:
-                score = -negamax(child_current, mask | move, moves + 1, depth - 1, -beta, -alpha)
+                if best == -WIN - 1:
+                    score = -negamax(child_current, mask | move, child_moves, child_depth, -beta, -alpha)
+                else:  # principal variation search: prove the move no better, re-search if it is
+                    score = -negamax(child_current, mask | move, child_moves, child_depth, -alpha - 1, -alpha)
+                    if alpha < score < beta:
+                        score = -negamax(child_current, mask | move, child_moves, child_depth, -beta, -score)
                 if score > best:
                     best, best_move = score, move
                     if score > alpha:
                         alpha = score
                         if alpha >= beta:
                             break
-            best_replies[key] = best_move
+            kind = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
+            table[key] = (depth, kind, best, best_move)
             return best
 
         return negamax
@@ -93,8 +116,8 @@ class DepthSearch:
         Always returns a move: the first column if not even depth 1 completes before ``deadline``.
         """
         self.deadline = deadline
-        if len(self.best_replies) > self.table_capacity:
-            self.best_replies.clear()
+        if len(self.table) > self.table_capacity:
+            self.table.clear()
         current, mask, moves = position.current, position.mask, position.moves
         child_current = current ^ mask
         order = list(columns)

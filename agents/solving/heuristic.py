@@ -33,6 +33,8 @@ def evaluation(geometry: Geometry, winning_cells: WinningCells) -> Evaluation:
     second_rows = board & ~first_rows
 
     def windows(own: int, free: int) -> int:
+        if k == 4:
+            return four_windows(own, free)
         total = 0
         for offsets in shifts:
             open_starts = free
@@ -48,6 +50,23 @@ def evaluation(geometry: Geometry, winning_cells: WinningCells) -> Evaluation:
                     at_least[j] |= at_least[j - 1] & stones
             for j in range(1, k):
                 total += (weights[j] - weights[j - 1]) * at_least[j].bit_count()
+        return total
+
+    steps = [(d, 2 * d, 3 * d) for d in geometry.directions]
+    w1, w2, w3 = (weights[j] - weights[j - 1] for j in (1, 2, 3)) if k == 4 else (0, 0, 0)
+
+    def four_windows(own: int, free: int) -> int:
+        """The same count unrolled for four in a row: at least 1, 2, 3 own stones by boolean algebra."""
+        total = 0
+        for s1, s2, s3 in steps:
+            open_starts = free & (free >> s1) & (free >> s2) & (free >> s3)
+            if not open_starts:
+                continue
+            a, b, c, e = own & open_starts, (own >> s1) & open_starts, (own >> s2) & open_starts, (own >> s3) & open_starts
+            ab_any, ab_both, ce_any, ce_both = a | b, a & b, c | e, c & e
+            total += (w1 * (ab_any | ce_any).bit_count()
+                      + w2 * (ab_both | ce_both | (ab_any & ce_any)).bit_count()
+                      + w3 * ((ab_both & ce_any) | (ce_both & ab_any)).bit_count())
         return total
 
     def evaluate(current: int, mask: int, moves: int) -> int:

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""The built solver submission in full games on Kaggle's referee: move times and every move checked.
+
+    nice -n 10 python bench/solver_games.py [--submission PATH] [--games 4] [--seed 0]
+                                            [--opponents negamax perfect perfect30 random]
+
+Without ``--submission`` the solver is built first (``build_submission.py solver``). The file is
+loaded the way Kaggle loads it (``kaggle_environments.agent.build_agent``: exec, last callable)
+once per game, and plays ``--games`` games per opponent in each seat on ``kaggle_environments``'
+ConnectX referee with Kaggle's time rules:
+
+- ``negamax``, ``random``: Kaggle's built-ins; games start from openings of the project's suite
+  (``evaluation/openings_6x7.txt``, 4 plies) so that deterministic agents do not repeat one game;
+- ``perfect``: bitbully (C++, dev-only) playing a best move, ties broken at random;
+- ``perfect30``: the same, but 30 % of its moves are random;
+against the bitbully-driven opponents the solver plays from the empty board as first player, and
+as second player after a random first move in half of its games.
+
+Every solver move is scored by bitbully: does it keep the position's best outcome class (win /
+draw / loss), does it have the exact best score? Prints per-opponent results, the share of moves
+checked, and the move-time distribution (median, p99, max) measured around each call, plus the
+submission's size and load time. Asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import bitbully  # noqa: E402  (dev-only oracle)
+from kaggle_environments import make  # noqa: E402
+from kaggle_environments.agent import build_agent, get_last_callable  # noqa: E402
+
+from evaluation.openings import SUITE_6X7, read_suite  # noqa: E402
+from agents.core import Config  # noqa: E402
+
+OPPONENTS = ("negamax", "perfect", "perfect30", "random")
+
+
+def board_moves(board: list[int], previous: list[int], columns: int = 7) -> list[int]:
+    """The move list of ``board``, given the moves up to the previous call (one or two moves ago)."""
+    heights = [0] * columns
+    for c in previous:
+        heights[c] += 1
+    counts = [sum(1 for r in range(len(board) // columns) if board[r * columns + c]) for c in range(columns)]
+    added = [c for c in range(columns) for _ in range(counts[c] - heights[c])]
+    if len(added) > 1:
+        raise RuntimeError("lost track of the game")
+    return previous + added
+
+
+class Oracle:
+    def __init__(self) -> None:
+        self.solver = bitbully.BitBully()  # with its 12-ply book: fast
+
+    def scores(self, moves: list[int]) -> dict[int, int]:
+        return self.solver.score_all_moves(bitbully.Board.from_moves(moves))
+
+
+class Tracker:
+    """Follows the game's moves from the boards each agent sees; checks and times the solver's moves."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self.oracle, self.moves = oracle, []
+        self.times: list[float] = []
+        self.checked = self.kept_outcome = self.exact = 0
+        self.mistakes: list[str] = []
+
+    def sync(self, board: list[int]) -> None:
+        self.moves = board_moves(board, self.moves)
+
+    def record(self, move: int) -> None:
+        self.moves = self.moves + [move]
+
+
+def sign(value: int) -> int:
+    return (value > 0) - (value < 0)
+
+
+def solver_seat(path: str, tracker: Tracker, opening: list[int]) -> Callable[[Any, Any], int]:
+    callable_agent, _ = build_agent(path, {}, "connectx")
+
+    def play(obs: Any, config: Any) -> int:
+        tracker.sync(obs.board)
+        if len(tracker.moves) < len(opening):
+            tracker.record(opening[len(tracker.moves)])
+            return tracker.moves[-1]
+        start = time.perf_counter()
+        move = callable_agent(obs, config)
+        tracker.times.append(time.perf_counter() - start)
+        scores = tracker.oracle.scores(tracker.moves)
+        best = max(scores.values())
+        tracker.checked += 1
+        tracker.kept_outcome += sign(scores.get(move, -99)) == sign(best)
+        tracker.exact += scores.get(move) == best
+        if sign(scores.get(move, -99)) != sign(best):
+            tracker.mistakes.append(f"{''.join(str(c + 1) for c in tracker.moves)}: played {move + 1}, {scores}")
+        tracker.record(move)
+        return move
+
+    return play
+
+
+def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list[int],
+                  random_first: bool) -> Callable[[Any, Any], int]:
+    builtin = None if kind.startswith("perfect") else kind
+    if builtin:
+        from kaggle_environments.envs.connectx.connectx import agents as builtins
+        builtin = builtins[kind]
+
+    def play(obs: Any, config: Any) -> int:
+        tracker.sync(obs.board)
+        ply = len(tracker.moves)
+        legal = [c for c in range(7) if obs.board[c] == 0]
+        if ply < len(opening):
+            move = opening[ply]
+        elif builtin is not None:
+            move = int(builtin(obs, config))
+        elif (random_first and ply == 0) or (kind == "perfect30" and rng.random() < 0.3):
+            move = rng.choice(legal)
+        else:
+            scores = tracker.oracle.scores(tracker.moves)
+            best = max(scores.values())
+            move = rng.choice([c for c, s in scores.items() if s == best])
+        tracker.record(move)
+        return move
+
+    return play
+
+
+def play_game(path: str, kind: str, solver_first: bool, opening: list[int], random_first: bool,
+              rng: random.Random, oracle: Oracle) -> tuple[int, Tracker]:
+    """Plays one game; returns the solver's reward (1 win, 0 draw, -1 loss) and the tracker."""
+    tracker = Tracker(oracle)
+    ours = solver_seat(path, tracker, opening)
+    theirs = opponent_seat(kind, tracker, rng, opening, random_first)
+    env = make("connectx", configuration={"actTimeout": 2})
+    env.run([ours, theirs] if solver_first else [theirs, ours])
+    seat = 0 if solver_first else 1
+    final = env.steps[-1][seat]
+    if final.status not in ("DONE",):
+        raise RuntimeError(f"solver ended with status {final.status}")
+    return int(final.reward or 0), tracker
+
+
+def build(out: str) -> None:
+    subprocess.run([sys.executable, os.path.join(ROOT, "build_submission.py"), "solver", "-o", out],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--submission", help="a built solver submission (default: build one)")
+    parser.add_argument("--games", type=int, default=4, help="games per opponent and seat")
+    parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS), choices=OPPONENTS)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        print("error: --games must be >= 1", file=sys.stderr)
+        return 2
+    if args.submission and not os.path.isfile(args.submission):
+        print(f"error: no such file: {args.submission}", file=sys.stderr)
+        return 2
+    path = args.submission
+    if path is None:
+        path = os.path.join(tempfile.mkdtemp(), "submission.py")
+        build(path)
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    loads = []
+    for _ in range(5):
+        start = time.perf_counter()
+        get_last_callable(source, path=path)
+        loads.append(time.perf_counter() - start)
+    print(f"submission {path}: {len(source.encode()):,} bytes, loads in {statistics.median(loads):.3f} s (median of 5)")
+
+    rng, oracle = random.Random(args.seed), Oracle()
+    suite = read_suite(SUITE_6X7, Config())
+    all_times: list[float] = []
+    print("| opponent | solver seat | games | W-D-L | moves checked | kept outcome | exact best | median s | p99 s | max s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind in args.opponents:
+        for solver_first in (True, False):
+            results, times, checked, kept, exact, mistakes = [], [], 0, 0, 0, []
+            for game in range(args.games):
+                scripted = kind in ("negamax", "random")
+                opening = rng.choice(suite) if scripted else []
+                random_first = not scripted and not solver_first and game % 2 == 1
+                reward, tracker = play_game(path, kind, solver_first, opening, random_first, rng, oracle)
+                results.append(reward)
+                times += tracker.times
+                checked += tracker.checked
+                kept += tracker.kept_outcome
+                exact += tracker.exact
+                mistakes += tracker.mistakes
+            all_times += times
+            wdl = f"{results.count(1)}-{results.count(0)}-{results.count(-1)}"
+            print(f"| {kind} | {'first' if solver_first else 'second'} | {args.games} | {wdl} | {checked} "
+                  f"| {100 * kept / max(checked, 1):.1f} % | {100 * exact / max(checked, 1):.1f} % "
+                  f"| {statistics.median(times):.3f} | {percentile(times, 0.99):.3f} | {max(times):.3f} |",
+                  flush=True)
+            for line in mistakes:
+                print(f"  outcome lost: {line}", file=sys.stderr)
+    print(f"all solver moves: {len(all_times)}, median {statistics.median(all_times):.3f} s, "
+          f"p99 {percentile(all_times, 0.99):.3f} s, max {max(all_times):.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
