@@ -23,7 +23,8 @@ and strength means nothing for an agent that cannot play a legal game in time):
                interval of the per-game score differences lies entirely below 0.
 
 In every game of checks 2, 4 and 5 any invalid move, error or timeout of CANDIDATE is a FAIL.
-Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout.
+Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
+saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``.
 """
 
 from __future__ import annotations
