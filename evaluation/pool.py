@@ -41,7 +41,7 @@ def default_workers() -> int:
 
 
 class SharedMonitor:
-    """Worker side of the deadline protocol: [state, seat, deadline] in shared memory."""
+    """Worker side of the deadline protocol: [state, seat, deadline, start] in shared memory."""
 
     def __init__(self, cells: Any) -> None:
         self.cells = cells
@@ -49,6 +49,7 @@ class SharedMonitor:
     def start(self, seat: int, deadline: float) -> None:
         self.cells[1] = seat
         self.cells[2] = deadline
+        self.cells[3] = time.monotonic()
         self.cells[0] = THINKING  # written last: the parent never sees THINKING with a stale deadline
 
     def stop(self) -> None:
@@ -59,7 +60,7 @@ class _Worker:
     """Parent side of one worker process."""
 
     def __init__(self, context: Any, memory_mb: int) -> None:
-        self.cells = context.RawArray("d", [IDLE, -1.0, 0.0])
+        self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
         self.conn, child_conn = context.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -84,6 +85,10 @@ class _Worker:
     def seat(self) -> int:
         """The seat that was thinking last (0 if no move had started yet)."""
         return max(0, int(self.cells[1]))
+
+    def thinking_for(self, now: float) -> float | None:
+        """How long the current move has been running, if one is."""
+        return now - self.cells[3] if self.cells[0] == THINKING else None
 
     def stop(self) -> None:
         if self.process.is_alive():
@@ -139,11 +144,13 @@ def run_games(
                         record = None
                 if record is None and (worker.process.sentinel in ready or worker.conn in ready):
                     code = worker.process.exitcode if not worker.process.is_alive() else None
-                    record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})")
+                    record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
+                                     worker.thinking_for(now))
                     worker.stop()
                     pool[index] = _Worker(context, memory_mb)
                 elif record is None and worker.overdue(now, grace):
-                    record = forfeit(worker.task, worker.seat(), "timeout", "no answer by the move's deadline: killed")
+                    record = forfeit(worker.task, worker.seat(), "timeout", "no answer by the move's deadline: killed",
+                                     worker.thinking_for(now))
                     worker.stop()
                     pool[index] = _Worker(context, memory_mb)
                 if record is not None and on_record(record):
@@ -153,8 +160,14 @@ def run_games(
             worker.stop()
 
 
-def forfeit(task: GameTask, seat: int, outcome: str, note: str) -> GameRecord:
-    """The record of a game whose worker had to be killed: ``seat`` forfeits it."""
+def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:
+    """The record of a game whose worker had to be killed: ``seat`` forfeits it.
+
+    Only the fatal move's time is known (``thinking``); earlier moves died with the worker.
+    """
+    times: list[list[float]] = [[], []]
+    if thinking is not None:
+        times[seat].append(round(thinking, 6))
     outcomes = ["win", "win"]
     outcomes[seat] = outcome
     statuses = ["DONE", "DONE"]
@@ -166,7 +179,7 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str) -> GameRecord:
         moves=list(task.opening),
         statuses=statuses,
         outcomes=outcomes,
-        move_times=[[], []],
+        move_times=times,
         config=dict(task.config),
         seed=task.seed,
         swapped=task.swapped,
