@@ -82,6 +82,10 @@ class _Worker:
             return self.cells[2] + grace
         return None
 
+    def started(self) -> bool:
+        """Has a move of the current game started?"""
+        return self.cells[1] >= 0
+
     def seat(self) -> int:
         """The seat that was thinking last (0 if no move had started yet)."""
         return max(0, int(self.cells[1]))
@@ -118,11 +122,18 @@ def run_games(
     pending.reverse()  # pop() from the end keeps the schedule's order
     pool = [_Worker(context, memory_mb) for _ in range(max(1, min(workers or default_workers(), len(pending))))]
     stopping = False
+    retried: set[int] = set()
     try:
         while True:
-            for worker in pool:
+            for index, worker in enumerate(pool):
                 if worker.task is None and pending and not stopping:
-                    worker.send(pending.pop())
+                    task = pending.pop()
+                    try:
+                        worker.send(task)
+                    except OSError:  # the worker died between games: a fresh one takes the task
+                        worker.stop()
+                        pool[index] = _Worker(context, memory_mb)
+                        pool[index].send(task)
             busy = [w for w in pool if w.task is not None]
             if not busy:
                 return
@@ -144,8 +155,13 @@ def run_games(
                         record = None
                 if record is None and (worker.process.sentinel in ready or worker.conn in ready):
                     code = worker.process.exitcode if not worker.process.is_alive() else None
-                    record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
-                                     worker.thinking_for(now))
+                    if not worker.started() and worker.task.game_id not in retried:
+                        # died before any move of this game: not this game's fault; play it again once
+                        retried.add(worker.task.game_id)
+                        pending.append(worker.task)
+                    else:
+                        record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
+                                         worker.thinking_for(now))
                     worker.stop()
                     pool[index] = _Worker(context, memory_mb)
                 elif record is None and worker.overdue(now, grace):
