@@ -5,7 +5,8 @@
 
 Both players share one weight vector; each has its own eligibility trace over its own afterstates
 (the positions right after its moves). Moves are ε-greedy: with probability ε a uniformly random
-legal move, else the agent's own choice (tactical filter, then highest value). Every ``--eval-every``
+legal move, else the highest-valued one (through the agent's tactical filter too with ``--tactics``;
+by default not, so that the values themselves must learn what an open threat costs). Every ``--eval-every``
 episodes the current weights play ``--eval-games`` games (half in each seat, same evaluation seed
 every time) on the project's own game core: against a uniformly random player as the full agent and
 on learned values alone, and against the project's ``greedy`` agent from random 4-ply openings (random
@@ -36,13 +37,13 @@ from agents.td_lambda import (
 class TrainingSettings:
     episodes: int
     seed: int = 1
-    alpha: float = 0.01
-    alpha_end: float | None = None  # step size decays linearly from alpha to alpha_end (None: constant)
+    alpha: float = 0.003
+    alpha_end: float | None = 0.0005  # step size decays linearly from alpha to alpha_end (None: constant)
     lam: float = 0.7
     gamma: float = 1.0
-    epsilon: float = 0.1
-    tactics: bool = True
-    eval_every: int = 500
+    epsilon: float = 0.2
+    tactics: bool = False  # self-play moves judged by values alone, so blunders teach the threat weights
+    eval_every: int = 1000
     eval_games: int = 200
     eval_seed: int = 12345
     config: Config = field(default_factory=Config)
@@ -210,13 +211,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, required=True, help="self-play games to train on")
     parser.add_argument("--seed", type=int, default=1, help="training seed (same seed, same weights)")
-    parser.add_argument("--alpha", type=float, default=0.01, help="step size α")
-    parser.add_argument("--alpha-end", type=float, default=None, help="final step size (linear decay; default: constant α)")
+    parser.add_argument("--alpha", type=float, default=0.003, help="initial step size α")
+    parser.add_argument("--alpha-end", type=float, default=0.0005, help="final step size (linear decay from α)")
     parser.add_argument("--lambda", dest="lam", type=float, default=0.7, help="trace decay λ")
     parser.add_argument("--gamma", type=float, default=1.0, help="discount γ")
-    parser.add_argument("--epsilon", type=float, default=0.1, help="exploration rate ε")
-    parser.add_argument("--no-tactics", action="store_true", help="train without the tactical move filter")
-    parser.add_argument("--eval-every", type=int, default=500, help="episodes between evaluations (0: none)")
+    parser.add_argument("--epsilon", type=float, default=0.2, help="exploration rate ε")
+    parser.add_argument("--tactics", action="store_true", help="self-play through the agent's tactical move filter")
+    parser.add_argument("--eval-every", type=int, default=1000, help="episodes between evaluations (0: none)")
     parser.add_argument("--eval-games", type=int, default=200, help="games against random per evaluation")
     parser.add_argument("--eval-seed", type=int, default=12345, help="seed of the evaluation games")
     parser.add_argument("--rows", type=int, default=6)
@@ -264,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or os.path.join("agents", "data", "td_lambda_6x7.json")
     settings = TrainingSettings(
         episodes=args.episodes, seed=args.seed, alpha=args.alpha, alpha_end=args.alpha_end, lam=args.lam,
-        gamma=args.gamma, epsilon=args.epsilon, tactics=not args.no_tactics, eval_every=args.eval_every,
+        gamma=args.gamma, epsilon=args.epsilon, tactics=args.tactics, eval_every=args.eval_every,
         eval_games=args.eval_games, eval_seed=args.eval_seed, config=config,
     )
     started = time.perf_counter()
