@@ -36,8 +36,9 @@ def random_positions(config: Config, plies: int, count: int, seed: int) -> list[
     return found
 
 
-@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(4, 5, 4)])
-def test_four_in_a_row_shifts_match_the_core(config):
+@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(4, 5, 4), Config(10, 12, 5),
+                                    Config(6, 7, 3), Config(5, 5, 1), Config(4, 4, 2), Config(3, 3, 6)])
+def test_threat_shifts_match_the_core(config):
     fast = winning_cells_function(geometry(config))
     rng = random.Random(1)
     for _ in range(200):
@@ -48,7 +49,8 @@ def test_four_in_a_row_shifts_match_the_core(config):
             assert fast(stones, position.mask) == geometry(config).winning_cells(stones) & ~position.mask
 
 
-@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(6, 7, 5)])
+@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(6, 7, 5), Config(10, 12, 5),
+                                    Config(5, 5, 1), Config(4, 9, 2), Config(3, 3, 6)])
 def test_move_order_is_threat_count_then_centre(config):
     g = geometry(config)
     winning = winning_cells_function(g)

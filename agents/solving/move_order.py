@@ -4,7 +4,7 @@ Pons' ordering: a move's score is the number of empty cells where the mover woul
 a line; ties go to the more central column. Good ordering is what keeps alpha-beta's node counts
 low, which matters more in Python than raw speed.
 
-For four in a row the candidates are scored all at once: Python integers have no size limit, so
+The candidates are scored all at once: Python integers have no size limit, so
 the boards after each candidate move are laid side by side in one integer ("lanes", with enough
 empty bits between them that no shift carries a stone from one lane into another) and one pass
 of the threat shifts scores them all. That costs about twice one board, not once per move.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from agents.core.position import Geometry
-from agents.solving.threats import WinningCells, four_in_a_row
+from agents.solving.threats import WinningCells, any_in_a_row, four_in_a_row
 
 MoveOrderer = Callable[[int, int, int], "list[int]"]
 
@@ -24,7 +24,7 @@ TIE_BITS = 8  # low bits of a sort key: the rank of the column from the centre
 
 def move_orderer(geometry: Geometry, winning_cells: WinningCells) -> MoveOrderer:
     """``f(current, mask, candidates)``: the move bits in ``candidates``, best first."""
-    if geometry.inarow == 4 and geometry.columns < 1 << TIE_BITS:
+    if geometry.columns < 1 << TIE_BITS:
         return _lane_orderer(geometry)
     columns = [geometry.column_masks[c] for c in geometry.center_order]
     shift = max(TIE_BITS, len(columns).bit_length())
@@ -47,11 +47,15 @@ def move_orderer(geometry: Geometry, winning_cells: WinningCells) -> MoveOrderer
 
 def _lane_orderer(geometry: Geometry) -> MoveOrderer:
     columns = [geometry.column_masks[c] for c in geometry.center_order]
-    lane = geometry.columns * geometry.height + 3 * (geometry.height + 1) + 1
+    k = geometry.inarow
+    lane = geometry.columns * geometry.height + (k - 1) * (geometry.height + 1) + 1
     lane_mask = (1 << lane) - 1
     # repeat[n] copies a board into n lanes by one multiplication.
     repeat = [sum(1 << (lane * i) for i in range(n)) for n in range(len(columns) + 1)]
-    threats_in_lanes = [four_in_a_row(geometry.height, geometry.board * r) for r in repeat]
+    if k == 4:
+        threats_in_lanes = [four_in_a_row(geometry.height, geometry.board * r) for r in repeat]
+    else:
+        threats_in_lanes = [any_in_a_row(geometry.height, geometry.board * r, k) for r in repeat]
     offsets = [lane * i for i in range(len(columns))]
     low = (1 << TIE_BITS) - 1
 

@@ -2,7 +2,7 @@
 
 Pascal Pons' ``compute_winning_position`` for four in a row needs only a handful of shifts per
 direction; that specialisation is what makes the pure-Python search fast on Connect 4. Other
-``inarow`` values use the core's generic :meth:`Geometry.winning_cells`.
+``inarow`` values use :func:`any_in_a_row` (tested against the core's :meth:`Geometry.winning_cells`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,25 @@ def winning_cells_function(geometry: Geometry) -> WinningCells:
     if geometry.inarow == 4:
         return four_in_a_row(geometry.height, board)
 
-    generic = geometry.winning_cells
+    return any_in_a_row(geometry.height, board, geometry.inarow)
 
-    def winning_cells(stones: int, mask: int) -> int:
-        return generic(stones) & (board ^ mask)
+
+def any_in_a_row(height: int, board: int, inarow: int) -> WinningCells:
+    """The same for any ``inarow``: a cell completes a line if ``a`` stones lie next to it on one side
+    and ``inarow - 1 - a`` on the other; runs on each side grow one shift at a time."""
+    steps = [[j * d for j in range(1, inarow)] for d in (1, height, height - 1, height + 1)]
+    sides = range(inarow)
+
+    def winning_cells(p: int, mask: int) -> int:
+        cells = 0
+        for shifts in steps:
+            below, above = [board], [board]  # below[j]: the j nearest cells on that side are stones
+            for s in shifts:
+                below.append(below[-1] & (p << s))
+                above.append(above[-1] & (p >> s))
+            for a in sides:
+                cells |= below[a] & above[-1 - a]
+        return cells & (board ^ mask)
 
     return winning_cells
 
