@@ -68,7 +68,7 @@ def resolve_agent(spec: str) -> AgentSpec:
     """Resolve a command-line agent argument; raises ``AgentSpecError`` (one line) when unusable."""
     if not spec or not spec.strip():
         raise AgentSpecError("empty agent name")
-    if spec.endswith(".py") or os.sep in spec or os.path.exists(spec):
+    if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
         return _resolve_file(spec)
     if spec.isidentifier() and _module_exists(f"agents.{spec}"):
         return _resolve_module(spec)
