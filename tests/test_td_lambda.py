@@ -167,3 +167,17 @@ def test_cli_writes_weights_and_curve(tmp_path):
     assert [point[0] for point in data["training"]["curve"]] == [0, 3, 6]
     assert td_lambda.parse_weights(out.read_bytes(), features_for(Config())) is not None
     assert curve.read_bytes().startswith(b"\x89PNG")
+
+
+def test_built_submission_embeds_and_uses_the_shipped_weights():
+    import build_submission
+
+    text, _, resources = build_submission.build_text("td_lambda")
+    assert "td_lambda_6x7.json" in resources
+    namespace: dict = {}
+    exec(compile(text, "submission.py", "exec"), namespace)
+    embedded = namespace["_module"]("agents.td_lambda")
+    embedded_config = namespace["_module"]("agents.core").Config()
+    assert np.array_equal(embedded.weights_for(embedded_config), weights_for(Config()))
+    board = Position.from_string("12131").to_board()
+    assert namespace["agent"](Struct(board=board, mark=2), Struct(rows=6, columns=7, inarow=4)) == 0
