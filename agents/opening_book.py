@@ -1,0 +1,148 @@
+"""The Connect 4 opening book: the best move of every position it covers (6x7, four in a row only).
+
+Made offline by ``tools/make_book.py`` from the project's own solver; read here with the standard
+library only. A position and its left-right mirror share one entry, stored under the smaller of the
+two position keys (``current + mask``, Pons' key) together with the move for that orientation.
+
+File format (``agents/data/connect4_book.bin``):
+    b"C4BK" | uint32 little-endian length n | n bytes of JSON metadata | zlib(payload)
+    payload = 2**BUCKET_BITS bytes: entries per bucket, then one little-endian uint32 per entry.
+Each 49-bit canonical key is scrambled by an invertible mix (so buckets fill evenly); the top
+BUCKET_BITS bits of the result pick the bucket, the low 29 bits are stored in the entry next to the
+3-bit move: ``entry = low29 << 3 | move``. Entries are sorted within a bucket, so a lookup is one
+binary search in a slice: exact, no false hits, and decoding is a few C-level calls.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+import zlib
+from array import array
+from bisect import bisect_left
+from itertools import accumulate
+
+from agents.core.position import Position
+from agents.core.resources import has_resource, load_resource
+
+MAGIC = b"C4BK"
+KEY_BITS = 49  # 7 columns x 7 bits
+BUCKET_BITS = 20
+LOW_BITS = KEY_BITS - BUCKET_BITS  # 29, + 3 bits of move = one uint32 per entry
+_KEY_MASK = (1 << KEY_BITS) - 1
+_LOW_MASK = (1 << LOW_BITS) - 1
+_ODD_1, _ODD_2 = 0x1E3779B97F4A7, 0x0BF58476D1CE5  # odd multipliers: invertible modulo 2**49
+COLUMNS, COLUMN_BITS = 7, 7
+
+
+def _entry_array() -> array:
+    """An array of unsigned 32-bit integers (the typecode whose item is 4 bytes here)."""
+    for code in "ILH":
+        if array(code).itemsize == 4:
+            return array(code)
+    raise RuntimeError("no 32-bit array typecode")
+
+
+def mix(key: int) -> int:
+    """A bijection of 49-bit integers that spreads Pons' keys evenly."""
+    key = (key * _ODD_1) & _KEY_MASK
+    key ^= key >> 25
+    key = (key * _ODD_2) & _KEY_MASK
+    return key ^ (key >> 25)
+
+
+def mirror_bits(bits: int) -> int:
+    """The bitboard reflected left to right."""
+    column_mask = (1 << COLUMN_BITS) - 1
+    out = 0
+    for column in range(COLUMNS):
+        out |= ((bits >> (column * COLUMN_BITS)) & column_mask) << ((COLUMNS - 1 - column) * COLUMN_BITS)
+    return out
+
+
+def canonical(current: int, mask: int) -> tuple[int, bool]:
+    """(key shared by the position and its mirror, whether that key is the mirror's)."""
+    key = current + mask
+    mirrored = mirror_bits(current) + mirror_bits(mask)
+    return (mirrored, True) if mirrored < key else (key, False)
+
+
+def encode_book(moves_by_key: dict[int, int], metadata: dict) -> bytes:
+    """The book file for ``{canonical key: best move in that orientation}``."""
+    buckets: dict[int, list[int]] = {}
+    for key, move in moves_by_key.items():
+        if not 0 <= move < COLUMNS or not 0 <= key <= _KEY_MASK:
+            raise ValueError(f"bad entry {key}: {move}")
+        scrambled = mix(key)
+        buckets.setdefault(scrambled >> LOW_BITS, []).append((scrambled & _LOW_MASK) << 3 | move)
+    counts = bytearray(1 << BUCKET_BITS)
+    entries = _entry_array()
+    for bucket in sorted(buckets):
+        if len(buckets[bucket]) > 255:
+            raise ValueError("a bucket overflowed: raise BUCKET_BITS")
+        counts[bucket] = len(buckets[bucket])
+        entries.extend(sorted(buckets[bucket]))
+    if sys.byteorder != "little":
+        entries.byteswap()
+    meta = json.dumps(dict(metadata, entries=len(moves_by_key)), sort_keys=True).encode()
+    payload = zlib.compress(bytes(counts) + entries.tobytes(), 9)
+    return MAGIC + struct.pack("<I", len(meta)) + meta + payload
+
+
+class OpeningBook:
+    """A decoded book: ``move(current, mask)`` -> best column or None."""
+
+    def __init__(self, data: bytes) -> None:
+        if data[:4] != MAGIC:
+            raise ValueError("not a Connect 4 book")
+        (meta_length,) = struct.unpack("<I", data[4:8])
+        self.metadata: dict = json.loads(data[8:8 + meta_length])
+        payload = zlib.decompress(data[8 + meta_length:])
+        counts = payload[: 1 << BUCKET_BITS]
+        self._starts = [0, *accumulate(counts)]
+        self._entries = _entry_array()
+        self._entries.frombytes(payload[1 << BUCKET_BITS:])
+        if sys.byteorder != "little":
+            self._entries.byteswap()
+        if len(self._entries) != self._starts[-1]:
+            raise ValueError("corrupt book: entry count mismatch")
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def move(self, current: int, mask: int) -> int | None:
+        key, mirrored = canonical(current, mask)
+        scrambled = mix(key)
+        bucket, low = scrambled >> LOW_BITS, scrambled & _LOW_MASK
+        lo, hi = self._starts[bucket], self._starts[bucket + 1]
+        i = bisect_left(self._entries, low << 3, lo, hi)
+        if i == hi or self._entries[i] >> 3 != low:
+            return None
+        move = self._entries[i] & 7
+        return COLUMNS - 1 - move if mirrored else move
+
+
+BOOK_RESOURCE = "connect4_book.bin"
+_cache: list = []  # [OpeningBook | None], filled on first use
+
+
+def load_book() -> OpeningBook | None:
+    """The shipped book, decoded once; None if this build has none."""
+    if not _cache:
+        _cache.append(OpeningBook(load_resource("connect4_book.bin")) if has_resource("connect4_book.bin") else None)
+    return _cache[0]
+
+
+def book_move(position: Position) -> int | None:
+    """The book's best move (0-based column) for ``position``, or None if it is not covered.
+
+    Only standard Connect 4 (6 rows, 7 columns, four in a row) has a book.
+    """
+    if not position.config.is_standard:
+        return None
+    book = load_book()
+    if book is None:
+        return None
+    move = book.move(position.current, position.mask)
+    return move if move is not None and position.can_play(move) else None

@@ -1,0 +1,131 @@
+"""The opening book: exact lookups (mirrors included), full coverage of the agent's tree, best moves."""
+
+import random
+
+import pytest
+
+from agents.core import Config, Position
+from agents.opening_book import OpeningBook, book_move, canonical, encode_book, load_book, mirror_bits, mix
+from tests.oracle import ORACLE_SETS, load_oracle_set
+
+STANDARD = Config(6, 7, 4)
+
+
+def mirrored(position: Position) -> Position:
+    return Position(STANDARD, mirror_bits(position.current), mirror_bits(position.mask), position.moves)
+
+
+def test_mix_is_a_bijection_on_a_sample():
+    rng = random.Random(3)
+    keys = {rng.getrandbits(49) for _ in range(20000)} | {0, 1, (1 << 49) - 1}
+    assert len({mix(k) for k in keys}) == len(keys)
+    assert all(0 <= mix(k) < 1 << 49 for k in keys)
+
+
+def test_round_trip_with_mirrors_and_misses():
+    entries = load_oracle_set("strong") + load_oracle_set("random")
+    stored = {}
+    for entry in entries[::2]:
+        position = entry.position()
+        key, is_mirror = canonical(position.current, position.mask)
+        move = entry.best_moves[-1]
+        stored[key] = 6 - move if is_mirror else move
+    book = OpeningBook(encode_book(stored, {"depth": 0}))
+    assert len(book) == len(stored) == book.metadata["entries"]
+    hits = 0
+    for entry in entries:
+        position, reflection = entry.position(), mirrored(entry.position())
+        move = book.move(position.current, position.mask)
+        if canonical(position.current, position.mask)[0] in stored:
+            hits += 1
+            assert move in entry.best_moves, entry.moves
+            if reflection.key() != position.key():  # a symmetric position is its own mirror
+                assert book.move(reflection.current, reflection.mask) == 6 - move
+        else:
+            assert move is None
+    assert hits >= len(entries) // 2
+
+
+def test_encode_rejects_bad_entries():
+    with pytest.raises(ValueError):
+        encode_book({5: 7}, {})
+    with pytest.raises(ValueError):
+        encode_book({1 << 49: 3}, {})
+    with pytest.raises(ValueError):
+        OpeningBook(b"nope")
+
+
+def test_other_configurations_have_no_book():
+    assert book_move(Position(Config(6, 8, 4))) is None
+    assert book_move(Position(Config(6, 7, 5))) is None
+    assert book_move(Position(Config(7, 7, 4))) is None
+
+
+BOOK = load_book()
+needs_book = pytest.mark.skipif(BOOK is None, reason="no book built")
+
+
+def agent_tree(seat: int, depth: int):
+    """Positions the agent (seat 0 moves first) must answer up to ``depth`` when following the book."""
+    frontier = [Position(STANDARD)]
+    for ply in range(depth + 1):
+        grown = []
+        for position in frontier:
+            if ply % 2 == seat:
+                move = book_move(position)
+                yield position, move
+                if move is None or position.is_winning_move(move) or ply == depth:
+                    continue
+                grown.append(position.played(move))
+            elif ply < depth:
+                grown += [position.played(c) for c in position.legal_moves() if not position.is_winning_move(c)]
+        frontier = list({p.key(): p for p in grown}.values())
+
+
+@needs_book
+@pytest.mark.parametrize("seat", [0, 1])
+def test_book_covers_the_agents_whole_tree(seat):
+    depth = BOOK.metadata["depth"]
+    count = 0
+    for position, move in agent_tree(seat, depth):
+        assert move is not None and position.can_play(move), str(position)
+        count += 1
+    assert count >= 1
+
+
+@needs_book
+def test_book_covers_every_position_up_to_all_plies():
+    layer = [Position(STANDARD)]
+    for ply in range(BOOK.metadata["all_plies"] + 1):
+        for position in layer:
+            assert book_move(position) is not None, str(position)
+        layer = list({c.key(): c for p in layer for c in map(p.played, p.legal_moves())
+                      if not c.last_player_won()}.values())
+
+
+@needs_book
+@pytest.mark.parametrize("name", ORACLE_SETS)
+def test_book_moves_have_the_exact_best_score(name):
+    for entry in load_oracle_set(name):
+        position = entry.position()
+        for candidate in (position, mirrored(position)):
+            move = book_move(candidate)
+            if move is None:
+                continue
+            if candidate is not position:
+                move = 6 - move
+            assert entry.scores[move] == entry.best_score, entry.moves
+
+
+@needs_book
+def test_book_moves_agree_with_the_independent_solver():
+    """Every book move in the agent's trees (a sample when large) has bitbully's best score."""
+    bitbully = pytest.importorskip("bitbully")
+    oracle = bitbully.BitBully()
+    depth = min(BOOK.metadata["depth"], 9)
+    positions = [p for seat in (0, 1) for p, _ in agent_tree(seat, depth)]
+    for position in random.Random(5).sample(positions, min(150, len(positions))):
+        flat = position.to_board()  # mark 1 moved first
+        board = bitbully.Board.from_array([flat[row * 7:(row + 1) * 7] for row in range(6)])
+        scores = oracle.score_all_moves(board)
+        assert scores[book_move(position)] == max(scores.values()), str(position)

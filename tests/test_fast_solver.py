@@ -1,0 +1,55 @@
+"""The offline numba solver scores positions exactly as the independent oracle does."""
+
+import pytest
+
+pytest.importorskip("numba")
+
+from tests.oracle import load_oracle_set  # noqa: E402
+from tools.fast_solver import Solver, parse_moves  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver()
+
+
+def sample(entries, step):
+    return entries[::step]
+
+
+@pytest.mark.parametrize("name", ["random", "strong"])
+def test_exact_scores_of_every_move(solver, name):
+    entries = sample(load_oracle_set(name, 16, 41), 4)
+    assert len(entries) > 100
+    for entry in entries:
+        assert tuple(solver.score_moves(entry.moves)) == entry.scores, entry.moves
+
+
+@pytest.mark.parametrize("name", ["random", "strong"])
+def test_best_move_has_the_best_score_and_is_the_most_central(solver, name):
+    for entry in sample(load_oracle_set(name, 14, 41), 5):
+        column, score = solver.best_move(entry.moves)
+        assert score == entry.best_score, entry.moves
+        assert column in entry.best_moves, entry.moves
+        assert column == min(entry.best_moves, key=lambda c: (abs(c - 3), c)), entry.moves
+
+
+def test_solve_agrees_with_the_best_score(solver):
+    for entry in sample(load_oracle_set("random", 18, 41), 10):
+        if entry.position().immediate_wins():
+            continue
+        assert solver.solve(entry.moves) == entry.best_score, entry.moves
+
+
+def test_parse_moves_rejects_illegal_strings():
+    assert parse_moves("4")[2] == 1
+    for bad in ("8", "0", "4444444", "4x"):
+        with pytest.raises(ValueError):
+            parse_moves(bad)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["random", "strong"])
+def test_exact_scores_from_ply_12(solver, name):
+    for entry in load_oracle_set(name, 12, 41):
+        assert tuple(solver.score_moves(entry.moves)) == entry.scores, entry.moves

@@ -1,0 +1,292 @@
+"""The project's offline Connect 4 (6x7, four in a row) solver, compiled with numba.
+
+Pascal Pons' algorithm: two uint64 bitboards (the core's bit layout: column c owns bits 7c..7c+5, bit
+7c+6 is an always-empty sentinel), negamax with alpha-beta, a transposition table of upper and
+lower bounds, null-window searches that narrow the score window (``solve``), moves that hand the
+opponent an immediate win pruned, and moves ordered by the number of winning cells they create
+(centre first on ties). Scores are on Pons' scale for the player to move: a win scores
+(43 - stones on the board before the winning stone) // 2, a draw 0, a loss minus the winner's score.
+
+This module is an offline tool (book builder, benchmarks): agents never import it.
+
+    from tools.fast_solver import Solver
+    solver = Solver()
+    solver.score_moves("4453")   # exact score of every column, None for a full one
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+WIDTH, HEIGHT = 7, 6
+CELLS = WIDTH * HEIGHT
+H1 = HEIGHT + 1
+MIN_SCORE = -CELLS // 2 + 3  # -18: the best the loser can do is lose with its last but one stone
+MAX_SCORE = (CELLS + 1) // 2 - 3  # 18
+TABLE_SIZE = (1 << 23) + 9  # a prime: keys are reduced modulo it
+
+BOTTOM = np.uint64(sum(1 << (c * H1) for c in range(WIDTH)))
+BOARD = np.uint64(sum(((1 << HEIGHT) - 1) << (c * H1) for c in range(WIDTH)))
+COLUMN_ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _column_mask(column):
+    return np.uint64((1 << HEIGHT) - 1) << np.uint64(column * H1)
+
+
+@njit(cache=True, inline="always")
+def _top_mask(column):
+    return np.uint64(1) << np.uint64(HEIGHT - 1 + column * H1)
+
+
+@njit(cache=True, inline="always")
+def _popcount(m):
+    count = 0
+    while m:
+        m &= m - np.uint64(1)
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _winning_cells(position, mask):
+    """Empty cells that would complete four in a row for the stones in ``position``."""
+    p = position
+    one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
+    r = (p << one) & (p << two) & (p << three)  # vertical
+    for d in (H1, H1 - 1, H1 + 1):  # horizontal and the two diagonals
+        s = np.uint64(d)
+        s2 = np.uint64(2 * d)
+        s3 = np.uint64(3 * d)
+        pair = (p << s) & (p << s2)
+        r |= pair & (p << s3)
+        r |= pair & (p >> s)
+        pair = (p >> s) & (p >> s2)
+        r |= pair & (p << s)
+        r |= pair & (p >> s3)
+    return r & (BOARD ^ mask)
+
+
+@njit(cache=True, inline="always")
+def _possible(mask):
+    return (mask + BOTTOM) & BOARD
+
+
+@njit(cache=True)
+def _non_losing_moves(current, mask):
+    """Playable cells that do not let the opponent win at once (0 if every move loses)."""
+    possible = _possible(mask)
+    opponent_win = _winning_cells(current ^ mask, mask)
+    forced = possible & opponent_win
+    if forced:
+        if forced & (forced - np.uint64(1)):
+            return np.uint64(0)  # two threats at once: cannot block both
+        possible = forced
+    return possible & ~(opponent_win >> np.uint64(1))  # never play just below an opponent's cell
+
+
+@njit(cache=True)
+def _can_win_next(current, mask):
+    return (_winning_cells(current, mask) & _possible(mask)) != 0
+
+
+@njit(cache=True)
+def _negamax(current, mask, plies, alpha, beta, keys, values, nodes):
+    """Score of a position whose player to move cannot win at once, within (alpha, beta)."""
+    nodes[0] += 1
+    candidates = _non_losing_moves(current, mask)
+    if candidates == 0:
+        return -((CELLS - plies) // 2)  # the opponent wins with its next stone
+    if plies >= CELLS - 2:
+        return 0  # nobody can win any more
+    lowest = -((CELLS - 2 - plies) // 2)
+    if alpha < lowest:
+        alpha = lowest
+        if alpha >= beta:
+            return alpha
+    highest = (CELLS - 1 - plies) // 2
+    key = current + mask
+    slot = key % np.uint64(TABLE_SIZE)
+    if keys[slot] == key:
+        stored = np.int64(values[slot])
+        if stored > MAX_SCORE - MIN_SCORE + 1:  # a lower bound
+            bound = stored + 2 * MIN_SCORE - MAX_SCORE - 2
+            if alpha < bound:
+                alpha = bound
+                if alpha >= beta:
+                    return alpha
+        else:  # an upper bound
+            bound = stored + MIN_SCORE - 1
+            if beta > bound:
+                beta = bound
+                if alpha >= beta:
+                    return beta
+    if beta > highest:
+        beta = highest
+        if alpha >= beta:
+            return beta
+
+    # Order the moves: most winning cells created first, centre first on ties (insertion sort).
+    order_moves = np.zeros(WIDTH, dtype=np.uint64)
+    order_scores = np.zeros(WIDTH, dtype=np.int64)
+    count = 0
+    for i in range(WIDTH):
+        move = candidates & _column_mask(COLUMN_ORDER[i])
+        if move:
+            score = _popcount(_winning_cells(current | move, mask))
+            j = count
+            while j > 0 and order_scores[j - 1] < score:
+                order_moves[j] = order_moves[j - 1]
+                order_scores[j] = order_scores[j - 1]
+                j -= 1
+            order_moves[j] = move
+            order_scores[j] = score
+            count += 1
+
+    for i in range(count):
+        move = order_moves[i]
+        child_mask = mask | move
+        score = -_negamax(current ^ mask, child_mask, plies + 1, -beta, -alpha, keys, values, nodes)
+        if score >= beta:
+            keys[slot] = key
+            values[slot] = np.int8(score + MAX_SCORE - 2 * MIN_SCORE + 2)
+            return score
+        if score > alpha:
+            alpha = score
+    keys[slot] = key
+    values[slot] = np.int8(alpha - MIN_SCORE + 1)
+    return alpha
+
+
+@njit(cache=True, inline="always")
+def _half_toward_zero(x):
+    return -((-x) // 2) if x < 0 else x // 2
+
+
+@njit(cache=True)
+def _solve(current, mask, plies, keys, values, nodes):
+    """Exact score of a position (not already won) by null-window searches narrowing the window."""
+    if _can_win_next(current, mask):
+        return (CELLS + 1 - plies) // 2
+    low = -((CELLS - plies) // 2)
+    high = (CELLS + 1 - plies) // 2
+    while low < high:
+        middle = low + (high - low) // 2
+        if middle <= 0 and _half_toward_zero(low) < middle:
+            middle = _half_toward_zero(low)
+        elif middle >= 0 and _half_toward_zero(high) > middle:
+            middle = _half_toward_zero(high)
+        result = _negamax(current, mask, plies, middle, middle + 1, keys, values, nodes)
+        if result <= middle:
+            high = result
+        else:
+            low = result
+    return low
+
+
+@njit(cache=True)
+def _score_moves(current, mask, plies, keys, values, nodes, out):
+    """``out[c]`` = exact score of playing column c; -1000 for a full column."""
+    wins = _winning_cells(current, mask)
+    for column in range(WIDTH):
+        if mask & _top_mask(column):
+            out[column] = -1000
+            continue
+        move = (mask + (np.uint64(1) << np.uint64(column * H1))) & _column_mask(column)
+        if move & wins:
+            out[column] = (CELLS + 1 - plies) // 2
+        elif plies + 1 == CELLS:
+            out[column] = 0
+        else:
+            out[column] = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+
+
+@njit(cache=True)
+def _best_move(current, mask, plies, keys, values, nodes):
+    """(column, score): a move of exact best score, the most central one among equals."""
+    wins = _winning_cells(current, mask)
+    for i in range(WIDTH):  # winning at once is the fastest possible win
+        column = COLUMN_ORDER[i]
+        if not mask & _top_mask(column):
+            move = (mask + (np.uint64(1) << np.uint64(column * H1))) & _column_mask(column)
+            if move & wins:
+                return column, (CELLS + 1 - plies) // 2
+    best_column, best_score = -1, -1000
+    for i in range(WIDTH):
+        column = COLUMN_ORDER[i]
+        if mask & _top_mask(column):
+            continue
+        move = (mask + (np.uint64(1) << np.uint64(column * H1))) & _column_mask(column)
+        if plies + 1 == CELLS:
+            score = 0
+        elif best_column < 0:
+            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+        else:
+            # Only "is it better than the best so far?" matters: one null-window search answers
+            # it, and the exact score is needed only when it is better.
+            child = _negamax(current ^ mask, mask | move, plies + 1, -best_score - 1, -best_score,
+                             keys, values, nodes) if not _can_win_next(current ^ mask, mask | move) else 1000
+            if -child <= best_score:
+                continue
+            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+        if score > best_score:
+            best_column, best_score = column, score
+    return best_column, best_score
+
+
+def parse_moves(moves: str) -> tuple[int, int, int]:
+    """(current, mask, plies) after Pons' move string (1-based digits); ValueError if illegal."""
+    current = mask = 0
+    for plies, char in enumerate(moves.strip()):
+        column = ord(char) - ord("1")
+        if not 0 <= column < WIDTH or mask >> (HEIGHT - 1 + column * H1) & 1:
+            raise ValueError(f"illegal move {char!r} at ply {plies} of {moves!r}")
+        current ^= mask
+        mask |= mask + (1 << (column * H1))
+    return current, mask, len(moves.strip())
+
+
+class Solver:
+    """A Pons solver with its own transposition table (about 80 MB), reused across calls."""
+
+    def __init__(self, table_size: int = TABLE_SIZE) -> None:
+        if table_size != TABLE_SIZE:
+            raise ValueError("the table size is compiled in")
+        self.keys = np.zeros(TABLE_SIZE, dtype=np.uint64)
+        self.values = np.zeros(TABLE_SIZE, dtype=np.int8)
+        self._nodes = np.zeros(1, dtype=np.int64)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched since this solver was made (or ``reset``)."""
+        return int(self._nodes[0])
+
+    def reset(self) -> None:
+        """Forget the transposition table and the node count."""
+        self.keys[:] = 0
+        self.values[:] = 0
+        self._nodes[0] = 0
+
+    def score_moves_bitboards(self, current: int, mask: int, plies: int) -> list[int | None]:
+        out = np.zeros(WIDTH, dtype=np.int64)
+        _score_moves(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes, out)
+        return [None if s == -1000 else int(s) for s in out]
+
+    def score_moves(self, moves: str) -> list[int | None]:
+        """Exact score of every column after ``moves`` (Pons' notation); None for a full column."""
+        return self.score_moves_bitboards(*parse_moves(moves))
+
+    def best_move_bitboards(self, current: int, mask: int, plies: int) -> tuple[int, int]:
+        column, score = _best_move(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes)
+        return int(column), int(score)
+
+    def best_move(self, moves: str) -> tuple[int, int]:
+        """(0-based column, exact score) of the best move, the most central among equals."""
+        return self.best_move_bitboards(*parse_moves(moves))
+
+    def solve(self, moves: str) -> int:
+        """Exact score of the position after ``moves`` for the player to move (game not over)."""
+        current, mask, plies = parse_moves(moves)
+        return int(_solve(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes))

@@ -1,0 +1,165 @@
+"""Build the Connect 4 opening book (``agents/data/connect4_book.bin``) with the project's own solver.
+
+Which positions get a best move:
+  * the agent's tree, for both seats: every position the agent can face up to ply ``--depth``
+    when it plays the book's own moves and the opponent plays anything;
+  * every position up to ply ``--all-plies`` (so openings of any origin are covered too).
+A position and its mirror share one entry. The best move has the exact best score (fastest win,
+longest resistance, or the draw), the most central among equals, so the output depends only on
+the arguments: the build is deterministic.
+
+Every solved position is appended to ``--checkpoint`` at once; ``--resume`` continues from it, so a
+long build can be stopped and restarted at any time.
+
+    nice -n 10 python tools/make_book.py --depth 8 --all-plies 4 --resume
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from agents.core import Config, Position  # noqa: E402
+from agents.opening_book import canonical, encode_book, mirror_bits  # noqa: E402
+
+STANDARD = Config(6, 7, 4)
+DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_book.bin")
+DEFAULT_CHECKPOINT = os.path.join(ROOT, "tools", "book_checkpoint.txt")
+
+
+def canonical_position(position: Position) -> Position:
+    """The orientation (position or its mirror) whose key is the book's key."""
+    key, mirrored = canonical(position.current, position.mask)
+    if not mirrored:
+        return position
+    return Position(STANDARD, mirror_bits(position.current), mirror_bits(position.mask), position.moves)
+
+
+class Book:
+    """Solved positions ``{canonical key: (move, score)}``, kept in step with the checkpoint file."""
+
+    def __init__(self, checkpoint: str, resume: bool) -> None:
+        from tools.fast_solver import Solver
+
+        self.solved: dict[int, tuple[int, int]] = {}
+        if resume and os.path.exists(checkpoint):
+            with open(checkpoint) as handle:
+                for line in handle:
+                    parts = line.split()
+                    if len(parts) == 3:  # a line cut short by a kill is ignored
+                        self.solved[int(parts[0])] = (int(parts[1]), int(parts[2]))
+        self._log = open(checkpoint, "a")
+        self._solver = Solver()
+
+    def solve(self, position: Position) -> int:
+        """Best move of a canonical-orientation position (solving it if new)."""
+        key = position.key()
+        if key not in self.solved:
+            move, score = self._solver.best_move_bitboards(position.current, position.mask, position.moves)
+            self.solved[key] = (move, score)
+            self._log.write(f"{key} {move} {score}\n")
+            self._log.flush()
+        return self.solved[key][0]
+
+    @property
+    def nodes(self) -> int:
+        return self._solver.nodes
+
+
+def children(position: Position) -> list[Position]:
+    """Positions after each legal move that does not end the game."""
+    return [position.played(c) for c in position.legal_moves()
+            if not position.is_winning_move(c) and position.moves + 1 < STANDARD.cells]
+
+
+def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int) -> int:
+    """Write the book file atomically; return its size."""
+    data = encode_book(entries, {"depth": depth, "all_plies": all_plies, "format": 1})
+    temporary = path + ".tmp"
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+    os.replace(temporary, path)
+    return len(data)
+
+
+def build(book: Book, depth: int, all_plies: int, out: str, progress: bool) -> dict[int, int]:
+    """Solve the needed positions ply by ply; return ``{canonical key: move}`` for the book.
+
+    The book is rewritten after every ply, so a build stopped early still leaves a valid (shallower)
+    book behind.
+    """
+    from tqdm import tqdm
+
+    every = {Position(STANDARD).key(): Position(STANDARD)}  # all positions at this ply, canonical
+    # The agent's tree for each seat (0: moves first, 1: moves second), canonical positions only.
+    trees = [dict(every), dict(every)]
+    entries: dict[int, int] = {}
+    for ply in range(depth + 1):
+        todo = {}
+        if ply <= all_plies:
+            todo.update(every)
+        agent_seat = ply % 2
+        todo.update(trees[agent_seat])
+        started, nodes = time.time(), book.nodes
+        for key in tqdm(sorted(todo), desc=f"ply {ply:2d}", disable=not progress, leave=True):
+            entries[key] = book.solve(todo[key])
+        write_book(out, entries, ply, min(ply, all_plies))
+        if progress:
+            print(f"ply {ply}: {len(todo)} positions, {time.time() - started:.1f} s, "
+                  f"{book.nodes - nodes} nodes", file=sys.stderr, flush=True)
+        if ply == depth:
+            break
+        for seat in (0, 1):
+            grown: dict[int, Position] = {}
+            for position in trees[seat].values():
+                if seat == agent_seat:
+                    move = book.solved[position.key()][0]
+                    nexts = [] if position.is_winning_move(move) else [position.played(move)]
+                else:
+                    nexts = children(position)
+                for child in nexts:
+                    child = canonical_position(child)
+                    grown[child.key()] = child
+            trees[seat] = grown
+        if ply < all_plies:
+            every = {c.key(): c for p in every.values() for c in map(canonical_position, children(p))}
+    return entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--depth", type=int, default=8, help="last ply of the agent's tree (default 8)")
+    parser.add_argument("--all-plies", type=int, default=4, help="every position up to this ply (default 4)")
+    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint file")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if not 0 <= args.all_plies <= args.depth <= 40:
+        print("make_book: need 0 <= --all-plies <= --depth <= 40", file=sys.stderr)
+        return 2
+    if os.path.exists(args.checkpoint) and not args.resume:
+        print(f"make_book: {args.checkpoint} exists: pass --resume to continue it, or delete it",
+              file=sys.stderr)
+        return 2
+    for path in (args.out, args.checkpoint):
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            print(f"make_book: no such directory for {path}", file=sys.stderr)
+            return 2
+    started = time.time()
+    book = Book(args.checkpoint, args.resume)
+    entries = build(book, args.depth, args.all_plies, args.out, not args.no_progress)
+    size = write_book(args.out, entries, args.depth, args.all_plies)
+    print(f"{len(entries)} positions, {size} bytes -> {args.out} "
+          f"({time.time() - started:.0f} s, {book.nodes} nodes searched)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
