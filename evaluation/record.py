@@ -60,6 +60,11 @@ class GameRecord:
     note: str = ""
     steps: list[Any] = field(default_factory=list, repr=False)
 
+    @property
+    def seats(self) -> tuple[int, int]:
+        """Seat (0 = first mover) of the match's A and B."""
+        return (1, 0) if self.swapped else (0, 1)
+
     def outcome_of(self, index: int) -> str:
         """Outcome of the match's agent ``index`` (0 = A, 1 = B), whatever seat it had."""
         return self.outcomes[index ^ int(self.swapped)]

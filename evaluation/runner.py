@@ -6,6 +6,12 @@ the overage bank we were asked for, (3) survive an action that crashes the refer
 ``board[3.0]`` raises TypeError inside the interpreter) by re-submitting it as the non-integer it is,
 which Kaggle's schema check then records as INVALID, and (4) tell a monitor when each move starts and
 what its hard deadline is, so that a parent process can kill a hung game (see ``evaluation.pool``).
+
+Final statuses in kaggle-environments 1.33.2: "DONE", "INVALID", "ERROR", "TIMEOUT". The ConnectX
+interpreter writes "Invalid column: N" for a bad column, but the environment replaces any status outside
+its schema's enum by "INVALID"; a schema-rejected action (numpy integer, string) is "INVALID" directly;
+an exception raised by the agent is "ERROR"; a move slower than act timeout + remaining overage is
+"TIMEOUT". The offender's reward is None and the other seat's is 0: we score that as a win for the other.
 """
 
 from __future__ import annotations
