@@ -129,3 +129,72 @@ def test_book_moves_agree_with_the_independent_solver():
         board = bitbully.Board.from_array([flat[row * 7:(row + 1) * 7] for row in range(6)])
         scores = oracle.score_all_moves(board)
         assert scores[book_move(position)] == max(scores.values()), str(position)
+
+
+@pytest.fixture(scope="module")
+def sub_book(tmp_path_factory):
+    """A book built by tools/make_book.py from a ply-24 position, and the command's pieces."""
+    pytest.importorskip("numba")
+    from tools import make_book
+
+    root = load_oracle_set("strong", 24, 24)[3].moves
+    folder = tmp_path_factory.mktemp("book")
+    args = ["--root", root, "--depth", "30", "--all-plies", "26", "--no-progress",
+            "--out", str(folder / "a.bin"), "--checkpoint", str(folder / "a.txt")]
+    assert make_book.main(args) == 0
+    return make_book, root, folder, args
+
+
+def test_builder_covers_the_trees_with_best_moves(sub_book):
+    from tools.fast_solver import Solver
+
+    _, root, folder, _ = sub_book
+    book = OpeningBook((folder / "a.bin").read_bytes())
+    assert book.metadata["depth"] == 30 and "root_key" in book.metadata
+    solver = Solver()
+    start = Position.from_string(root, STANDARD)
+    for seat in (0, 1):
+        frontier = [start]
+        for ply in range(24, 31):
+            grown = []
+            for position in frontier:
+                if ply % 2 == seat:
+                    move = book.move(position.current, position.mask)
+                    assert move is not None and position.can_play(move)
+                    current, mask = position.current, position.mask
+                    scores = solver.score_moves_bitboards(current, mask, position.moves)
+                    assert scores[move] == max(s for s in scores if s is not None)
+                    if not position.is_winning_move(move):
+                        grown.append(position.played(move))
+                else:
+                    grown += [position.played(c) for c in position.legal_moves() if not position.is_winning_move(c)]
+            frontier = grown
+
+
+def test_builder_is_deterministic_and_resumable(sub_book):
+    make_book, _, folder, args = sub_book
+    lines = (folder / "a.txt").read_text().splitlines()
+    assert len(lines) > 10
+    (folder / "b.txt").write_text("\n".join(lines[: len(lines) // 2]) + "\n12")  # cut short by a kill
+    resumed = [a.replace("a.bin", "b.bin").replace("a.txt", "b.txt") for a in args] + ["--resume"]
+    assert make_book.main(resumed) == 0
+    assert (folder / "b.bin").read_bytes() == (folder / "a.bin").read_bytes()
+    assert sorted((folder / "b.txt").read_text().split("\n")) == sorted(lines + ["12", ""])
+    parallel = [a.replace("a.bin", "c.bin").replace("a.txt", "c.txt") for a in args] + ["--jobs", "2"]
+    assert make_book.main(parallel) == 0
+    assert (folder / "c.bin").read_bytes() == (folder / "a.bin").read_bytes()
+
+
+@pytest.mark.parametrize("bad", [["--root", "49"], ["--root", "4444444"], ["--depth", "3", "--all-plies", "5"],
+                                 ["--root", "444444", "--depth", "3"], ["--jobs", "0"]])
+def test_builder_rejects_bad_arguments(sub_book, bad, capsys, tmp_path):
+    make_book = sub_book[0]
+    assert make_book.main(bad + ["--out", str(tmp_path / "x.bin"), "--checkpoint", str(tmp_path / "x.txt")]) == 2
+    assert "make_book:" in capsys.readouterr().err
+    assert not (tmp_path / "x.bin").exists()
+
+
+def test_builder_refuses_to_overwrite_a_checkpoint(sub_book, capsys):
+    make_book, _, folder, args = sub_book
+    assert make_book.main(args) == 2
+    assert "--resume" in capsys.readouterr().err

@@ -41,35 +41,72 @@ def canonical_position(position: Position) -> Position:
     return Position(STANDARD, mirror_bits(position.current), mirror_bits(position.mask), position.moves)
 
 
+_worker_solver = None  # each worker process keeps one solver (and its transposition table)
+
+
+def _solve_in_worker(task: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """(key, move, score, nodes searched) for a canonical position given as (current, mask, plies)."""
+    global _worker_solver
+    from tools.fast_solver import Solver
+
+    if _worker_solver is None:
+        _worker_solver = Solver()
+    current, mask, plies = task
+    before = _worker_solver.nodes
+    move, score = _worker_solver.best_move_bitboards(current, mask, plies)
+    return current + mask, move, score, _worker_solver.nodes - before
+
+
 class Book:
     """Solved positions ``{canonical key: (move, score)}``, kept in step with the checkpoint file."""
 
-    def __init__(self, checkpoint: str, resume: bool) -> None:
-        from tools.fast_solver import Solver
-
+    def __init__(self, checkpoint: str, resume: bool, jobs: int = 1) -> None:
         self.solved: dict[int, tuple[int, int]] = {}
         if resume and os.path.exists(checkpoint):
             with open(checkpoint) as handle:
                 for line in handle:
                     parts = line.split()
-                    if len(parts) == 3:  # a line cut short by a kill is ignored
+                    if line.endswith("\n") and len(parts) == 3:  # a line cut short by a kill is ignored
                         self.solved[int(parts[0])] = (int(parts[1]), int(parts[2]))
         self._log = open(checkpoint, "a")
-        self._solver = Solver()
+        if self._log.tell() and not open(checkpoint, "rb").read().endswith(b"\n"):
+            self._log.write("\n")  # end the line a kill cut short, so the next one starts clean
+        self.jobs = jobs
+        self.nodes = 0
+        self._pool = None
 
-    def solve(self, position: Position) -> int:
-        """Best move of a canonical-orientation position (solving it if new)."""
-        key = position.key()
-        if key not in self.solved:
-            move, score = self._solver.best_move_bitboards(position.current, position.mask, position.moves)
-            self.solved[key] = (move, score)
-            self._log.write(f"{key} {move} {score}\n")
-            self._log.flush()
-        return self.solved[key][0]
+    def _record(self, key: int, move: int, score: int, nodes: int) -> None:
+        self.solved[key] = (move, score)
+        self.nodes += nodes
+        self._log.write(f"{key} {move} {score}\n")
+        self._log.flush()
 
-    @property
-    def nodes(self) -> int:
-        return self._solver.nodes
+    def solve_all(self, positions: list[Position], bar) -> None:
+        """Solve every canonical-orientation position not solved yet (in parallel with ``jobs`` > 1)."""
+        tasks = [(p.current, p.mask, p.moves) for p in positions if p.key() not in self.solved]
+        bar.update(len(positions) - len(tasks))
+        if self.jobs == 1:
+            for task in tasks:
+                self._record(*_solve_in_worker(task))
+                bar.update(1)
+            return
+        if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(self.jobs)
+        from concurrent.futures import as_completed
+
+        for future in as_completed([self._pool.submit(_solve_in_worker, task) for task in tasks]):
+            self._record(*future.result())
+            bar.update(1)
+
+    def move(self, position: Position) -> int:
+        return self.solved[position.key()][0]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+        self._log.close()
 
 
 def children(position: Position) -> list[Position]:
@@ -78,9 +115,12 @@ def children(position: Position) -> list[Position]:
             if not position.is_winning_move(c) and position.moves + 1 < STANDARD.cells]
 
 
-def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int) -> int:
+def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int, root: Position) -> int:
     """Write the book file atomically; return its size."""
-    data = encode_book(entries, {"depth": depth, "all_plies": all_plies, "format": 1})
+    metadata = {"depth": depth, "all_plies": all_plies, "format": 1}
+    if root.moves:
+        metadata["root_key"] = root.key()  # a sub-book: its trees start from this position
+    data = encode_book(entries, metadata)
     temporary = path + ".tmp"
     with open(temporary, "wb") as handle:
         handle.write(data)
@@ -88,7 +128,8 @@ def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int) -
     return len(data)
 
 
-def build(book: Book, depth: int, all_plies: int, out: str, progress: bool) -> dict[int, int]:
+def build(book: Book, depth: int, all_plies: int, out: str, progress: bool, root: Position | None = None,
+          ) -> dict[int, int]:
     """Solve the needed positions ply by ply; return ``{canonical key: move}`` for the book.
 
     The book is rewritten after every ply, so a build stopped early still leaves a valid (shallower)
@@ -96,20 +137,23 @@ def build(book: Book, depth: int, all_plies: int, out: str, progress: bool) -> d
     """
     from tqdm import tqdm
 
-    every = {Position(STANDARD).key(): Position(STANDARD)}  # all positions at this ply, canonical
+    start = canonical_position(root or Position(STANDARD))
+    every = {start.key(): start}  # all positions at this ply, canonical
     # The agent's tree for each seat (0: moves first, 1: moves second), canonical positions only.
     trees = [dict(every), dict(every)]
     entries: dict[int, int] = {}
-    for ply in range(depth + 1):
+    for ply in range(start.moves, depth + 1):
         todo = {}
         if ply <= all_plies:
             todo.update(every)
         agent_seat = ply % 2
         todo.update(trees[agent_seat])
         started, nodes = time.time(), book.nodes
-        for key in tqdm(sorted(todo), desc=f"ply {ply:2d}", disable=not progress, leave=True):
-            entries[key] = book.solve(todo[key])
-        write_book(out, entries, ply, min(ply, all_plies))
+        with tqdm(total=len(todo), desc=f"ply {ply:2d}", disable=not progress) as bar:
+            book.solve_all([todo[key] for key in sorted(todo)], bar)
+        for key in todo:
+            entries[key] = book.move(todo[key])
+        write_book(out, entries, ply, min(ply, all_plies), start)
         if progress:
             print(f"ply {ply}: {len(todo)} positions, {time.time() - started:.1f} s, "
                   f"{book.nodes - nodes} nodes", file=sys.stderr, flush=True)
@@ -119,7 +163,7 @@ def build(book: Book, depth: int, all_plies: int, out: str, progress: bool) -> d
             grown: dict[int, Position] = {}
             for position in trees[seat].values():
                 if seat == agent_seat:
-                    move = book.solved[position.key()][0]
+                    move = book.move(position)
                     nexts = [] if position.is_winning_move(move) else [position.played(move)]
                 else:
                     nexts = children(position)
@@ -139,10 +183,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=DEFAULT_OUT)
     parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT)
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint file")
+    parser.add_argument("--root", default="", help="build the trees from this position (Pons' move string)"
+                        " instead of the empty board")
+    parser.add_argument("--jobs", type=int, default=1, help="solver processes (default 1)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    if not 0 <= args.all_plies <= args.depth <= 40:
-        print("make_book: need 0 <= --all-plies <= --depth <= 40", file=sys.stderr)
+    try:
+        root = Position.from_string(args.root, STANDARD)
+    except ValueError as error:
+        print(f"make_book: bad --root: {error}", file=sys.stderr)
+        return 2
+    if root.last_player_won() or root.is_full():
+        print("make_book: --root is a finished game", file=sys.stderr)
+        return 2
+    if not 0 <= args.all_plies <= args.depth <= 40 or args.depth < root.moves:
+        print("make_book: need 0 <= --all-plies <= --depth <= 40 and --depth >= the root's ply", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("make_book: --jobs must be >= 1", file=sys.stderr)
         return 2
     if os.path.exists(args.checkpoint) and not args.resume:
         print(f"make_book: {args.checkpoint} exists: pass --resume to continue it, or delete it",
@@ -153,9 +211,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make_book: no such directory for {path}", file=sys.stderr)
             return 2
     started = time.time()
-    book = Book(args.checkpoint, args.resume)
-    entries = build(book, args.depth, args.all_plies, args.out, not args.no_progress)
-    size = write_book(args.out, entries, args.depth, args.all_plies)
+    book = Book(args.checkpoint, args.resume, args.jobs)
+    try:
+        entries = build(book, args.depth, args.all_plies, args.out, not args.no_progress, root)
+    finally:
+        book.close()
+    size = write_book(args.out, entries, args.depth, args.all_plies, canonical_position(root))
     print(f"{len(entries)} positions, {size} bytes -> {args.out} "
           f"({time.time() - started:.0f} s, {book.nodes} nodes searched)")
     return 0
