@@ -88,6 +88,8 @@ def test_small_board_and_draws(capsys, tmp_path):
         (["greedy", "random", "-n", "0"], "--games"),
         (["greedy"], "two agents"),
         (["greedy", "random", "--openings", "no/such/file"], "openings"),
+        (["greedy", "random", "--sprt", "5", "0"], "ELO0 < ELO1"),
+        (["greedy", "random", "--sprt", "0", "5", "--alpha", "1.5"], "--alpha"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, message):
@@ -98,3 +100,15 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, message):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
     assert not results.exists()  # nothing half-written
+
+
+def test_resume_refuses_another_pairing_and_finishes_a_finished_run(capsys, tmp_path):
+    results = str(tmp_path / "r.jsonl")
+    assert evaluate.main(["greedy", "random", "-n", "2", "--results", results]) == 0
+    capsys.readouterr()
+    assert evaluate.main(["random", "greedy", "--resume", results]) == 2
+    assert "is a run of" in capsys.readouterr().err
+    assert evaluate.main(["--resume", results, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+    with open(results) as handle:
+        assert len(handle.read().splitlines()) == 3  # nothing played twice
