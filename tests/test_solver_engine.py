@@ -171,3 +171,23 @@ def test_window_counts_match_the_core_windows(config, monkeypatch):
             continue
         me, them = position.current, position.opponent
         assert evaluate(me, position.mask, position.moves) == counted(me, them) - counted(them, me)
+
+
+@pytest.mark.parametrize("config", [Config(4, 4, 3), Config(3, 5, 3), Config(4, 4, 4)])
+def test_depth_search_to_the_end_keeps_the_outcome(config):
+    """With time to search every ply, the heuristic search's move has the best outcome class."""
+    from agents.solving.depth_search import DepthSearch
+
+    rng = random.Random(6)
+    for _ in range(10):
+        position = random_position(config, rng.randrange(1, 6), rng)
+        if position is None or position.immediate_wins():
+            continue
+        columns = ExactSolver(config).non_losing_columns(position)
+        if not columns:
+            continue
+        move, _ = DepthSearch(config).best_move(position, columns, float("inf"))
+        child = position.played(move)
+        chosen = -brute_force_score(config, child.current, child.mask, child.moves)
+        best = brute_force_score(config, position.current, position.mask, position.moves)
+        assert (chosen > 0) - (chosen < 0) == (best > 0) - (best < 0), str(position)

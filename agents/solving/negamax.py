@@ -97,6 +97,14 @@ class ExactSolver:
             nodes = solver.nodes = solver.nodes + 1
             if not nodes & CLOCK_EVERY and clock() > solver.deadline:
                 raise SearchTimeout
+            key = current + mask
+            stored = entries.get(key)  # a bound proven earlier settles the question before any work
+            if stored is not None:
+                if stored > split:
+                    if stored - lower_offset >= beta:
+                        return stored - lower_offset
+                elif stored - upper_offset <= alpha:
+                    return stored - upper_offset
             opponent_wins = winning_cells(current ^ mask, mask)
             possible = (mask + bottom) & board
             forced = possible & opponent_wins
@@ -110,22 +118,16 @@ class ExactSolver:
             if moves >= cells - 2:
                 return 0
             low = -((cells - 2 - moves) // 2)  # the opponent cannot win at its next move
+            high = (cells - 1 - moves) // 2  # we cannot win at this move
+            if stored is not None:
+                if stored > split:
+                    low = max(low, stored - lower_offset)
+                else:
+                    high = min(high, stored - upper_offset)
             if alpha < low:
                 alpha = low
                 if alpha >= beta:
                     return alpha
-            high = (cells - 1 - moves) // 2  # we cannot win at this move
-            key = current + mask
-            stored = entries.get(key)
-            if stored is not None:
-                if stored > split:
-                    low = stored - lower_offset
-                    if alpha < low:
-                        alpha = low
-                        if alpha >= beta:
-                            return alpha
-                else:
-                    high = stored - upper_offset
             if beta > high:
                 beta = high
                 if alpha >= beta:
