@@ -53,3 +53,4 @@ def test_parse_moves_rejects_illegal_strings():
 def test_exact_scores_from_ply_12(solver, name):
     for entry in load_oracle_set(name, 12, 41):
         assert tuple(solver.score_moves(entry.moves)) == entry.scores, entry.moves
+

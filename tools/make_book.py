@@ -42,15 +42,21 @@ def canonical_position(position: Position) -> Position:
 
 
 _worker_solver = None  # each worker process keeps one solver (and its transposition table)
+_table_size = 0  # entries of that table; 0 = the solver's default
+
+
+def _set_table_size(entries: int) -> None:
+    global _table_size
+    _table_size = entries
 
 
 def _solve_in_worker(task: tuple[int, int, int]) -> tuple[int, int, int, int]:
     """(key, move, score, nodes searched) for a canonical position given as (current, mask, plies)."""
     global _worker_solver
-    from tools.fast_solver import Solver
+    from tools.fast_solver import TABLE_SIZE, Solver
 
     if _worker_solver is None:
-        _worker_solver = Solver()
+        _worker_solver = Solver(_table_size or TABLE_SIZE)
     current, mask, plies = task
     before = _worker_solver.nodes
     move, score = _worker_solver.best_move_bitboards(current, mask, plies)
@@ -60,7 +66,7 @@ def _solve_in_worker(task: tuple[int, int, int]) -> tuple[int, int, int, int]:
 class Book:
     """Solved positions ``{canonical key: (move, score)}``, kept in step with the checkpoint file."""
 
-    def __init__(self, checkpoint: str, resume: bool, jobs: int = 1) -> None:
+    def __init__(self, checkpoint: str, resume: bool, jobs: int = 1, table_size: int = 0) -> None:
         self.solved: dict[int, tuple[int, int]] = {}
         if resume and os.path.exists(checkpoint):
             with open(checkpoint) as handle:
@@ -72,6 +78,8 @@ class Book:
         if self._log.tell() and not open(checkpoint, "rb").read().endswith(b"\n"):
             self._log.write("\n")  # end the line a kill cut short, so the next one starts clean
         self.jobs = jobs
+        self.table_size = table_size
+        _set_table_size(table_size)
         self.nodes = 0
         self._pool = None
 
@@ -93,7 +101,7 @@ class Book:
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.jobs)
+            self._pool = ProcessPoolExecutor(self.jobs, initializer=_set_table_size, initargs=(self.table_size,))
         from concurrent.futures import as_completed
 
         for future in as_completed([self._pool.submit(_solve_in_worker, task) for task in tasks]):
@@ -107,6 +115,16 @@ class Book:
         if self._pool is not None:
             self._pool.shutdown()
         self._log.close()
+
+
+def largest_prime_at_most(n: int) -> int:
+    """A prime table size spreads Pons' keys (which are far from uniform) over the slots."""
+    def is_prime(k: int) -> bool:
+        return k >= 2 and all(k % d for d in range(2, int(k ** 0.5) + 1))
+
+    while not is_prime(n):
+        n -= 1
+    return n
 
 
 def children(position: Position) -> list[Position]:
@@ -186,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default="", help="build the trees from this position (Pons' move string)"
                         " instead of the empty board")
     parser.add_argument("--jobs", type=int, default=1, help="solver processes (default 1)")
+    parser.add_argument("--table-mb", type=int, default=72,
+                        help="transposition table per solver process in MB (default 72; bigger saves nodes)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -199,8 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.all_plies <= args.depth <= 40 or args.depth < root.moves:
         print("make_book: need 0 <= --all-plies <= --depth <= 40 and --depth >= the root's ply", file=sys.stderr)
         return 2
-    if args.jobs < 1:
-        print("make_book: --jobs must be >= 1", file=sys.stderr)
+    if args.jobs < 1 or args.table_mb < 1:
+        print("make_book: --jobs and --table-mb must be >= 1", file=sys.stderr)
         return 2
     if os.path.exists(args.checkpoint) and not args.resume:
         print(f"make_book: {args.checkpoint} exists: pass --resume to continue it, or delete it",
@@ -211,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make_book: no such directory for {path}", file=sys.stderr)
             return 2
     started = time.time()
-    book = Book(args.checkpoint, args.resume, args.jobs)
+    book = Book(args.checkpoint, args.resume, args.jobs, largest_prime_at_most(args.table_mb * 2**20 // 9))
     try:
         entries = build(book, args.depth, args.all_plies, args.out, not args.no_progress, root)
     finally:
