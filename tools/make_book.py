@@ -196,8 +196,10 @@ def build(book: Book, depth: int, all_plies: int, out: str, progress: bool, root
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depth", type=int, default=8, help="last ply of the agent's tree (default 8)")
-    parser.add_argument("--all-plies", type=int, default=4, help="every position up to this ply (default 4)")
+    parser.add_argument("--depth", type=int, default=8,
+                        help="last ply of the agent's tree (default 8; -1 writes an empty book)")
+    parser.add_argument("--all-plies", type=int, default=4,
+                        help="every position up to this ply (default 4; -1 for none)")
     parser.add_argument("--out", default=DEFAULT_OUT)
     parser.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT)
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint file")
@@ -216,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     if root.last_player_won() or root.is_full():
         print("make_book: --root is a finished game", file=sys.stderr)
         return 2
-    if not 0 <= args.all_plies <= args.depth <= 40 or args.depth < root.moves:
-        print("make_book: need 0 <= --all-plies <= --depth <= 40 and --depth >= the root's ply", file=sys.stderr)
+    if not -1 <= args.all_plies <= args.depth <= 40 or args.depth < root.moves - 1:
+        print("make_book: need -1 <= --all-plies <= --depth <= 40 and --depth >= the root's ply - 1"
+              " (-1: no positions)", file=sys.stderr)
         return 2
     if args.jobs < 1 or args.table_mb < 1:
         print("make_book: --jobs and --table-mb must be >= 1", file=sys.stderr)
