@@ -115,27 +115,27 @@ def match_row(agent: str, opponent: str, records: Sequence[GameRecord]) -> dict[
     }
 
 
-def markdown(rows: Sequence[dict[str, Any]], config: Config, games: int) -> str:
-    """The table, and a closing line naming the agent that scores best against the strongest opponent."""
+def markdown(rows: Sequence[dict[str, Any]], config: Config, games: int, command: str) -> str:
+    """The table, and a closing line naming the agents that score best against the last opponent."""
     lines = [
         f"{games} games per row on {config.rows}x{config.columns}, {config.inarow} in a row, "
-        "openings played in pairs with seats swapped (`python bench/agent_table.py`).",
+        f"openings played in pairs with seats swapped (`{command}`).",
         "",
-        "| agent | opponent | win % | draw % | loss % | invalid / error / timeout | median s/move | max s/move |",
+        "| agent | opponent | win % | draw % | loss % | invalid / error / timeout | median ms/move | max ms/move |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
             f"| {row['agent']} | {row['opponent']} | {100 * row['win']:.0f} | {100 * row['draw']:.0f} | "
             f"{100 * row['loss']:.0f} | {row['invalid']} / {row['errors']} / {row['timeouts']} | "
-            f"{row['median_move_s']:.3f} | {row['max_move_s']:.3f} |"
+            f"{1000 * row['median_move_s']:.1f} | {1000 * row['max_move_s']:.0f} |"
         )
     hardest = rows[-1]["opponent"] if rows else None
-    against = [row for row in rows if row["opponent"] == hardest]
-    if against:
-        best = max(against, key=lambda row: (row["win"] + row["draw"] / 2, row["win"]))
-        score = best["win"] + best["draw"] / 2
-        lines += ["", f"Strongest against {hardest}: **{best['agent']}** (score {score:.2f})."]
+    scores = {row["agent"]: row["win"] + row["draw"] / 2 for row in rows if row["opponent"] == hardest}
+    if scores:
+        top = max(scores.values())
+        best = ", ".join(f"**{name}**" for name, score in scores.items() if score == top)
+        lines += ["", f"Strongest against {hardest}: {best} (score {top:.3f})."]
     return "\n".join(lines) + "\n"
 
 
@@ -207,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             rows.append(row)
-    text = markdown(rows, config, args.games)
+    command = " ".join(["python bench/agent_table.py", *(sys.argv[1:] if argv is None else argv)])
+    text = markdown(rows, config, args.games, command)
     partial = args.out + ".part"
     with open(partial, "w", encoding="utf-8") as handle:
         handle.write(text)

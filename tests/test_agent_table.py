@@ -45,5 +45,5 @@ def test_a_small_table_is_written(tmp_path, capsys):
                              "--out", str(out)]) == 0
     text = out.read_text()
     assert text == capsys.readouterr().out
-    assert "| greedy | random |" in text and "Strongest against random: **greedy**" in text
+    assert "| greedy | random |" in text and "Strongest against random: **greedy** (score 1.000)" in text
     assert (tmp_path / "table.jsonl").exists()
