@@ -15,7 +15,6 @@ a JSON Lines results file. Exit 0 on success, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import re
@@ -86,16 +85,6 @@ def build_parser() -> Parser:
     return p
 
 
-def optional_module(name: str, flag: str) -> Any:
-    """``evaluation.<name>`` or a Usage error saying the feature is not there yet."""
-    try:
-        return importlib.import_module(f"evaluation.{name}")
-    except ModuleNotFoundError as error:
-        if error.name == f"evaluation.{name}":
-            raise Usage(f"{flag} is not available yet") from None
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     real_stdout = sys.stdout
     try:
@@ -103,9 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         if args.league:
-            return optional_module("league", "--league").main(args)
+            from evaluation import league
+
+            return league.main(args)
         if args.gate or args.baseline:
-            return optional_module("gate", "--gate").main(args)
+            from evaluation import gate
+
+            return gate.main(args)
         return run(args, real_stdout)
     except Usage as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
@@ -156,8 +149,6 @@ def plan_run(args: argparse.Namespace) -> Plan:
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
         if sprt and not sprt[0] < sprt[1]:
             raise Usage(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
-        if args.replays:
-            optional_module("replays", "--replays")
         backend_runner(args.backend)
         tasks = schedule(*specs, run["games"], config, suite, run["act_timeout"], run["overage"], run["seed"])
         if log is None:
@@ -177,7 +168,9 @@ def run(args: argparse.Namespace, out: Any) -> int:
     from evaluation.summary import summarize, table
 
     plan = plan_run(args)
-    replays = optional_module("replays", "--replays") if args.replays else None
+    from evaluation import replays as replay_files
+
+    replays = replay_files if args.replays else None
     progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
     played = list(plan.done)
 

@@ -123,8 +123,8 @@ def backend_runner(name: str) -> Callable[..., None]:
         try:
             from evaluation.ray_backend import run_games
         except ModuleNotFoundError as error:
-            if error.name == "evaluation.ray_backend":
-                raise BackendUnavailable("--backend ray is not available yet") from None
+            if error.name == "evaluation.ray_backend":  # Ray is optional; the module's message names the fix
+                raise BackendUnavailable(error.msg) from None
             raise
         return run_games
     raise BackendUnavailable(f"unknown backend {name!r}")

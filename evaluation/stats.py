@@ -1,7 +1,8 @@
 """Match statistics as chess engine testers compute them (fishtest, cutechess-cli, fastchess).
 
-Scores are in [0, 1] (win 1, draw 1/2, loss 0). Intervals are normal approximations: the mean of the
-observed per-game (trinomial) or per-pair (pentanomial) scores plus or minus z standard errors. Game
+Scores are in [0, 1] (win 1, draw 1/2, loss 0). Intervals are normal approximations around the mean of
+per-game (trinomial) or per-pair (pentanomial) scores, with Agresti-Coull's pseudo-observations so
+that a clean sweep in few games does not claim certainty. Game
 pairs — one opening played twice with seats swapped — are scored as the pair's mean, one of
 0, 1/4, 1/2, 3/4, 1; their variance is smaller than that of single games because the opening's bias
 cancels out, which is why fishtest counts pairs.
@@ -42,13 +43,26 @@ def mean_and_variance(values: Sequence[float], counts: Sequence[float]) -> tuple
 
 
 def score_interval(values: Sequence[float], counts: Sequence[float], z: float = Z95) -> Interval:
-    """Mean score with a ``z``-sigma interval, clipped to [0, 1]."""
+    """Observed mean score with a ``z``-sigma interval, clipped to [0, 1].
+
+    The interval is Agresti-Coull's: z^2/2 pseudo-observations are added at the lowest and at the
+    highest score before the normal approximation. Without them a clean sweep (every game won, every
+    pair split) has zero sample variance and the plain interval collapses to a point — 20 wins out of
+    20 would claim a score of exactly 1 with certainty. For win/loss data this is the well-known
+    Agresti-Coull interval, close to Wilson's; the point estimate stays the observed mean.
+    """
     n = sum(counts)
-    mean, variance = mean_and_variance(values, counts)
     if n <= 0:
         return Interval(0.5, 0.0, 1.0)
-    half = z * math.sqrt(variance / n)
-    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
+    mean, _ = mean_and_variance(values, counts)
+    pseudo = z * z / 2.0
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    adjusted = list(counts)
+    adjusted[order[0]] += pseudo
+    adjusted[order[-1]] += pseudo
+    centre, variance = mean_and_variance(values, adjusted)
+    half = z * math.sqrt(variance / sum(adjusted))
+    return Interval(mean, max(0.0, centre - half), min(1.0, centre + half))
 
 
 def trinomial_score(wins: int, draws: int, losses: int, z: float = Z95) -> Interval:

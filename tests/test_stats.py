@@ -10,26 +10,41 @@ from evaluation import stats
 
 
 def test_trinomial_score_interval():
-    # W=6 D=2 L=2: s = 7/10 = 0.7; var = (6*0.3^2 + 2*0.2^2 + 2*0.7^2)/10 = 1.6/10 = 0.16
-    # se = sqrt(0.16/10) = 0.126491; half width = 1.959964 * 0.126491 = 0.247918
+    # W=6 D=2 L=2: s = 7/10 = 0.7. Agresti-Coull adds z^2/2 = 1.920729 pseudo-games at each end:
+    # counts 7.920729 / 2 / 3.920729, n = 13.841459, centre = 8.920729/13.841459 = 0.644494;
+    # var = (7.920729*0.355506^2 + 2*0.144494^2 + 3.920729*0.644494^2)/n = 2.670155/n = 0.192911;
+    # half width = 1.959964 * sqrt(0.192911/13.841459) = 0.231398
     score = stats.trinomial_score(6, 2, 2)
     assert score.value == pytest.approx(0.7)
-    assert score.low == pytest.approx(0.452082, abs=1e-6)
-    assert score.high == pytest.approx(0.947918, abs=1e-6)
+    assert score.low == pytest.approx(0.413056, abs=1e-6)
+    assert score.high == pytest.approx(0.875931, abs=1e-6)
+
+
+def test_a_clean_sweep_is_not_certainty():
+    # 10 wins: counts 11.920729 / 0 / 1.920729, centre 0.861233, var = centre*(1-centre) = 0.119511,
+    # half width 1.959964*sqrt(0.119511/13.841459) = 0.182120; low 0.679113 (the plain normal
+    # interval would be [1, 1])
+    sweep = stats.trinomial_score(10, 0, 0)
+    assert sweep.value == 1.0 and sweep.high == 1.0
+    assert sweep.low == pytest.approx(0.679113, abs=1e-6)
+    # more games, tighter: 20 wins out of 20 give a lower bound of about 0.81
+    assert stats.trinomial_score(20, 0, 0).low == pytest.approx(0.810190, abs=1e-6)
+    assert stats.elo_interval(sweep).low > 0 and stats.elo_interval(sweep).low != math.inf
 
 
 def test_interval_is_clipped_and_empty_match_is_uninformative():
-    assert stats.trinomial_score(10, 0, 0) == stats.Interval(1.0, 1.0, 1.0)
     assert stats.trinomial_score(0, 0, 0) == stats.Interval(0.5, 0.0, 1.0)
     assert stats.trinomial_score(9, 0, 1).high == 1.0
+    assert stats.trinomial_score(0, 0, 10).low == 0.0
 
 
 def test_pentanomial_score_interval():
-    # pair scores 0.25, 0.5, 0.5, 0.75: mean 0.5; var = (0.0625 + 0 + 0 + 0.0625)/4 = 0.03125
-    # half width = 1.959964 * sqrt(0.03125/4) = 1.959964 * 0.0883883 = 0.173238
+    # pair scores 0.25, 0.5, 0.5, 0.75 plus 1.920729 pseudo-pairs at 0 and at 1: n = 7.841459,
+    # centre 0.5, var = (2*1.920729*0.25 + 2*0.0625)/n = 1.085364/7.841459 = 0.138413;
+    # half width = 1.959964 * sqrt(0.138413/7.841459) = 0.260399
     score = stats.pentanomial_score([0, 1, 2, 1, 0])
     assert score.value == pytest.approx(0.5)
-    assert (score.low, score.high) == (pytest.approx(0.326762, abs=1e-6), pytest.approx(0.673238, abs=1e-6))
+    assert (score.low, score.high) == (pytest.approx(0.239601, abs=1e-6), pytest.approx(0.760399, abs=1e-6))
 
 
 def test_elo():
