@@ -15,6 +15,7 @@ overage bank; the search checks the clock every few hundred nodes and always has
 from __future__ import annotations
 
 from agents.core import Config, Position
+from agents.opening_book import book_move
 from agents.solving.depth_search import DepthSearch
 from agents.solving.negamax import ExactSolver
 from agents.solving.time_manager import MoveClock, move_clock
@@ -41,6 +42,9 @@ def choose(position: Position, clock: MoveClock) -> int:
     wins = position.immediate_wins()
     if wins:
         return most_central(position, wins)
+    known = book_move(position)
+    if known is not None:
+        return known
     exact, deep = engines(position.config)
     columns = exact.non_losing_columns(position)
     if not columns:  # every move loses: block one threat and hope
