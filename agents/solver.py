@@ -4,8 +4,8 @@ Every move:
 1. win at once if possible;
 2. on the standard 6x7 board, play the opening book's move if the book knows the position;
 3. keep the moves that do not let the opponent win at once; if only one is left, play it;
-4. ask the exact solver, with most of the time budget: is it a win? a draw? then the exact score
-   (win soonest, lose latest);
+4. unless the position is too early to solve in time, ask the exact solver, with most of the time
+   budget: is it a win? a draw? then the exact score (win soonest, lose latest);
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
@@ -21,7 +21,10 @@ from agents.solving.negamax import ExactSolver
 from agents.solving.time_manager import MoveClock, move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
-EXACT_EMPTY_CELLS = 24  # off the standard board, try the exact solver once this few cells are left
+# Try the exact solver once this few cells are left: on the standard board from ply 8 (earlier it
+# never finishes in time, and the heuristic search is better off with the whole budget).
+EXACT_EMPTY_CELLS_STANDARD = 34
+EXACT_EMPTY_CELLS = 24
 
 _engines: dict[Config, tuple[ExactSolver, DepthSearch]] = {}
 
@@ -52,7 +55,7 @@ def choose(position: Position, clock: MoveClock) -> int:
     if len(columns) == 1:
         return columns[0]
     empty_cells = position.geometry.rows * position.geometry.columns - position.moves
-    if position.config.is_standard or empty_cells <= EXACT_EMPTY_CELLS:
+    if empty_cells <= (EXACT_EMPTY_CELLS_STANDARD if position.config.is_standard else EXACT_EMPTY_CELLS):
         analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))
         if analysis.finished or analysis.outcome_known():
             return analysis.best

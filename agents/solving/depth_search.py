@@ -110,7 +110,8 @@ class DepthSearch:
 
         return negamax
 
-    def best_move(self, position: Position, columns: list[int], deadline: float) -> tuple[int, int]:
+    def best_move(self, position: Position, columns: list[int], deadline: float,
+                  max_depth: int | None = None) -> tuple[int, int]:
         """``(column, value)`` among ``columns`` (non-empty, none winning at once) by iterative deepening.
 
         Always returns a move: the first column if not even depth 1 completes before ``deadline``.
@@ -124,7 +125,7 @@ class DepthSearch:
         best, value = order[0], 0
         empty = self.cells - moves
         self.completed_depth = 0
-        for depth in range(1, empty + 1):
+        for depth in range(1, min(empty, max_depth or empty) + 1):
             scores: dict[int, int] = {}
             alpha = -WIN - 1
             try:
