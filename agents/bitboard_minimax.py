@@ -82,7 +82,8 @@ class Negamax:
             if g.has_line(current | bit):
                 score = WIN - position.moves - 1
             else:
-                # A window one wider than alpha keeps every equally good column exact, for tie-breaks.
+                # The window reaches just below alpha, so a column as good as the best gets its exact
+                # value and joins the random tie-break instead of being cut off.
                 score = -self.value(current ^ mask, mask | bit, position.moves + 1, depth - 1, -2 * WIN, -alpha + 1e-9)
             if score > best:
                 best, best_columns, alpha = score, [column], score

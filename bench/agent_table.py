@@ -207,7 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             rows.append(row)
-    command = " ".join(["python bench/agent_table.py", *(sys.argv[1:] if argv is None else argv)])
+    # --resume only reuses finished matches; the table is the one the command without it produces.
+    given = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg != "--resume"]
+    command = " ".join(["python bench/agent_table.py", *given])
     text = markdown(rows, config, args.games, command)
     partial = args.out + ".part"
     with open(partial, "w", encoding="utf-8") as handle:
