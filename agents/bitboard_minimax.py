@@ -48,12 +48,12 @@ class Negamax:
             raise OutOfTime
         g = self.g
         possible = (mask + g.bottom) & g.board
-        if g.winning_cells(current) & possible:
+        if g.winning_cells(current, mask) & possible:
             return WIN - moves - 1
         if moves >= self.cells - 1:
             return 0.0  # the last cell, and it does not win
         opponent = current ^ mask
-        forced = g.winning_cells(opponent) & possible
+        forced = g.winning_cells(opponent, mask) & possible
         if forced & (forced - 1):
             return -(WIN - moves - 2)  # two threats: one of them wins next move
         if depth <= 0:

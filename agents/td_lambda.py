@@ -107,7 +107,7 @@ class Features:
                     if j in open_counts:
                         open_counts[j] += 1
             x.extend(WINDOW_SCALE * open_counts[j] for j in self.depths)
-            cells = self.geometry.winning_cells(stones) & ~mask
+            cells = self.geometry.winning_cells(stones, mask)
             playable_wins.append((cells & possible).bit_count())
             waiting = cells & ~possible
             good, bad = (self.odd_rows, self.even_rows) if first else (self.even_rows, self.odd_rows)

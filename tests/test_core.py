@@ -103,6 +103,46 @@ def test_winning_cells_match_brute_force(cfg, rng):
     assert pos.opponent_threats() == [c for c in swapped.legal_moves() if swapped.is_winning_move(c)]
 
 
+def brute_force_winning_cells(cfg: Config, stones: int, mask: int) -> int:
+    expected = 0
+    for w in windows(cfg):
+        for cell in (1 << i for i in range(w.bit_length()) if w >> i & 1):
+            if not cell & mask and (w & ~cell) & stones == w & ~cell:
+                expected |= cell
+    return expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(configs, st.randoms(use_true_random=False))
+def test_winning_cells_match_every_window(cfg, rng):
+    """The shift formulas (Pons' for k = 4, growing runs otherwise) against a brute force: an empty
+    cell completes a line iff some window through it holds the player's stones everywhere else."""
+    pos = Position(cfg)
+    for _ in range(rng.randrange(cfg.cells + 1)):
+        moves = pos.legal_moves()
+        if not moves or pos.last_player_won():
+            break
+        pos.play(rng.choice(moves))
+    for stones in (pos.current, pos.opponent):
+        assert pos.geometry.winning_cells(stones, pos.mask) == brute_force_winning_cells(cfg, stones, pos.mask)
+
+
+@pytest.mark.parametrize("cfg", [Config(), Config(10, 12, 4), Config(5, 9, 4)])
+def test_four_in_a_row_shifts_on_dense_boards(cfg):
+    """Pons' k = 4 formulas, one line per direction and gap: columns filled to random heights with
+    stones of random owners (no game needed) make every pattern common, which random games do not."""
+    rng = random.Random(7)
+    g = Position(cfg).geometry
+    for _ in range(300):
+        mask = stones = 0
+        for column in range(cfg.columns):
+            for row in range(rng.randrange(cfg.rows + 1)):
+                mask |= g.bit(column, row)
+                if rng.random() < 0.5:
+                    stones |= g.bit(column, row)
+        assert g.winning_cells(stones, mask) == brute_force_winning_cells(cfg, stones, mask)
+
+
 def test_windows_count_standard():
     # 6x7, 4 in a row: 24 horizontal + 21 vertical + 12 + 12 diagonal = 69 windows.
     assert len(windows(Config())) == 69

@@ -12,7 +12,6 @@ from agents.core import Config, Position
 from agents.core.position import geometry
 from agents.solving.move_order import move_orderer
 from agents.solving.negamax import ExactSolver
-from agents.solving.threats import winning_cells_function
 from agents.solving.transposition import TranspositionTable
 
 
@@ -36,24 +35,11 @@ def random_positions(config: Config, plies: int, count: int, seed: int) -> list[
     return found
 
 
-@pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(4, 5, 4), Config(10, 12, 5),
-                                    Config(6, 7, 3), Config(5, 5, 1), Config(4, 4, 2), Config(3, 3, 6)])
-def test_threat_shifts_match_the_core(config):
-    fast = winning_cells_function(geometry(config))
-    rng = random.Random(1)
-    for _ in range(200):
-        position = random_position(config, rng.randrange(config.cells), rng)
-        if position is None:
-            continue
-        for stones in (position.current, position.opponent):
-            assert fast(stones, position.mask) == geometry(config).winning_cells(stones) & ~position.mask
-
-
 @pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(6, 7, 5), Config(10, 12, 5),
                                     Config(5, 5, 1), Config(4, 9, 2), Config(3, 3, 6)])
 def test_move_order_is_threat_count_then_centre(config):
     g = geometry(config)
-    winning = winning_cells_function(g)
+    winning = g.winning_cells
     ordered = move_orderer(g, winning)
     rng = random.Random(2)
     for _ in range(100):
@@ -157,7 +143,7 @@ def test_window_counts_match_the_core_windows(config, monkeypatch):
     monkeypatch.setattr(heuristic, "THREAT", 0)
     monkeypatch.setattr(heuristic, "PARITY_THREAT", 0)
     g = geometry(config)
-    evaluate = heuristic.evaluation(g, winning_cells_function(g))
+    evaluate = heuristic.evaluation(g, g.winning_cells)
     weights = [0] + [4 ** j for j in range(config.inarow - 1)]
 
     def counted(own: int, other: int) -> int:

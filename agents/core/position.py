@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from agents.core.config import Config, field
+from agents.core.threats import winning_cells_function
 
 
 class Geometry:
@@ -30,7 +31,7 @@ class Geometry:
 
     __slots__ = (
         "config", "rows", "columns", "inarow", "height", "bottom", "board", "column_masks",
-        "bottom_masks", "top_masks", "directions", "center_order",
+        "bottom_masks", "top_masks", "directions", "center_order", "winning_cells",
     )
 
     def __init__(self, config: Config) -> None:
@@ -46,6 +47,9 @@ class Geometry:
         self.directions = (1, h, h - 1, h + 1)
         middle = (config.columns - 1) / 2
         self.center_order = tuple(sorted(range(config.columns), key=lambda c: (abs(c - middle), c)))
+        # winning_cells(stones, mask): the cells outside ``mask`` where one more stone of ``stones``
+        # completes a line. A plain function, not a method: search loops call it millions of times.
+        self.winning_cells = winning_cells_function(h, self.board, config.inarow)
 
     def bit(self, column: int, row_from_bottom: int) -> int:
         return 1 << (column * self.height + row_from_bottom)
@@ -65,21 +69,6 @@ class Geometry:
             if m:
                 return True
         return False
-
-    def winning_cells(self, stones: int) -> int:
-        """Cells (occupied or not) that would complete a line of ``inarow`` together with ``stones``."""
-        k = self.inarow
-        cells = 0
-        for d in self.directions:
-            for above in range(k):
-                below = k - 1 - above
-                m = self.board
-                for i in range(1, above + 1):
-                    m &= stones >> (i * d)
-                for i in range(1, below + 1):
-                    m &= stones << (i * d)
-                cells |= m
-        return cells & self.board
 
 
 @lru_cache(maxsize=64)
@@ -197,7 +186,7 @@ class Position:
     def winning_cells(self, own: bool = True) -> int:
         """Empty cells that complete a line for the player to move (``own``) or for the opponent."""
         stones = self.current if own else self.opponent
-        return self.geometry.winning_cells(stones) & ~self.mask
+        return self.geometry.winning_cells(stones, self.mask)
 
     def immediate_wins(self) -> list[int]:
         """Columns that win at once for the player to move."""

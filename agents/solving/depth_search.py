@@ -21,7 +21,6 @@ from agents.core.position import Position, geometry
 from agents.solving.heuristic import evaluation
 from agents.solving.move_order import move_orderer
 from agents.solving.negamax import SearchTimeout
-from agents.solving.threats import winning_cells_function
 
 WIN = 1 << 40
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is
@@ -34,7 +33,7 @@ class DepthSearch:
     def __init__(self, config: Config, table_capacity: int = 1_000_000) -> None:
         g = self.geometry = geometry(config)
         self.cells = g.rows * g.columns
-        self.winning_cells = winning_cells_function(g)
+        self.winning_cells = g.winning_cells
         self.ordered = move_orderer(g, self.winning_cells)
         self.evaluate = evaluation(g, self.winning_cells)
         # position key -> (depth searched, kind of bound, value, best move bit)

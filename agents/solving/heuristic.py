@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from agents.core.position import Geometry
-from agents.solving.threats import WinningCells
+from agents.core.threats import WinningCells
 
 Evaluation = Callable[[int, int, int], int]
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from agents.core.config import Config
 from agents.core.position import Position, geometry
 from agents.solving.move_order import move_orderer
-from agents.solving.threats import winning_cells_function
 from agents.solving.transposition import TranspositionTable
 
 
@@ -77,7 +76,7 @@ class ExactSolver:
         self.min_score = -(cells // 2) - 1
         self.max_score = (cells + 1) // 2 + 1
         self.table = TranspositionTable(self.min_score, self.max_score, table_capacity)
-        self.winning_cells = winning_cells_function(g)
+        self.winning_cells = g.winning_cells
         self.ordered = move_orderer(g, self.winning_cells)
         self.nodes = 0
         self.deadline = float("inf")  # a time.perf_counter() value

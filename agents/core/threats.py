@@ -1,26 +1,23 @@
-"""Cells that would complete a line: the basis of move ordering, pruning and evaluation.
+"""Cells that would complete a line: the basis of win tests, move ordering, pruning and evaluation.
 
 Pascal Pons' ``compute_winning_position`` for four in a row needs only a handful of shifts per
 direction; that specialisation is what makes the pure-Python search fast on Connect 4. Other
-``inarow`` values use :func:`any_in_a_row` (tested against the core's :meth:`Geometry.winning_cells`).
+``inarow`` values use :func:`any_in_a_row` (tested against a brute force over every window in
+tests/test_core.py). The bit layout is the core's (see position.py): ``height`` bits per column.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from agents.core.position import Geometry
-
 WinningCells = Callable[[int, int], int]
 
 
-def winning_cells_function(geometry: Geometry) -> WinningCells:
+def winning_cells_function(height: int, board: int, inarow: int) -> WinningCells:
     """``f(stones, mask)``: the empty cells where one more stone completes a line for ``stones``."""
-    board = geometry.board
-    if geometry.inarow == 4:
-        return four_in_a_row(geometry.height, board)
-
-    return any_in_a_row(geometry.height, board, geometry.inarow)
+    if inarow == 4:
+        return four_in_a_row(height, board)
+    return any_in_a_row(height, board, inarow)
 
 
 def any_in_a_row(height: int, board: int, inarow: int) -> WinningCells:
