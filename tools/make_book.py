@@ -13,11 +13,12 @@ long build can be stopped and restarted at any time.
 
     nice -n 10 python tools/make_book.py --depth 13 --all-plies 1 --jobs 2 --table-mb 288 --resume
 
-How long: the agent's trees hold about 23,500 positions up to ply 12 (bench/book_cost.py). Measured
-CPU per position (numba solver, fresh table): ~0.1-0.2 s at plies 12-13, 0.4-0.6 s at 10-11, 2.3 s at
-9, 4.9 s at 8, 8.9 s at 7, 22 s at 6; each ply earlier costs ~2.4x more. Extrapolated, depth 13 is
-about 15 CPU-hours, two thirds of it in plies 0-6 (the empty board alone ~1 hour): roughly 8 hours
-with --jobs 2 on this 2-core machine when it is otherwise idle. ``--depth -1`` writes the empty book.
+How long (measured on this shared 2-core machine, one process at nice 10, --table-mb 288): plies
+0-4 (57 positions) took 48 min: ply 0 525 s, 1 1090 s, 2 362 s, 3 656 s, 4 274 s, ~4.4 M nodes/s.
+The agent's trees hold ~23,500 positions up to ply 12 (bench/book_cost.py); measured CPU per
+position with a fresh table: 38 s at ply 5, 22 s at 6, 8.9 s at 7, 4.9 s at 8, 2.3 s at 9, ~0.45 s
+at 10-11, ~0.1-0.2 s at 12-13. Plies 5-13 therefore need about 8-9 CPU-hours more: ~4-5 hours with
+--jobs 2 when the machine is otherwise idle. ``--depth -1`` writes the empty book.
 """
 
 from __future__ import annotations
