@@ -85,15 +85,21 @@ def test_win_detection_agrees_with_kaggle(cfg, rng):
         mark = 3 - mark
 
 
-@settings(max_examples=150, deadline=None)
-@given(configs, st.randoms(use_true_random=False))
-def test_winning_cells_match_brute_force(cfg, rng):
+def random_game_prefix(cfg: Config, rng: random.Random) -> Position:
+    """A random number of random moves from the empty board, stopping early at a win or a full board."""
     pos = Position(cfg)
     for _ in range(rng.randrange(cfg.cells + 1)):
         moves = pos.legal_moves()
         if not moves or pos.last_player_won():
             break
         pos.play(rng.choice(moves))
+    return pos
+
+
+@settings(max_examples=150, deadline=None)
+@given(configs, st.randoms(use_true_random=False))
+def test_winning_cells_match_brute_force(cfg, rng):
+    pos = random_game_prefix(cfg, rng)
     if pos.last_player_won():
         return
     expected = [c for c in pos.legal_moves() if pos.is_winning_move(c)]
@@ -117,12 +123,7 @@ def brute_force_winning_cells(cfg: Config, stones: int, mask: int) -> int:
 def test_winning_cells_match_every_window(cfg, rng):
     """The shift formulas (Pons' for k = 4, growing runs otherwise) against a brute force: an empty
     cell completes a line iff some window through it holds the player's stones everywhere else."""
-    pos = Position(cfg)
-    for _ in range(rng.randrange(cfg.cells + 1)):
-        moves = pos.legal_moves()
-        if not moves or pos.last_player_won():
-            break
-        pos.play(rng.choice(moves))
+    pos = random_game_prefix(cfg, rng)
     for stones in (pos.current, pos.opponent):
         assert pos.geometry.winning_cells(stones, pos.mask) == brute_force_winning_cells(cfg, stones, pos.mask)
 
