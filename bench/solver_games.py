@@ -3,18 +3,22 @@
 
     nice -n 10 python bench/solver_games.py [--submission PATH] [--games 4] [--seed 0]
                                             [--opponents negamax perfect perfect30 random]
+                                            [--openings empty|suite]
 
 Without ``--submission`` the solver is built first (``build_submission.py solver``). The file is
 loaded the way Kaggle loads it (``kaggle_environments.agent.build_agent``: exec, last callable)
 once per game, and plays ``--games`` games per opponent in each seat on ``kaggle_environments``'
 ConnectX referee with Kaggle's time rules:
 
-- ``negamax``, ``random``: Kaggle's built-ins; games start from openings of the project's suite
-  (``evaluation/openings_6x7.txt``, 4 plies) so that deterministic agents do not repeat one game;
+- ``negamax``, ``random``: Kaggle's built-ins; ``negamax`` is deterministic, so its first move of
+  each game is random (the solver's reply to it, or the game's first move) and games differ;
 - ``perfect``: bitbully (C++, dev-only) playing a best move, ties broken at random;
 - ``perfect30``: the same, but 30 % of its moves are random;
-against the bitbully-driven opponents the solver plays from the empty board as first player, and
-as second player after a random first move in half of its games.
+full games: the solver plays from the empty board as first player, and as second player after a
+random first move in half of its games against the bitbully-driven opponents.
+``--openings suite`` instead starts the games against ``negamax`` and ``random`` from openings of
+the project's suite (``evaluation/openings_6x7.txt``, 4 plies): positions off the agent's own
+lines, which the opening book does not cover — a harsher test than Kaggle's games.
 
 Every solver move is scored by bitbully: does it keep the position's best outcome class (win /
 draw / loss), does it have the exact best score? Prints per-opponent results, the share of moves
@@ -113,7 +117,8 @@ def solver_seat(path: str, tracker: Tracker, opening: list[int]) -> Callable[[An
 
 
 def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list[int],
-                  random_first: bool) -> Callable[[Any, Any], int]:
+                  random_ply: int | None) -> Callable[[Any, Any], int]:
+    """The opponent; its move at ply ``random_ply`` (if any) is a random legal column."""
     builtin = None if kind.startswith("perfect") else kind
     if builtin:
         from kaggle_environments.envs.connectx.connectx import agents as builtins
@@ -125,10 +130,10 @@ def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list
         legal = [c for c in range(7) if obs.board[c] == 0]
         if ply < len(opening):
             move = opening[ply]
+        elif ply == random_ply or (kind == "perfect30" and rng.random() < 0.3):
+            move = rng.choice(legal)
         elif builtin is not None:
             move = int(builtin(obs, config))
-        elif (random_first and ply == 0) or (kind == "perfect30" and rng.random() < 0.3):
-            move = rng.choice(legal)
         else:
             scores = tracker.oracle.scores(tracker.moves)
             best = max(scores.values())
@@ -139,12 +144,12 @@ def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list
     return play
 
 
-def play_game(path: str, kind: str, solver_first: bool, opening: list[int], random_first: bool,
+def play_game(path: str, kind: str, solver_first: bool, opening: list[int], random_ply: int | None,
               rng: random.Random, oracle: Oracle) -> tuple[int, Tracker]:
     """Plays one game; returns the solver's reward (1 win, 0 draw, -1 loss) and the tracker."""
     tracker = Tracker(oracle)
     ours = solver_seat(path, tracker, opening)
-    theirs = opponent_seat(kind, tracker, rng, opening, random_first)
+    theirs = opponent_seat(kind, tracker, rng, opening, random_ply)
     env = make("connectx", configuration={"actTimeout": 2})
     env.run([ours, theirs] if solver_first else [theirs, ours])
     seat = 0 if solver_first else 1
@@ -169,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submission", help="a built solver submission (default: build one)")
     parser.add_argument("--games", type=int, default=4, help="games per opponent and seat")
     parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS), choices=OPPONENTS)
+    parser.add_argument("--openings", choices=("empty", "suite"), default="empty",
+                        help="full games (default), or negamax/random games from the 4-ply suite")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -199,10 +206,14 @@ def main(argv: list[str] | None = None) -> int:
         for solver_first in (True, False):
             results, times, checked, kept, exact, mistakes = [], [], 0, 0, 0, []
             for game in range(args.games):
-                scripted = kind in ("negamax", "random")
-                opening = rng.choice(suite) if scripted else []
-                random_first = not scripted and not solver_first and game % 2 == 1
-                reward, tracker = play_game(path, kind, solver_first, opening, random_first, rng, oracle)
+                opening, random_ply = [], None
+                if kind in ("negamax", "random") and args.openings == "suite":
+                    opening = rng.choice(suite)
+                elif kind == "negamax":
+                    random_ply = 1 if solver_first else 0
+                elif kind.startswith("perfect") and not solver_first and game % 2 == 1:
+                    random_ply = 0
+                reward, tracker = play_game(path, kind, solver_first, opening, random_ply, rng, oracle)
                 results.append(reward)
                 times += tracker.times
                 checked += tracker.checked

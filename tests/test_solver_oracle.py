@@ -1,7 +1,8 @@
 """The solver against labelled positions (tests/data/oracle_*.jsonl, labels by bitbully) and a perfect player.
 
-The default run checks the positions from ply 24 on, which the exact search finishes; the targets
-for the middle game and the in-play games against a perfect opponent are ``slow`` (``-m slow``).
+The default run checks the positions from ply 24 on, which the exact search finishes, and full games
+against a perfect player (the opening book answers to ply 15, the exact search after it); the
+97 % target for middle-game positions of any origin is ``slow`` (``-m slow``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from agents.solving.time_manager import MoveClock
 from tests.oracle import load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move
+# In the full games each move gets Kaggle's hard limit instead, so that a slower machine cannot turn
+# a late solve into a failure; bench/solver_games.py measures them at the real budget.
+IN_PLAY_BUDGET = 2.0
 
 
 def choices(entries):
@@ -48,20 +52,19 @@ def perfect_move(oracle, history: list[int], rng: random.Random) -> int:
     return rng.choice([c for c, s in scores.items() if s == best])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("solver_first,random_first,noise", [
     (True, False, 0.0), (False, False, 0.0), (False, True, 0.0), (True, False, 0.3), (False, True, 0.3)])
 def test_full_games_against_a_perfect_player(solver_first, random_first, noise):
     """Every solver move keeps the outcome class; as first player it never loses."""
     rng, oracle = random.Random(7), bitbully.BitBully()
-    for game in range(2):
+    for game in range(3):
         solver._engines.clear()
         position, history, kept, exact, moves = Position(), [], 0, 0, 0
         while True:
             ours = (position.moves % 2 == 0) == solver_first
             if ours:
                 scores = oracle.score_all_moves(bitbully.Board.from_moves(history))
-                move = solver.choose(position, MoveClock(BUDGET))
+                move = solver.choose(position, MoveClock(IN_PLAY_BUDGET))
                 best = max(scores.values())
                 assert (scores[move] > 0) - (scores[move] < 0) == (best > 0) - (best < 0), (history, move, scores)
                 moves += 1
