@@ -100,7 +100,9 @@ class OpeningBook:
         self.metadata: dict = json.loads(data[8:8 + meta_length])
         payload = zlib.decompress(data[8 + meta_length:])
         counts = payload[: 1 << BUCKET_BITS]
-        self._starts = [0, *accumulate(counts)]
+        # Bucket starts as a typed array: a list would hold a million int objects (~50 MB).
+        self._starts = _entry_array()
+        self._starts.extend(accumulate(counts, initial=0))
         self._entries = _entry_array()
         self._entries.frombytes(payload[1 << BUCKET_BITS:])
         if sys.byteorder != "little":

@@ -5,7 +5,7 @@
 #          agents.solving.move_order, agents.solving.transposition, agents.solving.negamax,
 #          agents.solving.depth_search, agents.core.clock, agents.solving.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes)
-# Sources sha256: 45a7570bc230019bf78488267b86ceba1d911753f84430a9c5b0a4c4412872d9
+# Sources sha256: 62ebe8a7095207d8d2bc61cbcd7576adf4bd7f88fde89d76a2414466752e001b
 
 
 import base64 as _base64
@@ -561,7 +561,9 @@ class OpeningBook:
         self.metadata: dict = json.loads(data[8:8 + meta_length])
         payload = zlib.decompress(data[8 + meta_length:])
         counts = payload[: 1 << BUCKET_BITS]
-        self._starts = [0, *accumulate(counts)]
+        # Bucket starts as a typed array: a list would hold a million int objects (~50 MB).
+        self._starts = _entry_array()
+        self._starts.extend(accumulate(counts, initial=0))
         self._entries = _entry_array()
         self._entries.frombytes(payload[1 << BUCKET_BITS:])
         if sys.byteorder != "little":

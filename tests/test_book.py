@@ -64,6 +64,22 @@ def test_the_shipped_book_is_valid_and_small():
     assert len(data) <= 4 * 2**20
 
 
+def test_decoding_the_shipped_book_needs_little_memory():
+    import tracemalloc
+
+    from agents.core.resources import load_resource
+
+    data = load_resource("connect4_book.bin")
+    tracemalloc.start()
+    try:
+        book = OpeningBook(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(book) >= 0
+    assert peak < 16 * 2**20, f"{peak / 2**20:.1f} MB"  # a million bucket starts as int objects: ~50 MB
+
+
 def test_other_configurations_have_no_book():
     assert book_move(Position(Config(6, 8, 4))) is None
     assert book_move(Position(Config(6, 7, 5))) is None
