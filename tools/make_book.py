@@ -11,14 +11,13 @@ the arguments: the build is deterministic.
 Every solved position is appended to ``--checkpoint`` at once; ``--resume`` continues from it, so a
 long build can be stopped and restarted at any time.
 
-    nice -n 10 python tools/make_book.py --depth 13 --all-plies 1 --jobs 2 --table-mb 288 --resume
+    nice -n 10 python tools/make_book.py --depth 15 --all-plies 1 --jobs 2 --table-mb 288 --resume
 
-How long (measured on this shared 2-core machine, one process at nice 10, --table-mb 288): plies
-0-4 (57 positions) took 48 min: ply 0 525 s, 1 1090 s, 2 362 s, 3 656 s, 4 274 s, ~4.4 M nodes/s.
-The agent's trees hold ~23,500 positions up to ply 12 (bench/book_cost.py); measured CPU per
-position with a fresh table: 38 s at ply 5, 22 s at 6, 8.9 s at 7, 4.9 s at 8, 2.3 s at 9, ~0.45 s
-at 10-11, ~0.1-0.2 s at 12-13. Plies 5-13 therefore need about 8-9 CPU-hours more: ~4-5 hours with
---jobs 2 when the machine is otherwise idle. ``--depth -1`` writes the empty book.
+How long (measured on this 2-core machine, --table-mb 288, each worker's table kept from one position
+to the next): plies 0-4 (57 positions) 48 min and plies 5-7 (862) about 25 min with one process;
+ply 8 (651) about 2 min, ply 9 (2,375) about 5 min, plies 10-15 (178,713) 27 min with --jobs 2
+(ply 11: 477 s, 13: 510 s, 15: 200 s). The depth-15 book of 182,658 positions took about 1 h 50 min
+in all, across resumed runs. ``--depth -1`` writes the empty book.
 """
 
 from __future__ import annotations
@@ -203,8 +202,8 @@ def build(book: Book, depth: int, all_plies: int, out: str, progress: bool, root
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depth", type=int, default=13,
-                        help="last ply of the agent's tree (default 13; -1 writes an empty book)")
+    parser.add_argument("--depth", type=int, default=15,
+                        help="last ply of the agent's tree (default 15; -1 writes an empty book)")
     parser.add_argument("--all-plies", type=int, default=1,
                         help="every position up to this ply (default 1; -1 for none)")
     parser.add_argument("--out", default=DEFAULT_OUT)
