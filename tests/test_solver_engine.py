@@ -177,3 +177,20 @@ def test_depth_search_to_the_end_keeps_the_outcome(config):
         chosen = -brute_force_score(config, child.current, child.mask, child.moves)
         best = brute_force_score(config, position.current, position.mask, position.moves)
         assert (chosen > 0) - (chosen < 0) == (best > 0) - (best < 0), str(position)
+
+
+@pytest.mark.parametrize("rows,columns", [(6, 7), (5, 6), (7, 8), (4, 5), (6, 5), (9, 4)])
+def test_parity_rows_are_those_the_first_player_gets_when_one_column_is_left(rows, columns):
+    """Fill every column but the last; the first player moves on even plies, so owns those cells."""
+    from agents.solving.heuristic import good_rows_of_first_player
+
+    position = Position(Config(rows, columns, 4))
+    for column in range(columns - 1):
+        for _ in range(rows):
+            position.play(column)
+    first_player_rows = []
+    for row in range(rows):
+        if position.moves % 2 == 0:
+            first_player_rows.append(row)
+        position.play(columns - 1)
+    assert list(good_rows_of_first_player(rows, columns)) == first_player_rows

@@ -3,7 +3,8 @@
 For each player, every window of ``inarow`` cells still free of the opponent counts, the more of
 the player's stones it holds the more (weights grow fourfold per stone); each empty cell that
 would complete a line counts extra, and more on the rows where the player can expect to get it
-(Allis' parity rule: odd rows for the first player, even rows for the second). Windows are
+(Allis' parity rule: on 6x7 odd rows for the first player, even rows for the second; reversed on
+boards whose other columns hold an odd number of cells, see ``good_rows_of_first_player``). Windows are
 counted on bitboards, one direction at a time, so the cost grows with ``inarow``, not with the
 board's size.
 """
@@ -21,14 +22,25 @@ THREAT = 24  # per cell that completes a line
 PARITY_THREAT = 16  # extra when that cell lies on the player's good rows
 
 
+def good_rows_of_first_player(rows: int, columns: int) -> range:
+    """Rows (0 = bottom) whose cells fall to the first player when the board fills up to the end.
+
+    If one column is left when the others are full, its cell on row ``i`` is the move of ply
+    ``rows * (columns - 1) + i`` (from 0), and the first player makes the even plies. With an even
+    number of cells in the other columns (6x7: 36) that is rows 0, 2, 4 (Allis' odd rows, counted
+    from 1); with an odd number (5x6: 25, 7x8: 49) it is rows 1, 3: the rule is reversed.
+    """
+    return range((rows * (columns - 1)) % 2, rows, 2)
+
+
 def evaluation(geometry: Geometry, winning_cells: WinningCells) -> Evaluation:
     """``f(current, mask, moves)``: the position's value for the player to move (no side has won)."""
     board, k = geometry.board, geometry.inarow
     shifts = [[i * d for i in range(k)] for d in geometry.directions]
     weights = [0] + [4 ** j for j in range(k - 1)]  # by number of own stones in a free window
-    first_rows = 0  # rows 1, 3, 5... counted from the bottom: good for the first player
+    first_rows = 0  # cells the first player can expect to get: see good_rows_of_first_player
     for column in range(geometry.columns):
-        for row in range(0, geometry.rows, 2):
+        for row in good_rows_of_first_player(geometry.rows, geometry.columns):
             first_rows |= geometry.bit(column, row)
     second_rows = board & ~first_rows
 
