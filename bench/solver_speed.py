@@ -28,19 +28,14 @@ import bitbully  # noqa: E402  (dev-only oracle: never imported by agents/)
 
 from agents.core import Config, Position  # noqa: E402
 from agents.solving.negamax import ExactSolver  # noqa: E402
+from tests.sample_positions import quiet_game  # noqa: E402
 
 
 def random_positions(ply: int, count: int, rng: random.Random) -> list[list[int]]:
     """``count`` move lists of ``ply`` random moves, none ending the game, the mover unable to win at once."""
     found: list[list[int]] = []
     while len(found) < count:
-        position, moves = Position(), []
-        for _ in range(ply):
-            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not options:
-                break
-            moves.append(rng.choice(options))
-            position.play(moves[-1])
+        moves, position = quiet_game(rng, ply)
         if len(moves) == ply and not position.immediate_wins():
             found.append(moves)
     return found

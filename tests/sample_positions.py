@@ -14,3 +14,19 @@ def undecided_position(rng: random.Random, config: Config, plies: int) -> Positi
             break
         pos.play(column)
     return pos
+
+
+def quiet_game(rng: random.Random, plies: int, config: Config | None = None) -> tuple[list[int], Position]:
+    """Random moves, each one that does not complete a line, for ``plies`` moves or until none is left.
+
+    Returns the columns played and the position they reach; fewer than ``plies`` columns means the
+    game could not go on that long without a line.
+    """
+    position, moves = Position(config or Config()), []
+    for _ in range(plies):
+        options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        if not options:
+            break
+        moves.append(rng.choice(options))
+        position.play(moves[-1])
+    return moves, position

@@ -13,6 +13,7 @@ from agents import solver
 from agents.core import Config, Position
 from agents.solving import time_manager
 from agents.solving.time_manager import MoveClock, move_budget
+from tests.sample_positions import quiet_game
 
 
 def kaggle_call(position: Position, **timing) -> tuple[int, float]:
@@ -34,13 +35,7 @@ def test_keeps_the_outcome_class_in_random_middle_and_late_positions():
     rng = random.Random(5)
     oracle = bitbully.BitBully(None)
     for _ in range(30):
-        history, position = [], Position()
-        for _ in range(rng.randrange(20, 34)):
-            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not options:
-                break
-            history.append(rng.choice(options))
-            position.play(history[-1])
+        history, position = quiet_game(rng, rng.randrange(20, 34))
         if position.is_full() or any(position.is_winning_move(c) for c in position.legal_moves()):
             continue
         scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))
@@ -107,13 +102,7 @@ def test_solves_late_positions_exactly():
     # Random 26-ply positions: the exact search finishes, so the move has the oracle's best score.
     rng, oracle, checked = random.Random(26), bitbully.BitBully(None), 0
     while checked < 8:
-        history, position = [], Position()
-        for _ in range(26):
-            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not options:
-                break
-            history.append(rng.choice(options))
-            position.play(history[-1])
+        history, position = quiet_game(rng, 26)
         if len(history) < 26:
             continue
         scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))

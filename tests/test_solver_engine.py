@@ -13,17 +13,13 @@ from agents.core.position import geometry
 from agents.solving.move_order import move_orderer
 from agents.solving.negamax import ExactSolver
 from agents.solving.transposition import TranspositionTable
+from tests.sample_positions import quiet_game
 
 
 def random_position(config: Config, plies: int, rng: random.Random) -> Position | None:
     """``plies`` random moves that never complete a line; None if the game could not go on that long."""
-    position = Position(config)
-    for _ in range(plies):
-        options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-        if not options:
-            return None
-        position.play(rng.choice(options))
-    return position
+    moves, position = quiet_game(rng, plies, config)
+    return position if len(moves) == plies else None
 
 
 def random_positions(config: Config, plies: int, count: int, seed: int) -> list[Position]:
@@ -106,13 +102,7 @@ def test_exact_scores_and_best_moves_match_bitbully(plies, count):
     rng = random.Random(plies)
     checked = 0
     while checked < count:
-        position, history = Position(), []
-        for _ in range(plies):
-            options = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not options:
-                break
-            history.append(rng.choice(options))
-            position.play(history[-1])
+        history, position = quiet_game(rng, plies)
         if len(history) < plies or position.immediate_wins():
             continue
         solver = ExactSolver(Config())
