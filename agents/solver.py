@@ -15,7 +15,7 @@ overage bank; the search checks the clock every few hundred nodes and always has
 from __future__ import annotations
 
 from agents.core import Config, Position
-from agents.opening_book import book_move
+from agents.solving.opening_book import book_move
 from agents.solving.depth_search import DepthSearch
 from agents.solving.negamax import ExactSolver
 from agents.solving.time_manager import MoveClock, move_clock
