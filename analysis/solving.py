@@ -24,6 +24,7 @@ __all__ = ["PositionSolver", "compiled_solver_available"]
 
 STANDARD = Config(6, 7, 4)
 PYTHON_TABLE_ENTRIES = 1_000_000
+WARM_UP = "2577713147446472141546176336233136"  # a quiet 34-stone position: solved at once
 
 
 def compiled_solver_available() -> bool:
@@ -44,7 +45,7 @@ class PositionSolver:
             from tools.fast_solver import Solver
 
             self._compiled = Solver()
-            self._compiled.solve("44")  # load the compiled code now, not on the first timed position
+            self._compiled.solve(WARM_UP)  # load the compiled code now, not on the first timed position
         else:
             self._exact = ExactSolver(STANDARD, table_capacity=PYTHON_TABLE_ENTRIES)
 
