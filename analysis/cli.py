@@ -22,7 +22,7 @@ from analysis.workers import default_workers
 
 __all__ = ["DEFAULT_BUDGET", "add_arguments", "analyse_file", "analyse_records", "check"]
 
-DEFAULT_BUDGET = 2.0  # seconds per position
+DEFAULT_BUDGET = 3.0  # seconds per position: plies 8+ solved by the compiled solver even on a loaded machine
 
 
 def _budget(text: str) -> float:
@@ -49,15 +49,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="search with the agent's Python solver only, even when tools/fast_solver.py is installed")
 
 
-def check(args: argparse.Namespace, config: Any = None) -> str | None:
+def check(args: argparse.Namespace) -> str | None:
     """One line saying why the analysis cannot run with these arguments, or None."""
     if getattr(args, "analyze_file", None) and getattr(args, "agents", None):
         return "--analyze-file analyses saved games: give no agents with it"
     if args.analyze or args.analyze_file:
         if args.league or args.gate:
             return "--analyze works with a head-to-head run or --analyze-file, not with --league or --gate"
-        if config is None and not args.analyze_file:
+        if not args.analyze_file:
             rows, columns, inarow = args.rows, args.columns, args.inarow
+            if getattr(args, "resume", None):  # the run being resumed says which board it is on
+                try:
+                    with open(args.resume, encoding="utf-8") as handle:
+                        header = json.loads(handle.readline())
+                    rows, columns, inarow = (header["config"][k] for k in ("rows", "columns", "inarow"))
+                except (OSError, ValueError, KeyError, TypeError):
+                    return None  # the evaluator reports the unreadable file itself
             if (rows, columns, inarow) != (6, 7, 4):
                 return (f"--analyze: exact labels exist only for 6x7, four in a row; this run is {rows}x{columns}, "
                         f"{inarow} in a row (no analysis of other boards)")
@@ -75,6 +82,9 @@ def analyse_file(args: argparse.Namespace, out: IO[str]) -> int:
     except AnalysisInputError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
+    except RuntimeError as error:  # a solver worker that cannot start
+        print(f"evaluate.py: analysis failed: {error}", file=sys.stderr)
+        return 1
     out.write(json.dumps({"analysis": result}) + "\n" if args.json else text + "\n")
     out.flush()
     return 0

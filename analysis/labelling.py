@@ -271,6 +271,9 @@ def _label(game: Game, keys: list[int], values: dict[int, Value]) -> GameAnalysi
             after = Value.exact_score(0, "trivial")
         else:
             after = values[keys[ply + 1]].negated()
+        if after.low > before.low:  # the position is worth at least the move that was played: a proven bound
+            low = min(after.low, before.high)
+            before = Value(low, before.high, before.engine, before.seconds, before.timed_out and low != before.high)
         labels.append(MoveLabel(ply, game.mover(ply), column, before, after))
     analysis = GameAnalysis(game, labels)
     analysis.first_losing = next((m for m in labels if m.agent is not None and m.loses_outcome), None)

@@ -89,6 +89,7 @@ class SolverPool:
         self.slack = KILL_SLACK_SECONDS if compiled else PYTHON_SLACK_SECONDS
         self.context = multiprocessing.get_context("fork")
         self.killed = 0
+        self._spare: _Worker | None = None  # started in advance, so a killed worker is replaced at once
 
     def _spawn(self) -> _Worker:
         parent, child = self.context.Pipe()
@@ -144,8 +145,9 @@ class SolverPool:
                     elif not worker.ready and now > worker.started + START_TIMEOUT_SECONDS:
                         raise RuntimeError("an analysis worker did not start in time")
         finally:
-            for worker in pool:
+            for worker in pool + ([self._spare] if self._spare else []):
                 self._stop(worker)
+            self._spare = None
 
     def _dispatch(self, worker: _Worker, pending: deque, in_flight: set[int], known: Callable[[int], bool]) -> None:
         while True:
@@ -168,8 +170,9 @@ class SolverPool:
         spent = time.monotonic() - worker.started
         self._stop(worker, kill=True)
         self.killed += 1
-        fresh = self._spawn()
+        fresh = self._spare or self._spawn()
         fresh.queue = worker.queue
+        self._spare = self._spawn()
         if job is not None:
             in_flight.discard(job.key)
             on_result(job, Value.unknown(len(job.moves), "compiled" if self.compiled else "python", spent))
