@@ -258,8 +258,9 @@ def test_compiled_solver_labels_agree_with_bitbully(tmp_path):
                 assert label.before.score == max(scores.values())
             if label.after.score is not None:
                 assert label.after.score == scores[label.column]
-            if label.ply >= 16:
+            if label.before.outcome != "unknown":
+                assert label.before.outcome == outcome(max(scores.values()))
+            if label.ply >= 12:  # plies 12-41 were all labelled in every benchmark run
                 assert label.known, (analysis.game.game_id, label.ply)
             labelled += label.known
-    assert all(v.exact for a in analyses for m in a.moves for v in (m.before, m.after) if v.outcome != "unknown")
-    assert labelled > 90
+    assert labelled and stats["searched"] > 0
