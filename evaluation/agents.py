@@ -1,25 +1,38 @@
-"""Turn an agent argument ("greedy", "path/to/submission.py", "negamax") into something a game can load.
+"""Turn an agent argument ("greedy", "path/to/submission.py", "my_bot/", "negamax") into something a game can load.
 
-Three kinds of agent, looked up in this order:
+The kinds of agent, looked up in this order:
 
-- a ``.py`` file (or any existing path): loaded per game exactly as Kaggle loads a submission —
+- a callable (from Python: ``evaluation.api.play_match``): kept in this process's registry under a token;
+  worker processes are forked, so they inherit it, closures and notebook state included (the Ray
+  backend cannot take it);
+- a single ``.py`` file (or any existing file): loaded per game exactly as Kaggle loads a submission —
   ``kaggle_environments.agent.build_agent`` reads the source and, on the first move, ``exec``s it and takes
   the last callable (``get_last_callable``);
-- a module ``agents.<name>`` exposing ``agent(obs, config)``: a fresh module instance per game, so two
-  seats (or two games) never share module state;
+- a folder (``main.py`` or a package), or a file with ``:FUNCTION``: built once, here, with the
+  submission builder (``building.build_text``, not validated, any import allowed since nothing is
+  uploaded) into a temporary file that is then loaded per game like any submission. Each load runs the
+  agent's modules in private module objects, so two seats, or two versions of one bot whose modules
+  share names (``evaluate.py v2/ v1/``), never share module state — and what is evaluated is what
+  ``build_submission.py`` would upload;
+- a module ``agents.<name>`` or a dotted module of the project, optionally ``:FUNCTION`` (default
+  ``agent``): a fresh module instance per game, so two seats (or two games) never share module state;
 - a Kaggle built-in (``random``, ``negamax``).
 
-``resolve_agent`` checks all of this up front (a broken file is executed once in a throwaway child
-process, so a file that hangs or crashes on load cannot take the caller with it).
+``resolve_agent`` checks all of this up front (a file is executed once in a throwaway child process, so a
+file that hangs or crashes on load cannot take the caller with it).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import importlib.util
+import itertools
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from io import StringIO
@@ -33,21 +46,30 @@ class AgentSpecError(ValueError):
     """An agent argument that names nothing usable; the message is one line meant for the user."""
 
 
+# Callables given from Python, by token. Filled before worker processes fork, so they inherit it.
+_CALLABLES: dict[str, Callable[..., Any]] = {}
+_TOKENS = itertools.count()
+_BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created on first use)
+
+
 @dataclass(frozen=True)
 class AgentSpec:
-    """A resolved agent: ``kind`` is "file", "module" or "builtin"; picklable (plain strings only).
+    """A resolved agent; picklable (plain strings only).
 
-    ``name`` is what reports show (the argument as the user gave it); ``target`` is an absolute file
-    path, a dotted module name or a built-in name.
+    ``kind`` is "file", "built", "module", "builtin" or "callable". ``name`` is what reports show (the
+    argument as the user gave it); ``target`` is an absolute file path (a built agent's temporary file),
+    a dotted module name, a built-in name or a callable's registry token; ``function`` is the module's
+    callable.
     """
 
     name: str
     kind: str
     target: str
+    function: str = "agent"
 
     def load(self) -> Callable[..., Any]:
         """A fresh agent callable for one game (call it in the process that plays the game)."""
-        if self.kind == "file":
+        if self.kind in ("file", "built"):
             from kaggle_environments.agent import build_agent
 
             callable_agent, _ = build_agent(self.target, {}, "connectx")
@@ -56,27 +78,50 @@ class AgentSpec:
             spec = importlib.util.find_spec(self.target)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
-            return module.agent
+            return getattr(module, self.function)
         if self.kind == "builtin":
             from kaggle_environments.envs.connectx.connectx import agents
 
             return agents[self.target]
+        if self.kind == "callable":
+            if self.target not in _CALLABLES:
+                raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
+            return _CALLABLES[self.target]
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: str) -> AgentSpec:
-    """Resolve a command-line agent argument; raises ``AgentSpecError`` (one line) when unusable."""
-    if not spec or not spec.strip():
-        raise AgentSpecError("empty agent name")
-    if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
-        return _resolve_file(spec)
-    if spec.isidentifier() and _module_exists(f"agents.{spec}"):
-        return _resolve_module(spec)
+def resolve_agent(spec: "str | Callable[..., Any]") -> AgentSpec:
+    """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line)."""
+    if callable(spec) and not isinstance(spec, str):
+        return _register(spec)
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
+    from building import BuildError
+    from building.targets import split_function
+
+    try:
+        base, function = split_function(spec)
+    except BuildError as error:
+        raise AgentSpecError(str(error)) from None
+    if base.endswith(".py") or os.sep in base or os.path.exists(base):
+        return _resolve_built(spec) if function is not None else _resolve_file(spec)
+    if base.isidentifier() and _module_exists(f"agents.{base}"):
+        return _resolve_module(spec, f"agents.{base}", function or "agent")
     if spec in BUILTINS:
         return AgentSpec(spec, "builtin", spec)
+    if all(part.isidentifier() for part in base.split(".")) and "." in base and _module_exists(base):
+        return _resolve_module(spec, base, function or "agent")
     raise AgentSpecError(
-        f"unknown agent {spec!r}: not a file, not a module in agents/, not a Kaggle built-in {BUILTINS}"
+        f"unknown agent {spec!r}: not a file or folder, not a module in agents/ or of the project, "
+        f"not a Kaggle built-in {BUILTINS}"
     )
+
+
+def _register(agent: Callable[..., Any]) -> AgentSpec:
+    token = f"callable-{os.getpid()}-{next(_TOKENS)}"
+    _CALLABLES[token] = agent
+    name = getattr(agent, "__qualname__", None) or type(agent).__name__
+    return AgentSpec(name, "callable", token)
 
 
 def _module_exists(dotted: str) -> bool:
@@ -86,19 +131,41 @@ def _module_exists(dotted: str) -> bool:
         return False
 
 
-def _resolve_module(name: str) -> AgentSpec:
-    dotted = f"agents.{name}"
+def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
     try:
         with redirect_stdout(StringIO()):
             module = importlib.import_module(dotted)
     except Exception as error:  # a broken module is a user error, reported in one line
         raise AgentSpecError(f"agent module {dotted} failed to import: {type(error).__name__}: {error}") from None
-    if not callable(getattr(module, "agent", None)):
-        raise AgentSpecError(f"agent module {dotted} has no callable 'agent'")
-    return AgentSpec(name, "module", dotted)
+    if not callable(getattr(module, function, None)):
+        raise AgentSpecError(f"agent module {dotted} has no callable {function!r}")
+    return AgentSpec(name, "module", dotted, function)
+
+
+def _resolve_built(spec: str) -> AgentSpec:
+    """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
+    from building import BuildError, build_text
+    from building.modules import ANY_EXTERNAL
+
+    try:
+        text = build_text(spec, allow_imports=(ANY_EXTERNAL,))[0]
+    except BuildError as error:
+        raise AgentSpecError(f"agent {spec!r}: {error}") from None
+    if not _BUILD_DIR:
+        _BUILD_DIR.append(tempfile.mkdtemp(prefix="connectx-agents-"))
+        atexit.register(shutil.rmtree, _BUILD_DIR[0], True)
+    path = os.path.join(_BUILD_DIR[0], f"agent{next(_TOKENS)}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    problem = _check_loads(path)
+    if problem:
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
+    return AgentSpec(spec, "built", path)
 
 
 def _resolve_file(path: str) -> AgentSpec:
+    if os.path.isdir(path):
+        return _resolve_built(path)
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:

@@ -130,7 +130,7 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     if not args.gate:
         raise GateUsage("--baseline needs --gate CANDIDATE")
     if not args.baseline:
-        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file or a built-in)")
+        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
     if args.agents:
         raise GateUsage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
     if getattr(args, "resume", None):
@@ -154,7 +154,7 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     try:
         candidate = resolve_agent(args.gate)
     except AgentSpecError as error:
-        if not os.path.exists(args.gate):
+        if not os.path.exists(args.gate.rpartition(":")[0] or args.gate):  # FILE:FUNCTION names a file too
             raise GateUsage(f"candidate: {error}") from None
         load.passed, load.detail = False, str(error)
         load.reasons.append(f"load: {error}")

@@ -106,12 +106,25 @@ def run_match(
         return bool(stop and stop(sorted(records.values(), key=lambda r: r.game_id)))
 
     todo = [task for task in tasks if task.game_id not in records]
+    require_backend_can_load(backend, todo)
     backend_run = backend_runner(backend)
     kwargs = {"workers": workers, "on_record": on_record}
     if memory_mb is not None:
         kwargs["memory_mb"] = memory_mb
     backend_run(todo, **kwargs)
     return sorted(records.values(), key=lambda r: r.game_id)
+
+
+def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
+    """Callables live in this process; only the process backend's forked workers inherit them."""
+    if backend == "process":
+        return
+    callables = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "callable"})
+    if callables:
+        raise BackendUnavailable(
+            f"--backend {backend} cannot take callables ({', '.join(callables)}): its workers are not forked from "
+            "this process; use the process backend, or give the agent as a file, folder or module"
+        )
 
 
 def backend_runner(name: str) -> Callable[..., None]:
