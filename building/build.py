@@ -33,6 +33,14 @@ class BuildReport:
     validation: dict[str, Any] = field(default_factory=dict)  # building/kaggle_check.py's report
     seconds: float = 0.0
 
+    @property
+    def short_name(self) -> str:
+        """The agent's name without its folders (``~/bots/my_bot/:act`` -> ``my_bot:act``)."""
+        base, sep, function = self.agent.rpartition(":")
+        path = base if sep and function.isidentifier() else self.agent
+        name = os.path.basename(path.rstrip("/" + os.sep)) or path
+        return name + (f":{function}" if sep and function.isidentifier() and base else "")
+
     def summary(self) -> str:
         """The report as ``build_submission.py`` prints it."""
         data = ", ".join(f"{n} ({b:,} bytes)" for n, b in self.data.items()) or "none"
@@ -49,7 +57,7 @@ class BuildReport:
         lines += [
             f"built {'and validated ' if self.validation else ''}in {self.seconds:.1f} s",
             "upload with:",
-            f"  kaggle competitions submit -c connectx -f {self.path} -m \"{self.agent} {self.sha256[:12]}\"",
+            f"  kaggle competitions submit -c connectx -f {self.path} -m \"{self.short_name} {self.sha256[:12]}\"",
         ]
         return "\n".join(lines)
 

@@ -94,6 +94,14 @@ def _module_entry(target: str, name: str, function: str, project: Project) -> En
 
 
 def _path_entry(target: str, path: str, function: str, project: Project) -> Entry:
+    entry = _locate_path(target, path, function, project)
+    # The file names the agent by its folder's or file's own name: where it is kept changes no byte.
+    name = os.path.basename(path.rstrip("/" + os.sep)) or target
+    short = name + (f":{function}" if function != DEFAULT_FUNCTION else "")
+    return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
+
+
+def _locate_path(target: str, path: str, function: str, project: Project) -> Entry:
     if not os.path.exists(path):
         raise InputError(f"unknown agent {target!r}: no file or folder {path}")
     path = os.path.abspath(path)
