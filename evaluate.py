@@ -6,8 +6,9 @@
     python evaluate.py new.py old.py -n 2000 --sprt 0 10          # stop as soon as the test decides
     python evaluate.py --resume results/new-vs-old-20250101-120000.jsonl
 
-An agent is a module in agents/, a .py file (loaded as Kaggle loads a submission) or a Kaggle built-in
-(random, negamax). Games start from an opening suite, in pairs with seats swapped, each in an isolated
+An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
+folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
+"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each in an isolated
 worker process with Kaggle's time limits enforced by a hard deadline. Every finished game is appended to
 a JSON Lines results file. Exit 0 on success, 2 on bad input.
 """
@@ -58,7 +59,7 @@ def seconds(text: str) -> float:
 
 def build_parser() -> Parser:
     p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, random or negamax")
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
     p.add_argument("-n", "--games", type=positive_int, default=100, help="games to play (default 100)")
     p.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
     p.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")

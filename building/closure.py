@@ -8,7 +8,7 @@ The function's own source and, transitively, every global it refers to become on
 - modules: ``import numpy as np``; functions and classes from an importable module:
   ``from agents.core.position import Position as Position`` (project modules are then inlined as usual);
 - constants with a literal value (numbers, strings, bytes, None, and tuples/lists/dicts/sets of them),
-  at their current value.
+  and numpy arrays of numbers, at their current value.
 
 Anything else a gathered definition refers to (an environment object, an open file, a closure over local
 variables) cannot be carried, and is an ``InputError`` naming the global. Names the function never
@@ -118,6 +118,8 @@ class _Gatherer:
             self.imports[name] = f"from {owner} import {qualname} as {name}" if qualname != name else f"from {owner} import {name}"
         elif _is_literal(value) and _literal_text(value) is not None:
             self.constants[name] = f"{name} = {_literal_text(value)}"
+        elif _array_text(value) is not None:
+            self.constants[name] = f"{name} = {_array_text(value)}"
         else:
             raise InputError(
                 f"global {name!r} used by {user}() is a {type(value).__name__} object, which cannot be carried into a "
@@ -301,6 +303,16 @@ def _is_literal(value: Any, depth: int = 0) -> bool:
     if type(value) is dict:
         return all(_is_literal(k, depth + 1) and _is_literal(v, depth + 1) for k, v in value.items())
     return False
+
+
+def _array_text(value: Any) -> str | None:
+    """A numpy array of numbers or booleans as ``numpy.array(<list>, dtype=...)`` (weights kept in a notebook)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or type(value) is not numpy.ndarray or value.dtype.kind not in "biuf" or value.size > 1_000_000:
+        return None
+    if value.dtype.kind == "f" and not numpy.isfinite(value).all():
+        return None
+    return f"__import__('numpy').array({value.tolist()!r}, dtype={str(value.dtype)!r})"
 
 
 def _literal_text(value: Any) -> str | None:

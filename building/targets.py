@@ -160,7 +160,9 @@ def _require_callable(entry: Entry) -> None:
         module = Module(entry.module, found[0], found[1], read_source(found[0]))
     if not binds_at_top_level(module, entry.function):
         wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
-        raise InputError(f"{display(module.path)} defines no top-level {wanted}")
+        functions = [n.name for n in parse(module).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        hint = f" (its functions: {', '.join(functions)}; pick one with AGENT:FUNCTION)" if functions else ""
+        raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
     last = None
     for node in parse(module).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry.function for t in node.targets):

@@ -2,8 +2,11 @@
 
 Public API (stable; other tools build on it):
 
-- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/``, a ``.py`` file or a
-  Kaggle built-in; raises ``AgentSpecError`` with one clear line for anything unusable.
+- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
+  ``.py`` file, a folder, ``TARGET:FUNCTION``, a Kaggle built-in, or a callable; raises ``AgentSpecError``
+  with one clear line for anything unusable.
+- ``evaluation.api.play_match(a, b, games, ...) -> dict`` — a match from Python (callables welcome); the
+  dict ``evaluate.py A B --json`` prints.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game on ``kaggle_environments`` in this process (no isolation).
 - ``evaluation.pool.run_games(tasks, workers=..., on_record=...)`` — games in isolated worker processes

@@ -5,7 +5,8 @@ the nearest ``data/`` folder that holds it, starting in the calling module's own
 through its enclosing packages to its import root (the first folder that is not a package). So
 ``agents/solving/opening_book.py`` reads ``agents/data/connect4_book.bin``, and an agent kept outside the
 repository, ``~/bots/my_bot/main.py`` (or ``~/bots/my_bot/lib/model.py``), reads
-``~/bots/my_bot/data/weights.json``.
+``~/bots/my_bot/data/weights.json``. The project's own ``agents/data/`` is searched last, so code
+anywhere (tools, tests, benchmarks) can read the project's data by name.
 
 A built submission cannot touch the file system: the builder finds every ``load_resource("literal")``
 and ``has_resource("literal")`` call in the modules it inlines, resolves each name with
@@ -22,13 +23,15 @@ import sys
 _EMBEDDED: "dict[str, bytes] | None" = globals().get("__embedded_resources__")
 
 DATA_FOLDER = "data"  # the folder name searched for resources
+# agents/data: searched last. Inside a built submission there is no file, and nothing is searched.
+PROJECT_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(globals().get("__file__", ".")))), DATA_FOLDER)
 
 
 def find_resource(name: str, module_file: str) -> str | None:
     """The file ``name`` resolves to for code in ``module_file``, or None when no ``data/`` folder has it.
 
     Searched: ``data/`` beside ``module_file``, then beside each enclosing package, up to and including
-    the import root (the first folder without an ``__init__.py``).
+    the import root (the first folder without an ``__init__.py``); last, the project's ``agents/data/``.
     """
     folder = os.path.dirname(os.path.abspath(module_file))
     while True:
@@ -37,8 +40,10 @@ def find_resource(name: str, module_file: str) -> str | None:
             return candidate
         parent = os.path.dirname(folder)
         if not os.path.isfile(os.path.join(folder, "__init__.py")) or parent == folder:
-            return None
+            break
         folder = parent
+    candidate = os.path.join(PROJECT_DATA, name)
+    return candidate if os.path.isfile(candidate) else None
 
 
 def _caller_file(depth: int) -> str:
@@ -54,7 +59,9 @@ def load_resource(name: str) -> bytes:
         return _EMBEDDED[name]
     path = find_resource(name, _caller_file(1))
     if path is None:
-        raise FileNotFoundError(f"resource {name!r}: no {DATA_FOLDER}/{name} beside {_caller_file(1)} or its packages")
+        raise FileNotFoundError(
+            f"resource {name!r}: no {DATA_FOLDER}/{name} beside {_caller_file(1)}, its packages or the project"
+        )
     with open(path, "rb") as handle:
         return handle.read()
 
