@@ -53,7 +53,9 @@ def gather(function: Callable[..., Any]) -> Module:
         raise InputError("cannot build a lambda: define the agent with def")
     if function.__closure__:
         names = ", ".join(function.__code__.co_freevars)
-        raise InputError(f"{function.__name__} uses local variables of an enclosing function ({names}): define it at top level")
+        raise InputError(
+            f"{function.__name__} uses local variables of an enclosing function ({names}): define it at top level"
+        )
     return _Gatherer(function).module()
 
 
@@ -78,13 +80,18 @@ class _Gatherer:
         lines = ["from __future__ import annotations", ""]
         lines += sorted(self.imports.values())
         lines += [""] + [self.constants[name] for name in sorted(self.constants)]
+        origins = []
         for definition in self._definition_order():
-            lines += ["", "", definition.source.rstrip("\n")]
+            text = definition.source.rstrip("\n")
+            lines += ["", ""]
+            first = sum(line.count("\n") + 1 for line in lines) + 1  # the line ``text`` starts on
+            origins.append((first, first + text.count("\n"), *definition.order))
+            lines += [text]
         if self.aliases:
             lines += ["", ""] + [f"{alias} = {name}" for alias, name in sorted(self.aliases.items())]
-        source = "\n".join(lines).strip("\n") + "\n"
+        source = "\n".join(lines) + "\n"
         label = f"<function {self.entry.__module__}.{self.entry.__qualname__}>"
-        return Module(NOTEBOOK_MODULE, label, False, source)
+        return Module(NOTEBOOK_MODULE, label, False, source, tuple(origins))
 
     # -- what a name is bound to ---------------------------------------------------------------------
 
@@ -100,6 +107,9 @@ class _Gatherer:
         value = self.namespace[name]
         if isinstance(value, types.ModuleType):
             self.imports[name] = _import_line(value.__name__, name)
+        elif (original := self._undecorated(name, value)) is not None:
+            self.seen.add(original.__name__)
+            self._define_function(name, original)
         elif self._is_local(value):
             own = value.__name__
             if own != name:
@@ -108,14 +118,15 @@ class _Gatherer:
                     return
                 self.seen.add(own)
                 if self.namespace.get(own) is not value:
-                    raise InputError(f"global {name!r} used by {user}() is {own}, which is no longer bound to that name")
+                    raise InputError(f"global {name!r} used by {user}() is {own}, no longer bound to that name")
             if isinstance(value, type):
                 self._define_class(own, value)
             else:
                 self._define_function(own, value)
         elif _importable(value):
             owner, qualname = value.__module__, value.__qualname__
-            self.imports[name] = f"from {owner} import {qualname} as {name}" if qualname != name else f"from {owner} import {name}"
+            alias = f" as {name}" if qualname != name else ""
+            self.imports[name] = f"from {owner} import {qualname}{alias}"
         elif _is_literal(value) and _literal_text(value) is not None:
             self.constants[name] = f"{name} = {_literal_text(value)}"
         elif _array_text(value) is not None:
@@ -126,13 +137,39 @@ class _Gatherer:
                 "submission (carried: functions, classes, modules and literal constants); create it inside the agent"
             )
 
+    def _undecorated(self, name: str, value: Any) -> types.FunctionType | None:
+        """The function a decorator wrapped, when ``name`` is bound to the wrapper (``@lru_cache``, ``@memo``):
+        found through ``__wrapped__`` or the wrapper's closure; its source carries the decorator line."""
+        if isinstance(value, types.FunctionType) and value.__name__ == name and not value.__closure__:
+            return None
+        queue, visited = [value], set()
+        while queue and len(visited) < 32:
+            item = queue.pop(0)
+            if id(item) in visited:
+                continue
+            visited.add(id(item))
+            if (item is not value and isinstance(item, types.FunctionType) and item.__name__ == name
+                    and item.__globals__ is self.namespace and not item.__closure__):
+                return item
+            wrapped = getattr(item, "__wrapped__", None) if not isinstance(item, types.ModuleType) else None
+            if wrapped is not None:
+                queue.append(wrapped)
+            for cell in getattr(item, "__closure__", None) or () if isinstance(item, types.FunctionType) else ():
+                try:
+                    queue.append(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    pass
+        return None
+
     def _is_local(self, value: Any) -> bool:
         """A function or class defined in the function's own module (notebook cells, the script)."""
         if isinstance(value, types.FunctionType):
             if value.__globals__ is not self.namespace:
                 return False
             if value.__closure__:
-                raise InputError(f"{value.__name__} uses local variables of an enclosing function: define it at top level")
+                raise InputError(
+                    f"{value.__name__} uses local variables of an enclosing function: define it at top level"
+                )
             return True
         return isinstance(value, type) and value.__module__ == self.module_name and not _importable_by_name(value)
 
@@ -152,18 +189,16 @@ class _Gatherer:
         first = _definition_time_names(node)
         body = _code_globals(function.__code__)
         self.definitions[name] = _Definition(name, source, _position(function.__code__), first)
-        self._need(first | body, name)
+        self._need((first | body) - {name}, name)
 
     def _define_class(self, name: str, cls: type) -> None:
-        source = _class_source(cls)
+        source, order = _class_source(cls)
         node = _single_definition(source, name, (ast.ClassDef,))
         first = _definition_time_names(node)
         body: set[str] = set()
         for member in vars(cls).values():
             for function in _functions_in(member):
                 body |= _code_globals(function.__code__)
-        code = next((f.__code__ for m in vars(cls).values() for f in _functions_in(m)), None)
-        order = _position(code) if code else ("~", 0)
         self.definitions[name] = _Definition(name, source, order, first - {name})
         self._need((first | body) - {name}, name)
 
@@ -196,12 +231,16 @@ def _source_of(function: types.FunctionType, name: str) -> str:
     try:
         return textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError):
-        raise InputError(f"the source of {name}() is not available (defined by exec?): define it in a file or cell") from None
+        raise InputError(
+            f"the source of {name}() is not available (defined by exec?): define it in a file or cell"
+        ) from None
 
 
-def _class_source(cls: type) -> str:
+def _class_source(cls: type) -> tuple[str, tuple[str, int]]:
+    """The class's source, and its file and first line."""
     try:
-        return textwrap.dedent(inspect.getsource(cls))
+        lines, first = inspect.getsourcelines(cls)
+        return textwrap.dedent("".join(lines)), (inspect.getsourcefile(cls) or "?", first)
     except (OSError, TypeError):
         pass
     # Notebooks: __main__ has no file, so inspect cannot find a class; its methods know their cell.
@@ -214,7 +253,8 @@ def _class_source(cls: type) -> str:
                 if stripped.startswith(f"class {cls.__name__}") and stripped[6 + len(cls.__name__)] in "(:":
                     while index > 0 and lines[index - 1].lstrip().startswith("@"):
                         index -= 1
-                    return textwrap.dedent("".join(inspect.getblock(lines[index:])))
+                    block = "".join(inspect.getblock(lines[index:]))
+                    return textwrap.dedent(block), (function.__code__.co_filename, index + 1)
     raise InputError(f"the source of class {cls.__name__} is not available: define it in a file or cell")
 
 
@@ -277,8 +317,10 @@ def _import_line(module: str, name: str) -> str:
 
 def _importable_by_name(value: Any) -> bool:
     module = sys.modules.get(getattr(value, "__module__", None) or "")
-    if module is None or module.__name__ == "__main__" or not getattr(module, "__file__", None) and module.__name__ not in sys.builtin_module_names:
+    if module is None or module.__name__ == "__main__":
         return False
+    if not getattr(module, "__file__", None) and module.__name__ not in sys.builtin_module_names:
+        return False  # a module made at run time (a notebook's namespace): nothing to import it from
     target: Any = module
     for part in getattr(value, "__qualname__", "").split("."):
         target = getattr(target, part, None)

@@ -29,7 +29,7 @@ def resource_names(module: Module, tree: ast.Module) -> list[tuple[str, str, boo
         called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if called not in RESOURCE_FUNCTIONS:
             continue
-        where = f"{display(module.path)}:{node.lineno}"
+        where = module.where(node.lineno)
         argument = node.args[0] if node.args else None
         if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
             raise InputError(f"{where}: {called}() needs a string literal name so the file can be embedded")

@@ -116,7 +116,8 @@ def summarize_traceback(stderr: str) -> str:
 
 def watch_reads(submission: str) -> list[str]:
     """Start recording files opened outside the installation (an audit hook); returns the live list."""
-    installed = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values())}
+    roots = (sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values())
+    installed = {os.path.realpath(p) for p in roots}
     system = ("/proc/", "/dev/", "/sys/", "/etc/", "/usr/share/zoneinfo/")
     own = os.path.realpath(submission)
     reads: list[str] = []

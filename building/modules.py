@@ -52,11 +52,20 @@ class Module:
     path: str
     is_package: bool
     source: str
+    # A gathered module's lines come from elsewhere: (first line here, last line here, file, its first line).
+    origins: tuple[tuple[int, int, str, int], ...] = ()
 
     @property
     def package(self) -> str:
         """``__package__``: what relative imports are relative to."""
         return self.name if self.is_package else self.name.rpartition(".")[0]
+
+    def where(self, line: int) -> str:
+        """``file:line`` for a message: where the user wrote the line (a notebook cell for a gathered one)."""
+        for first, last, origin, origin_line in self.origins:
+            if first <= line <= last:
+                return f"{display(origin)}:{origin_line + line - first}"
+        return f"{display(self.path)}:{line}"
 
 
 def display(path: str) -> str:
@@ -101,7 +110,7 @@ def parse(module: Module) -> ast.Module:
     try:
         return ast.parse(module.source, filename=module.path)
     except SyntaxError as error:
-        raise InputError(f"{display(module.path)}:{error.lineno}: syntax error: {error.msg}") from None
+        raise InputError(f"{module.where(error.lineno or 0)}: syntax error: {error.msg}") from None
 
 
 def resolve_relative(module: Module, name: str | None, level: int, where: str) -> str:
@@ -111,7 +120,9 @@ def resolve_relative(module: Module, name: str | None, level: int, where: str) -
     return f"{bits[0]}.{name}" if name else bits[0]
 
 
-def project_dependencies(module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> list[str]:
+def project_dependencies(
+    module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
+) -> list[str]:
     """Project modules ``module`` imports, in source order; rejects any import Kaggle cannot satisfy.
 
     Each imported name brings its parent packages (Python runs ``a/__init__.py`` before ``a.b``), and
@@ -144,7 +155,7 @@ def project_dependencies(module: Module, tree: ast.Module, project: Project, vir
 
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
-        where = f"{display(module.path)}:{node.lineno}"
+        where = module.where(node.lineno)
         statement = ast.unparse(node)
         if isinstance(node, ast.Import):
             for alias in node.names:

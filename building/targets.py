@@ -165,11 +165,12 @@ def _require_callable(entry: Entry) -> None:
         raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
     last = None
     for node in parse(module).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry.function for t in node.targets):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == entry.function for t in targets):
             last = node.value
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
             if binds_at_top_level(Module("", "", False, ast.unparse(node)), entry.function):
                 last = None
     if isinstance(last, NOT_CALLABLE):
-        raise InputError(f"{display(module.path)}:{last.lineno}: {entry.function} is not callable "
+        raise InputError(f"{module.where(last.lineno)}: {entry.function} is not callable "
                          f"(bound to {ast.unparse(last)[:40]})")

@@ -161,7 +161,7 @@ def test_a_multi_file_agent_folder_builds_and_plays_its_unbuilt_moves(outside, c
     assert code == 0, err
     size = (bot / "data" / "weights.json").stat().st_size
     assert f"weights.json ({size} bytes)" in printed and "passed" in printed
-    assert f'-m "my_bot ' in printed
+    assert '-m "my_bot ' in printed
     cases = positions()
     expected = unbuilt_moves(bot, "main", "agent", cases)
     assert len(set(expected)) >= 4, "positions too uniform to compare anything"
@@ -285,7 +285,7 @@ def test_a_notebook_style_agent_builds_with_its_helpers_class_constants_and_impo
 
 
 def test_build_returns_a_report_and_prints_nothing(outside, capsys):
-    write(outside, {"plain.py": "def agent(obs, config):\n    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n"})
+    write(outside, {"plain.py": "def agent(obs, config):\n    return obs.board.index(0) % config.columns\n"})
     report = build(outside / "plain.py", out=outside / "x.py")
     assert capsys.readouterr() == ("", "")
     data = (outside / "x.py").read_bytes()
@@ -294,7 +294,8 @@ def test_build_returns_a_report_and_prints_nothing(outside, capsys):
     import hashlib
 
     assert report.sha256 == hashlib.sha256(data).hexdigest()
-    assert report.validation["ok"] and [g["opponent"] for g in report.validation["games"]] == ["itself", "random", "negamax"]
+    assert report.validation["ok"]
+    assert [game["opponent"] for game in report.validation["games"]] == ["itself", "random", "negamax"]
 
 
 def carried_function_module(folder: Path) -> object:
@@ -352,7 +353,8 @@ BAD_FILES = {
     "empty_dir/README.md": "no agent here\n",
     "bots/single.py": "LIMIT = 3\n\ndef act(obs, config):\n    return 3\n",
     "bots/networked.py": "import math\nimport requests\n\ndef agent(obs, config):\n    return 3\n",
-    "reads_file/main.py": "def agent(obs, config):\n    with open('data/table.txt') as f:\n        return int(f.read())\n",
+    "reads_file/main.py": "def agent(obs, config):\n    with open('data/table.txt') as f:\n"
+                          "        return int(f.read())\n",
     "reads_file/data/table.txt": "3\n",
     "broken/main.py": "import helper\n\ndef agent(obs, config):\n    return helper.move()\n",
     "broken/helper.py": "def move():\n    return 3\n\ndef oops(:\n    pass\n",
@@ -366,9 +368,9 @@ BAD_FILES = {
     ("bots/single.py:nothere", "{d}/bots/single.py defines no top-level nothere"),
     ("bots/single.py:LIMIT", "{d}/bots/single.py:1: LIMIT is not callable"),
     ("bots/single.py:9x", "'9x' after ':' is not a function name"),
-    ("bots/networked.py", "{d}/bots/networked.py:2: `import requests` in module networked: a submission may import only "
-                          "the standard library, numpy and project modules (if Kaggle's image has requests: "
-                          "--allow-import requests)"),
+    ("bots/networked.py", "{d}/bots/networked.py:2: `import requests` in module networked: a submission may "
+                          "import only the standard library, numpy and project modules "
+                          "(if Kaggle's image has requests: --allow-import requests)"),
     ("reads_file", "the agent reads 'data/table.txt' at run time, which the build did not embed"),
     ("broken", "{d}/broken/helper.py:4: syntax error"),
 ])
@@ -431,7 +433,8 @@ def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside):
     write(outside, {"bot/data/a.bin": "top", "bot/pkg/__init__.py": "", "bot/pkg/data/a.bin": "inner",
                     "bot/pkg/sub/__init__.py": "", "bot/pkg/sub/mod.py": "", "bot/main.py": ""})
     assert find_resource("a.bin", str(outside / "bot" / "main.py")) == str(outside / "bot" / "data" / "a.bin")
-    assert find_resource("a.bin", str(outside / "bot" / "pkg" / "sub" / "mod.py")) == str(outside / "bot" / "pkg" / "data" / "a.bin")
+    inner = str(outside / "bot" / "pkg" / "data" / "a.bin")
+    assert find_resource("a.bin", str(outside / "bot" / "pkg" / "sub" / "mod.py")) == inner
     assert find_resource("b.bin", str(outside / "bot" / "main.py")) is None
     assert find_resource("connect4_book.bin", os.path.join(ROOT, "agents", "solving", "opening_book.py")) == \
         os.path.join(ROOT, "agents", "data", "connect4_book.bin")

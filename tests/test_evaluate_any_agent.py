@@ -67,7 +67,7 @@ def test_bad_agents_are_one_line_errors(tmp_path, spec, message):
 
 def test_evaluate_plays_a_folder_against_a_file_function(tmp_path, capsys):
     version(tmp_path / "my_bot", 3)
-    (tmp_path / "other.py").write_text("def act(obs, config):\n    return [c for c in range(7) if obs.board[c] == 0][-1]\n")
+    (tmp_path / "other.py").write_text("def act(obs, config):\n    return 6 - obs.board[::-1].index(0) % 7\n")
     results = tmp_path / "r.jsonl"
     code = evaluate.main([str(tmp_path / "my_bot"), f"{tmp_path}/other.py:act", "-n", "2", "--workers", "1", "--json",
                           "--no-progress", "--results", str(results)])
@@ -90,7 +90,8 @@ def test_play_match_takes_callables_and_returns_evaluates_json(tmp_path, capsys)
     cli = json.loads(capsys.readouterr().out)
     assert set(result) == set(cli) and set(result["agents"][0]) == set(cli["agents"][0])
     assert result["games"] == 2 and result["results"] is None
-    assert [a["name"] for a in result["agents"]] == ["test_play_match_takes_callables_and_returns_evaluates_json.<locals>.leftmost", "greedy"]
+    assert [a["name"] for a in result["agents"]] == [leftmost.__qualname__, "greedy"]
+    assert leftmost.__qualname__.endswith("<locals>.leftmost")
     assert result["agents"][0]["errors"] == 0 and result["agents"][0]["moves"] > 0
     assert calls["count"] == 0, "the games ran in worker processes, not here"
 

@@ -24,7 +24,8 @@ _EMBEDDED: "dict[str, bytes] | None" = globals().get("__embedded_resources__")
 
 DATA_FOLDER = "data"  # the folder name searched for resources
 # agents/data: searched last. Inside a built submission there is no file, and nothing is searched.
-PROJECT_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(globals().get("__file__", ".")))), DATA_FOLDER)
+_AGENTS = os.path.dirname(os.path.dirname(os.path.abspath(globals().get("__file__", "."))))
+PROJECT_DATA = os.path.join(_AGENTS, DATA_FOLDER)
 
 
 def find_resource(name: str, module_file: str) -> str | None:
