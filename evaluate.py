@@ -247,7 +247,7 @@ def make_progress(total: int, initial: int, disabled: bool):
 
 def default_results_path(names: Sequence[str]) -> str:
     def short(name: str) -> str:
-        base = os.path.splitext(os.path.basename(name))[0]
+        base = os.path.splitext(os.path.basename(name.rstrip("/")))[0]  # a folder given as my_bot/
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())

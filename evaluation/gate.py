@@ -160,7 +160,8 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
         load.reasons.append(f"load: {error}")
         return None, load
     load.passed = True
-    load.detail = f"{candidate.kind} {candidate.target}" + (" (loaded as Kaggle loads a submission)" if candidate.kind == "file" else "")
+    load.detail = f"{candidate.kind} {candidate.target}" + (
+        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else "")
     _check_suite(args.openings, config, args.seed)
     context = GateContext(
         candidate=candidate, baseline=baseline, config=config, games=args.games, seed=args.seed,
