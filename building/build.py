@@ -18,6 +18,7 @@ from building.template import render
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
 
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
+SIZE_WARNING_BYTES = 5_000_000  # participants report uploads much over 5-10 MB failing (docs: CONNECTX.md)
 
 
 @dataclass
@@ -50,6 +51,8 @@ class BuildReport:
             f"  modules   {', '.join(self.modules)}",
             f"  data      {data}",
             f"  size      {self.size:,} bytes",
+            *([f"  warning   over {SIZE_WARNING_BYTES:,} bytes: uploads this large have been reported to fail"]
+              if self.size > SIZE_WARNING_BYTES else []),
             f"  sha256    {self.sha256}",
         ]
         if self.validation:
@@ -110,7 +113,8 @@ def build(
     text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
     report = validate(text, timeout)
     if not report.get("ok"):
-        raise ValidationError(f"validation failed: {report.get('reason')}", report)
+        reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
+        raise ValidationError(f"validation failed: {reason}", report)
     install(text, out)
     data = text.encode("utf-8")
     result = BuildReport(

@@ -298,6 +298,18 @@ def test_build_returns_a_report_and_prints_nothing(outside, capsys):
     assert [game["opponent"] for game in report.validation["games"]] == ["itself", "random", "negamax"]
 
 
+def test_a_failed_validation_raises_the_same_exception_type_with_exit_code_1(outside, capsys):
+    write(outside, {"bad.py": "def agent(obs, config):\n    return 99\n"})
+    out = outside / "submission.py"
+    out.write_bytes(PREVIOUS)
+    with pytest.raises(BuildError) as caught:
+        build(str(outside / "bad.py"), out=out)
+    assert caught.value.exit_code == 1 and "\n" not in str(caught.value)
+    assert str(caught.value).startswith("validation failed: game against itself: INVALID as player 1 at ply 1")
+    assert caught.value.report["ok"] is False
+    assert out.read_bytes() == PREVIOUS and capsys.readouterr() == ("", "")
+
+
 def carried_function_module(folder: Path) -> object:
     """A module with agents referring to globals that can and cannot be carried (imported like a notebook)."""
     write(folder, {"nb_cases.py": """
