@@ -95,8 +95,10 @@ def _module_entry(target: str, name: str, function: str, project: Project) -> En
 
 def _path_entry(target: str, path: str, function: str, project: Project) -> Entry:
     entry = _locate_path(target, path, function, project)
-    # The file names the agent by its folder's or file's own name: where it is kept changes no byte.
-    name = os.path.basename(path.rstrip("/" + os.sep)) or target
+    # The file names the agent by its path in the repository, or else by its folder's or file's own name:
+    # where it is kept changes no byte.
+    full = os.path.abspath(path).rstrip("/" + os.sep)
+    name = display(full) if display(full) != full else os.path.basename(full) or target
     short = name + (f":{function}" if function != DEFAULT_FUNCTION else "")
     return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
 
