@@ -44,9 +44,7 @@ def resource_file(name: str, module: Module, project: Project) -> str | None:
     if project.data_dir is not None:
         path = os.path.join(project.data_dir, name)
         return path if os.path.isfile(path) else None
-    if module.path.startswith("<"):  # a module gathered from a notebook: its data sits in the working directory
-        return find_resource(name, os.path.join(os.getcwd(), "notebook.py"))
-    return find_resource(name, module.path)
+    return find_resource(name, module.path)  # a gathered module has no file: the working directory's data/
 
 
 def collect_resources(modules: list[Module], project: Project) -> dict[str, bytes]:

@@ -5,7 +5,7 @@
 #          agents.solving.move_order, agents.solving.transposition, agents.solving.negamax,
 #          agents.solving.depth_search, agents.core.clock, agents.solving.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes)
-# Sources sha256: f423e473f604c1a5b7930089ce9fc47e0e7120727206a5458cb9082cf9b094e9
+# Sources sha256: d106436126b4314bcf229b92d932727d5f1105cd5754b7e0b34131ba5d6ae5ef
 
 
 import base64 as _base64
@@ -438,8 +438,9 @@ the nearest ``data/`` folder that holds it, starting in the calling module's own
 through its enclosing packages to its import root (the first folder that is not a package). So
 ``agents/solving/opening_book.py`` reads ``agents/data/connect4_book.bin``, and an agent kept outside the
 repository, ``~/bots/my_bot/main.py`` (or ``~/bots/my_bot/lib/model.py``), reads
-``~/bots/my_bot/data/weights.json``. The project's own ``agents/data/`` is searched last, so code
-anywhere (tools, tests, benchmarks) can read the project's data by name.
+``~/bots/my_bot/data/weights.json``; a notebook cell reads ``data/`` in the notebook's working directory.
+The project's own ``agents/data/`` is searched last, so code anywhere (tools, tests, benchmarks) can read
+the project's data by name.
 
 A built submission cannot touch the file system: the builder finds every ``load_resource("literal")``
 and ``has_resource("literal")`` call in the modules it inlines, resolves each name with
@@ -457,7 +458,8 @@ _EMBEDDED: "dict[str, bytes] | None" = globals().get("__embedded_resources__")
 
 DATA_FOLDER = "data"  # the folder name searched for resources
 # agents/data: searched last. Inside a built submission there is no file, and nothing is searched.
-PROJECT_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(globals().get("__file__", ".")))), DATA_FOLDER)
+_AGENTS = os.path.dirname(os.path.dirname(os.path.abspath(globals().get("__file__", "."))))
+PROJECT_DATA = os.path.join(_AGENTS, DATA_FOLDER)
 
 
 def find_resource(name: str, module_file: str) -> str | None:
@@ -465,7 +467,10 @@ def find_resource(name: str, module_file: str) -> str | None:
 
     Searched: ``data/`` beside ``module_file``, then beside each enclosing package, up to and including
     the import root (the first folder without an ``__init__.py``); last, the project's ``agents/data/``.
+    Code without a file on disk (a notebook cell) reads from ``data/`` in the working directory.
     """
+    if not os.path.isfile(module_file):
+        module_file = os.path.join(os.getcwd(), "__notebook__.py")
     folder = os.path.dirname(os.path.abspath(module_file))
     while True:
         candidate = os.path.join(folder, DATA_FOLDER, name)

@@ -217,6 +217,7 @@ import sys
 import numpy as np
 sys.path.insert(0, {root!r})
 import build_submission
+from agents.core.resources import load_resource
 
 CENTER_WEIGHT = 1.5
 ORDER = (3, 2, 4, 1, 5, 0, 6, 7, 8)
@@ -250,7 +251,8 @@ def legal(board, columns):
 def my_agent(obs, config):
     evaluator = Evaluator(config.columns)
     columns = legal(obs.board, config.columns)
-    scores = np.array([evaluator.value(obs.board, c, obs.mark) for c in columns])
+    extra = json.loads(load_resource("extra.json"))  # data/extra.json beside the notebook
+    scores = np.array([evaluator.value(obs.board, c, obs.mark) + extra[c] for c in columns])
     return int(columns[int(np.argmax(scores))])
 
 
@@ -258,13 +260,14 @@ report = build_submission.build(my_agent, out=sys.argv[1])
 from kaggle_environments.utils import Struct
 cases = json.load(open(sys.argv[2]))
 moves = [my_agent(Struct(board=c["board"], mark=c["mark"]), Struct(**c["config"])) for c in cases]
-print(json.dumps({{"moves": moves, "modules": report.modules, "size": report.size, "ok": report.validation["ok"]}}))
+print(json.dumps({{"moves": moves, "modules": report.modules, "data": report.data, "ok": report.validation["ok"]}}))
 '''
 
 
 def test_a_notebook_style_agent_builds_with_its_helpers_class_constants_and_imports(outside):
     script = outside / "notebook.py"
     script.write_text(NOTEBOOK.format(root=ROOT))
+    write(outside, {"data/extra.json": "[0.0, 0.1, 0.2, 0.3, 0.2, 0.1, 0.0, 0.4, 0.0]"})
     cases = positions()
     (outside / "cases.json").write_text(json.dumps(cases))
     out = outside / "submission.py"
@@ -273,11 +276,15 @@ def test_a_notebook_style_agent_builds_with_its_helpers_class_constants_and_impo
     assert run.returncode == 0, run.stderr
     assert run.stdout.count("\n") == 1, "build() printed without being asked"
     result = json.loads(run.stdout)
-    assert result["ok"] and result["modules"] == ["__notebook__"] and result["size"] == out.stat().st_size
+    assert result["ok"] and result["data"] == {"extra.json": 45}
+    assert result["modules"][-1] == "__notebook__" and "agents.core.resources" in result["modules"]
     assert len(set(result["moves"])) >= 4
     assert built_moves(outside, out, cases) == result["moves"]
-    text = out.read_text()
-    assert "UNUSED" not in text and "build_submission" not in text.split("# The loader.")[0].split("\n", 2)[2]
+    namespace: dict = {}
+    exec(out.read_text(), namespace)
+    gathered = namespace["_SOURCES"]["__notebook__"][1]
+    assert "UNUSED" not in gathered and "build_submission" not in gathered and "import sys" not in gathered
+    assert "class Evaluator" in gathered and "def tiebreak" in gathered and "CENTER_WEIGHT = 1.5" in gathered
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -439,7 +446,7 @@ def test_every_module_directly_in_agents_is_an_agent_and_help_lists_them():
     assert run.returncode == 0 and ", ".join(names) in " ".join(run.stdout.split())
 
 
-def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside):
+def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside, monkeypatch):
     from agents.core.resources import find_resource
 
     write(outside, {"bot/data/a.bin": "top", "bot/pkg/__init__.py": "", "bot/pkg/data/a.bin": "inner",
@@ -448,5 +455,7 @@ def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside):
     inner = str(outside / "bot" / "pkg" / "data" / "a.bin")
     assert find_resource("a.bin", str(outside / "bot" / "pkg" / "sub" / "mod.py")) == inner
     assert find_resource("b.bin", str(outside / "bot" / "main.py")) is None
+    monkeypatch.chdir(outside / "bot")  # a notebook cell has no file: its working directory's data/
+    assert find_resource("a.bin", "<ipython-input-3-abc>") == str(outside / "bot" / "data" / "a.bin")
     assert find_resource("connect4_book.bin", os.path.join(ROOT, "agents", "solving", "opening_book.py")) == \
         os.path.join(ROOT, "agents", "data", "connect4_book.bin")

@@ -5,8 +5,9 @@ the nearest ``data/`` folder that holds it, starting in the calling module's own
 through its enclosing packages to its import root (the first folder that is not a package). So
 ``agents/solving/opening_book.py`` reads ``agents/data/connect4_book.bin``, and an agent kept outside the
 repository, ``~/bots/my_bot/main.py`` (or ``~/bots/my_bot/lib/model.py``), reads
-``~/bots/my_bot/data/weights.json``. The project's own ``agents/data/`` is searched last, so code
-anywhere (tools, tests, benchmarks) can read the project's data by name.
+``~/bots/my_bot/data/weights.json``; a notebook cell reads ``data/`` in the notebook's working directory.
+The project's own ``agents/data/`` is searched last, so code anywhere (tools, tests, benchmarks) can read
+the project's data by name.
 
 A built submission cannot touch the file system: the builder finds every ``load_resource("literal")``
 and ``has_resource("literal")`` call in the modules it inlines, resolves each name with
@@ -33,7 +34,10 @@ def find_resource(name: str, module_file: str) -> str | None:
 
     Searched: ``data/`` beside ``module_file``, then beside each enclosing package, up to and including
     the import root (the first folder without an ``__init__.py``); last, the project's ``agents/data/``.
+    Code without a file on disk (a notebook cell) reads from ``data/`` in the working directory.
     """
+    if not os.path.isfile(module_file):
+        module_file = os.path.join(os.getcwd(), "__notebook__.py")
     folder = os.path.dirname(os.path.abspath(module_file))
     while True:
         candidate = os.path.join(folder, DATA_FOLDER, name)
