@@ -40,6 +40,17 @@ def resource_names(module: Module, tree: ast.Module) -> list[tuple[str, str, boo
     return found
 
 
+def reject_own_path(module: Module, tree: ast.Module) -> None:
+    """``__file__`` does not exist in a submission (Kaggle executes the text, not a file): code that finds
+    its data beside itself would fail on Kaggle, so it is an error naming the line and the way out."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load):
+            raise InputError(
+                f"{module.where(node.lineno)}: `__file__` in module {module.name}: a submission has no file of its "
+                "own; read data files with agents.core.resources.load_resource('NAME') from a data/ folder"
+            )
+
+
 def resource_file(name: str, module: Module, project: Project) -> str | None:
     if project.data_dir is not None:
         path = os.path.join(project.data_dir, name)
@@ -54,7 +65,9 @@ def collect_resources(modules: list[Module], project: Project) -> dict[str, byte
     for module in modules:
         if module.name == RESOURCES_MODULE:
             continue  # the reader itself: its calls take the names callers pass
-        for name, where, required in resource_names(module, parse(module)):
+        tree = parse(module)
+        reject_own_path(module, tree)
+        for name, where, required in resource_names(module, tree):
             path = resource_file(name, module, project)
             if path is None:
                 if not required:

@@ -375,6 +375,7 @@ BAD_FILES = {
     "reads_file/main.py": "def agent(obs, config):\n    with open('data/table.txt') as f:\n"
                           "        return int(f.read())\n",
     "reads_file/data/table.txt": "3\n",
+    "beside_itself/main.py": "import os\n\nHERE = os.path.dirname(__file__)\n\ndef agent(obs, config):\n    return 3\n",
     "broken/main.py": "import helper\n\ndef agent(obs, config):\n    return helper.move()\n",
     "broken/helper.py": "def move():\n    return 3\n\ndef oops(:\n    pass\n",
 }
@@ -392,6 +393,7 @@ BAD_FILES = {
                           "(if Kaggle's image has requests: --allow-import requests)"),
     ("reads_file", "the agent reads 'data/table.txt' at run time, which the build did not embed"),
     ("broken", "{d}/broken/helper.py:4: syntax error"),
+    ("beside_itself", "{d}/beside_itself/main.py:3: `__file__` in module main: a submission has no file of its own"),
 ])
 def test_bad_input_is_one_line_exit_2_and_out_untouched(outside, capsys, target, message):
     write(outside, BAD_FILES)
