@@ -111,6 +111,12 @@ class _Gatherer:
             self.seen.add(original.__name__)
             self._define_function(name, original)
         elif self._is_local(value):
+            if getattr(value, "__closure__", None):
+                free = ", ".join(value.__code__.co_freevars)
+                raise InputError(
+                    f"global {name!r} used by {user}() is {value.__qualname__}, which uses local variables of an "
+                    f"enclosing function ({free}): define it at top level"
+                )
             own = value.__name__
             if own != name:
                 self.aliases[name] = own
@@ -164,13 +170,7 @@ class _Gatherer:
     def _is_local(self, value: Any) -> bool:
         """A function or class defined in the function's own module (notebook cells, the script)."""
         if isinstance(value, types.FunctionType):
-            if value.__globals__ is not self.namespace:
-                return False
-            if value.__closure__:
-                raise InputError(
-                    f"{value.__name__} uses local variables of an enclosing function: define it at top level"
-                )
-            return True
+            return value.__globals__ is self.namespace
         return isinstance(value, type) and value.__module__ == self.module_name and not _importable_by_name(value)
 
     # -- definitions -----------------------------------------------------------------------------------
