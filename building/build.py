@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Union
 
 from building.data import collect_resources
 from building.errors import BuildError, InputError, ValidationError
@@ -17,6 +17,7 @@ from building.targets import Entry, resolve_target
 from building.template import render
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
 
+Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
 SIZE_WARNING_BYTES = 5_000_000  # participants report uploads much over 5-10 MB failing (docs: CONNECTX.md)
 
@@ -74,7 +75,7 @@ def with_imports(project: Project, allow_imports: Iterable[str]) -> Project:
 
 
 def build_text(
-    target: Any, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = ()
+    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = ()
 ) -> tuple[str, list[Module], dict[str, bytes]]:
     """The submission for ``target`` without validating it: ``(text, modules, data)``."""
     entry = resolve_target(target, with_imports(project, allow_imports), function)
@@ -88,7 +89,7 @@ def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
 
 
 def build(
-    target: Any,
+    target: Target,
     out: str | os.PathLike = DEFAULT_OUT,
     *,
     function: str | None = None,
@@ -132,7 +133,7 @@ def build(
     return result
 
 
-def resolve_label(target: Any) -> str:
+def resolve_label(target: Target) -> str:
     return getattr(target, "__qualname__", None) or os.fspath(target)
 
 
