@@ -287,6 +287,23 @@ def test_a_notebook_style_agent_builds_with_its_helpers_class_constants_and_impo
     assert "class Evaluator" in gathered and "def tiebreak" in gathered and "CENTER_WEIGHT = 1.5" in gathered
 
 
+def test_a_package_folder_and_a_folder_with_function_build(outside):
+    from kaggle_environments.agent import get_last_callable
+    from kaggle_environments.utils import Struct
+
+    write(outside, {
+        "my_pkg/__init__.py": "from .strategy import agent, act\n",
+        "my_pkg/strategy.py": "from . import tables\n\ndef agent(obs, config):\n    return tables.FIRST\n\n"
+                              "def act(obs):\n    return tables.SECOND\n",
+        "my_pkg/tables.py": "FIRST, SECOND = 2, 5\n",
+    })
+    obs, config = Struct(board=[0] * 42, mark=1), Struct(rows=6, columns=7, inarow=4)
+    text, modules, _ = build_text(str(outside / "my_pkg"))
+    assert [m.name for m in modules] == ["my_pkg.tables", "my_pkg.strategy", "my_pkg"]
+    assert get_last_callable(text)(obs, config) == 2
+    assert get_last_callable(build_text(f"{outside}/my_pkg:act")[0])(obs, config) == 5
+
+
 # ---------------------------------------------------------------------------------------------------
 # The Python API
 
