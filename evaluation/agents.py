@@ -19,6 +19,7 @@ import importlib
 import importlib.util
 import multiprocessing
 import os
+import subprocess
 import sys
 from contextlib import redirect_stdout
 from dataclasses import dataclass
@@ -64,12 +65,14 @@ class AgentSpec:
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: str) -> AgentSpec:
-    """Resolve a command-line agent argument; raises ``AgentSpecError`` (one line) when unusable."""
+def resolve_agent(spec: str, sandbox: bool = False) -> AgentSpec:
+    """Resolve a command-line agent argument; raises ``AgentSpecError`` (one line) when unusable.
+
+    ``sandbox``: a file's load check runs inside a bubblewrap sandbox (see ``sandbox``)."""
     if not spec or not spec.strip():
         raise AgentSpecError("empty agent name")
     if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
-        return _resolve_file(spec)
+        return _resolve_file(spec, sandbox)
     if spec.isidentifier() and _module_exists(f"agents.{spec}"):
         return _resolve_module(spec)
     if spec in BUILTINS:
@@ -98,7 +101,7 @@ def _resolve_module(name: str) -> AgentSpec:
     return AgentSpec(name, "module", dotted)
 
 
-def _resolve_file(path: str) -> AgentSpec:
+def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:
@@ -110,31 +113,50 @@ def _resolve_file(path: str) -> AgentSpec:
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
-    problem = _check_loads(os.path.abspath(path))
+    problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
     return AgentSpec(path, "file", os.path.abspath(path))
 
 
-def _check_loads(path: str) -> str | None:
-    """Execute the file with Kaggle's loader in a child process; None if it yields a callable."""
+def _check_loads(path: str, sandbox: bool = False) -> str | None:
+    """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
+
+    The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
-    child.start()
+    if sandbox:
+        from sandbox import Sandbox
+
+        child = Sandbox(files=(path,)).popen(
+            [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        exit_code, kill, join = child.poll, child.kill, child.wait
+    else:
+        child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
+        child.start()
+        exit_code, kill, join = (lambda: child.exitcode), child.kill, child.join
     send.close()
     try:
         if receive.poll(LOAD_CHECK_SECONDS):
             return receive.recv()
         return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s"
     except EOFError:
-        return f"the loader process died (exit code {child.exitcode})"
+        join()
+        return f"the loader process died (exit code {exit_code()})"
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
+        if exit_code() is None:
+            kill()
+        join()
+
+
+_SANDBOXED_LOAD = """import sys
+from multiprocessing.connection import Connection
+from evaluation.agents import _load_in_child
+_load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
+"""
 
 
 def _load_in_child(path: str, send: Any) -> None:

@@ -12,60 +12,64 @@ Inside a worker: stdout and stderr point at /dev/null (an agent that floods its 
 the address space is capped with ``RLIMIT_AS`` (an agent that allocates without bound gets MemoryError,
 which Kaggle records as ERROR), SIGINT is ignored (the parent decides) and the worker dies with the
 parent (``PR_SET_PDEATHSIG``), so a killed evaluation leaves no orphan behind.
+
+With ``sandbox=True`` each worker is instead a fresh interpreter started inside a bubblewrap sandbox
+(``sandbox.Sandbox``: no network, no home directory, a private size-limited /tmp, a process cap) running
+``evaluation.worker``; it talks over an inherited socket pair, and the deadline cells live in a memfd
+both sides map. Everything else (deadlines, kills, forfeits, replacement workers) is the same.
 """
 
 from __future__ import annotations
 
 import ctypes
+import mmap
 import multiprocessing
 import os
-import resource
-import signal
+import subprocess
 import sys
 import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
 from evaluation.record import GameRecord, GameTask
-from evaluation.runner import play_task
+from evaluation.worker import CELLS, CELLS_BYTES, IDLE, THINKING, SharedMonitor, preload, serve
+from sandbox import Sandbox
+
+__all__ = ["SharedMonitor", "default_workers", "forfeit", "run_games"]
 
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
 DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of the worker's own
 
-IDLE, THINKING = -1.0, 1.0
-
-
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-class SharedMonitor:
-    """Worker side of the deadline protocol: [state, seat, deadline, start] in shared memory."""
-
-    def __init__(self, cells: Any) -> None:
-        self.cells = cells
-
-    def start(self, seat: int, deadline: float) -> None:
-        self.cells[1] = seat
-        self.cells[2] = deadline
-        self.cells[3] = time.monotonic()
-        self.cells[0] = THINKING  # written last: the parent never sees THINKING with a stale deadline
-
-    def stop(self) -> None:
-        self.cells[0] = IDLE
-
-
 class _Worker:
-    """Parent side of one worker process."""
+    """Parent side of one worker process: forked (``sandbox`` None) or exec'd inside ``sandbox``."""
 
-    def __init__(self, context: Any, memory_mb: int) -> None:
-        self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
+    def __init__(self, context: Any, memory_mb: int, sandbox: Sandbox | None = None) -> None:
         self.conn, child_conn = context.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        self.process = context.Process(target=_worker_main, args=(child_conn, self.cells, memory_mb), daemon=True)
-        self.process.start()
+        if sandbox is None:
+            self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
+            self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb), daemon=True)
+            self.process.start()
+            self.sentinel = self.process.sentinel
+        else:
+            memory = os.memfd_create("connectx-deadlines")
+            try:
+                os.ftruncate(memory, CELLS_BYTES)
+                self._shared = mmap.mmap(memory, CELLS_BYTES)
+                self.cells = (ctypes.c_double * CELLS).from_buffer(self._shared)
+                self.cells[0], self.cells[1] = IDLE, -1.0
+                argv = [sys.executable, "-m", "evaluation.worker", str(child_conn.fileno()), str(memory), str(memory_mb)]
+                self.process = sandbox.popen(argv, pass_fds=(child_conn.fileno(), memory), stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            finally:
+                os.close(memory)
+            self.sentinel = os.pidfd_open(self.process.pid)
         child_conn.close()
         self.task: GameTask | None = None
 
@@ -94,10 +98,22 @@ class _Worker:
         """How long the current move has been running, if one is."""
         return now - self.cells[3] if self.cells[0] == THINKING else None
 
+    def exit_code(self) -> int | None:
+        """The process's exit code, or None while it runs."""
+        if isinstance(self.process, subprocess.Popen):
+            return self.process.poll()
+        return self.process.exitcode
+
     def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
+        if isinstance(self.process, subprocess.Popen):
+            if self.process.poll() is None:
+                self.process.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
+            self.process.wait()
+            os.close(self.sentinel)
+        else:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join()
         self.conn.close()
 
 
@@ -108,19 +124,31 @@ def run_games(
     on_record: Callable[[GameRecord], bool | None],
     memory_mb: int = DEFAULT_MEMORY_MB,
     grace: float = GRACE_SECONDS,
+    sandbox: bool = False,
 ) -> None:
     """Play ``tasks`` on ``workers`` isolated processes; ``on_record`` gets each record as it ends.
 
     Records arrive in completion order. ``on_record`` returning True stops scheduling new games (games
     already running are finished and reported). Every task that is started is reported exactly once.
+    ``sandbox``: run every worker inside a bubblewrap sandbox that shows it the tasks' agent files (call
+    ``sandbox.require()`` first to fail early with a clear reason).
     """
     pending = list(tasks)
     if not pending:
         return
-    _preload()
+    box = None
+    if sandbox:
+        files = sorted({spec.target for task in pending for spec in task.seats if spec.kind == "file"})
+        box = Sandbox(files=tuple(files))
+    else:
+        preload()
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order
-    pool = [_Worker(context, memory_mb) for _ in range(max(1, min(workers or default_workers(), len(pending))))]
+
+    def fresh() -> _Worker:
+        return _Worker(context, memory_mb, box)
+
+    pool = [fresh() for _ in range(max(1, min(workers or default_workers(), len(pending))))]
     stopping = False
     retried: set[int] = set()
     try:
@@ -132,7 +160,7 @@ def run_games(
                         worker.send(task)
                     except OSError:  # the worker died between games: a fresh one takes the task
                         worker.stop()
-                        pool[index] = _Worker(context, memory_mb)
+                        pool[index] = fresh()
                         pool[index].send(task)
             busy = [w for w in pool if w.task is not None]
             if not busy:
@@ -141,7 +169,7 @@ def run_games(
             timeout = POLL_SECONDS
             if deadlines:
                 timeout = min(timeout, max(0.0, min(deadlines) - time.monotonic()))
-            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout))
+            ready = set(wait([w.conn for w in busy] + [w.sentinel for w in busy], timeout))
             now = time.monotonic()
             for index, worker in enumerate(pool):
                 if worker.task is None:
@@ -153,8 +181,8 @@ def run_games(
                         worker.task = None
                     except (EOFError, OSError):
                         record = None
-                if record is None and (worker.process.sentinel in ready or worker.conn in ready):
-                    code = worker.process.exitcode if not worker.process.is_alive() else None
+                if record is None and (worker.sentinel in ready or worker.conn in ready):
+                    code = worker.exit_code()
                     if not worker.started() and worker.task.game_id not in retried:
                         # died before any move of this game: not this game's fault; play it again once
                         retried.add(worker.task.game_id)
@@ -163,12 +191,12 @@ def run_games(
                         record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
                                          worker.thinking_for(now))
                     worker.stop()
-                    pool[index] = _Worker(context, memory_mb)
+                    pool[index] = fresh()
                 elif record is None and worker.overdue(now, grace):
                     record = forfeit(worker.task, worker.seat(), "timeout", "no answer by the move's deadline: killed",
                                      worker.thinking_for(now))
                     worker.stop()
-                    pool[index] = _Worker(context, memory_mb)
+                    pool[index] = fresh()
                 if record is not None and on_record(record):
                     stopping = True
     finally:
@@ -201,56 +229,3 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         swapped=task.swapped,
         note=note,
     )
-
-
-def _preload() -> None:
-    """Import the referee once here, so that every forked worker starts warm (the import takes ~2 s)."""
-    from kaggle_environments import make
-
-    make("connectx")
-
-
-def _worker_main(conn: Any, cells: Any, memory_mb: int) -> None:
-    _isolate(memory_mb)
-    monitor = SharedMonitor(cells)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        try:
-            record = play_task(task, monitor)
-        except Exception as error:  # e.g. MemoryError left over in the referee after an agent's hoarding
-            record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
-        conn.send(record)
-
-
-def _isolate(memory_mb: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:  # Linux: die with the parent, even when it is SIGKILLed
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    if memory_mb > 0:
-        limit = _address_space() + memory_mb * 1024 * 1024
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ValueError, OSError):
-            pass
-
-
-def _address_space() -> int:
-    """This process's current virtual memory size in bytes (the cap is set relative to it)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
