@@ -1,0 +1,296 @@
+"""--sandbox against hostile agents: each attack fails inside the sandbox and succeeds without it.
+
+One league per mode plays every hostile agent (and a normal match, random vs greedy, beside them) on two
+workers. Each hostile agent attacks on its first move of every game and reports the result in the move
+itself: column 6 if the attack worked, column 0 if it failed (then it plays on), or it forfeits (the fork
+attacks let the error escape). The host is checked too (the planted token stayed secret, no file
+appeared outside, the test server saw no connection).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from evaluation.record import GameTask
+from sandbox import DEFAULT_MAX_PROCESSES, DEFAULT_TMP_MB, PROJECT_ROOT, SandboxUnavailable, require
+
+SUCCESS, FAILURE = 6, 0
+SECRET = '{"username": "someone", "key": "0123456789abcdef"}'
+
+HOSTILE = '''
+import os, socket, time
+
+ATTACK = {attack!r}
+TOKEN = {token!r}
+OUTSIDE = {outside!r}
+PORT = {port}
+FORKS = {forks}          # None: fork without bound (only ever run inside the sandbox)
+FILL_MB = {fill_mb}
+attacked = False
+
+
+def attack():
+    if ATTACK == "read_token":
+        for path in (os.path.expanduser("~/.kaggle/kaggle.json"), TOKEN):
+            try:
+                with open(path) as handle:
+                    if handle.read() == {secret!r}:
+                        return True
+            except OSError:
+                pass
+        return False
+    if ATTACK == "write_outside":
+        with open(OUTSIDE, "w") as handle:
+            handle.write("written from an agent")
+        return True
+    if ATTACK == "connect":
+        with socket.create_connection(("127.0.0.1", PORT), timeout=2) as connection:
+            connection.sendall(b"stolen")
+        return True
+    if ATTACK == "fork":
+        children = []
+        while FORKS is None or len(children) < FORKS:
+            pid = os.fork()  # raises once the process cap is reached: not caught, the agent forfeits
+            if pid == 0:
+                if FORKS is None:
+                    continue  # a real fork bomb: every child forks too
+                time.sleep(0.3)
+                os._exit(0)
+            children.append(pid)
+        for pid in children:
+            os.waitpid(pid, 0)
+        return True
+    if ATTACK == "fill_tmp":
+        import tempfile
+        path = os.path.join(tempfile.gettempdir(), "fill-%d" % os.getpid())
+        try:
+            with open(path, "wb") as handle:
+                for _ in range(FILL_MB):
+                    handle.write(b"x" * (1 << 20))
+                    handle.flush()
+            return True
+        finally:
+            os.remove(path)
+    raise ValueError(ATTACK)
+
+
+def agent(observation, configuration):
+    global attacked
+    if not attacked:
+        attacked = True
+        if ATTACK == "fork":
+            worked = attack()
+        else:
+            try:
+                worked = attack()
+            except Exception:
+                worked = False
+        return {success} if worked else {failure}
+    return next(c for c in range(configuration.columns) if observation.board[c] == 0)
+'''
+
+ATTACKS = ("read_token", "write_outside", "connect", "fork", "fill_tmp")
+
+
+@pytest.fixture(scope="module")
+def sandbox_works():
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts connections."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.connections += 1
+            connection.close()
+
+
+def write_agents(directory: Path, home: Path, port: int, bomb: bool) -> list[str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    attacks = [*ATTACKS, "bomb"] if bomb else list(ATTACKS)
+    for name in attacks:
+        attack = "fork" if name == "bomb" else name
+        source = HOSTILE.format(
+            attack=attack, token=str(home / ".kaggle" / "kaggle.json"), outside=str(home / "written.txt"),
+            port=port, forks=None if name == "bomb" else DEFAULT_MAX_PROCESSES + 8, fill_mb=DEFAULT_TMP_MB + 16,
+            secret=SECRET, success=SUCCESS, failure=FAILURE)
+        path = directory / f"{name}.py"
+        path.write_text(source)
+        path.chmod(0o600)  # as a downloaded file may be: the sandbox still shows it to the agent's process
+        paths.append(str(path))
+    return paths
+
+
+def plant(base: Path, bomb: bool) -> dict:
+    """A fake HOME holding a Kaggle token, a listening server, the hostile agent files."""
+    home = base / "home"
+    (home / ".kaggle").mkdir(parents=True)
+    (home / ".kaggle" / "kaggle.json").write_text(SECRET)
+    (base / "tmp").mkdir()
+    listener = Listener()
+    agents = write_agents(base / "agents", home, listener.port, bomb)
+    return {"home": home, "tmp": base / "tmp", "listener": listener, "agents": agents}
+
+
+def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
+    """Every hostile agent against random (a seat-swapped pair each) and a normal match, random vs greedy,
+    on two workers of the engine behind evaluate.py, the league and the gate; records go to a results file."""
+    import tempfile
+
+    from agents.core import Config
+    from evaluation.agents import resolve_agent
+    from evaluation.match import schedule
+    from evaluation.pool import run_games
+    from evaluation.results import ResultsLog
+
+    planted = plant(base, bomb=sandbox)
+    monkeypatch.setenv("HOME", str(planted["home"]))  # what an unsandboxed worker inherits
+    monkeypatch.setattr(tempfile, "tempdir", str(planted["tmp"]))
+    specs = [resolve_agent(path, sandbox=sandbox) for path in planted["agents"]]
+    config, suite = Config(), [[3, 3]]
+    pairs = [(spec, resolve_agent("random")) for spec in specs] + [(resolve_agent("random"), resolve_agent("greedy"))]
+    tasks = []
+    for number, (a, b) in enumerate(pairs):
+        seed = 99 if number == len(pairs) - 1 else number  # the normal match: the same games in both modes
+        for task in schedule(a, b, 2, config, suite, act_timeout=5.0, overage=5.0, seed=seed):
+            tasks.append(GameTask(**{**task.__dict__, "game_id": 2 * number + task.game_id}))
+    results = base / "games.jsonl"
+    log = ResultsLog.create(str(results), {"games": len(tasks)})
+    try:
+        run_games(tasks, workers=2, on_record=log.append, sandbox=sandbox)
+    finally:
+        log.close()
+        planted["listener"].server.close()
+    lines = results.read_text().splitlines()
+    return {**planted, "header": json.loads(lines[0]), "games": [json.loads(line) for line in lines[1:]],
+            "connections": planted["listener"].connections}
+
+
+def first_own_move(game: dict, seat: int) -> int | None:
+    moves = game["moves"]
+    for index in range(len(game["opening"]), len(moves)):
+        if index % 2 == seat:
+            return moves[index]
+    return None
+
+
+def hostile_results(league: dict) -> dict[str, list[tuple[str, int | None]]]:
+    """name -> [(status, first own move)] over every game the hostile agent played."""
+    results: dict[str, list] = {}
+    for game in league["games"]:
+        for seat, agent in enumerate(game["agents"]):
+            move = first_own_move(game, seat)
+            if agent in league["agents"] and (move is not None or game["statuses"][seat] != "DONE"):
+                # (a game the other agent forfeited before this one's first move shows nothing)
+                results.setdefault(Path(agent).stem, []).append((game["statuses"][seat], move))
+    return results
+
+
+def assert_complete(league: dict) -> None:
+    """Every scheduled game is in the results file exactly once."""
+    ids = sorted(game["game_id"] for game in league["games"])
+    assert ids == list(range(league["header"]["games"]))
+
+
+@pytest.fixture(scope="module")
+def leagues(tmp_path_factory, sandbox_works):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        base = tmp_path_factory.mktemp("hostile")
+        return {"open": play_all(base / "open", False, monkeypatch), "sandbox": play_all(base / "box", True, monkeypatch)}
+
+
+def test_every_attack_succeeds_without_the_sandbox(leagues):
+    league = leagues["open"]
+    assert_complete(league)
+    results = hostile_results(league)
+    for name in ATTACKS:
+        assert results[name] and all(result == ("DONE", SUCCESS) for result in results[name]), (name, results[name])
+    assert (league["home"] / "written.txt").exists()
+    assert league["connections"] == len(results["connect"])
+
+
+def test_every_attack_fails_inside_the_sandbox(leagues):
+    league = leagues["sandbox"]
+    assert_complete(league)
+    results = hostile_results(league)
+    for name in ("read_token", "write_outside", "connect", "fill_tmp"):  # these play on after the failure
+        assert results[name] and all(result == ("DONE", FAILURE) for result in results[name]), (name, results[name])
+    for name in ("fork", "bomb"):  # these let the error escape: they forfeit their own games
+        assert results[name] and all(status == "ERROR" for status, _ in results[name]), (name, results[name])
+    assert not (league["home"] / "written.txt").exists()
+    assert league["connections"] == 0
+
+
+def test_the_normal_match_beside_them_is_the_same_in_both_modes(leagues):
+    def normal(league):
+        return sorted((g["game_id"], g["agents"], g["moves"], g["statuses"]) for g in league["games"]
+                      if {Path(a).stem for a in g["agents"]} == {"random", "greedy"})
+
+    open_games, boxed_games = normal(leagues["open"]), normal(leagues["sandbox"])
+    assert len(open_games) == 2
+    # game ids differ (the sandboxed run has one more hostile agent); moves and statuses do not
+    assert [g[1:] for g in open_games] == [g[1:] for g in boxed_games]
+    assert all(g[3] == ["DONE", "DONE"] for g in boxed_games)
+
+
+def evaluate(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, os.path.join(PROJECT_ROOT, "evaluate.py"), *args], cwd=PROJECT_ROOT,
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=300)
+
+
+def test_the_cli_sandboxes_the_load_check_and_the_games(tmp_path, sandbox_works):
+    planted = plant(tmp_path, bomb=False)
+    thief = planted["agents"][0]  # read_token
+    common = [thief, "random", "-n", "2", "--json", "--no-progress", "--openings", "0", "--workers", "1"]
+    boxed = evaluate(*common, "--sandbox", "--results", str(tmp_path / "boxed.jsonl"), env={"HOME": str(planted["home"])})
+    plain = evaluate(*common, "--results", str(tmp_path / "plain.jsonl"), env={"HOME": str(planted["home"])})
+    planted["listener"].server.close()
+    assert boxed.returncode == 0 and plain.returncode == 0, boxed.stderr + plain.stderr
+    assert "full rights" not in boxed.stderr
+    notice = [line for line in plain.stderr.splitlines() if "full rights" in line]
+    assert len(notice) == 1 and "--sandbox" in notice[0] and thief in notice[0]
+    json.loads(boxed.stdout), json.loads(plain.stdout)  # the notice never reaches the --json stdout
+
+    def thief_moves(path):
+        games = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+        return sorted(first_own_move(g, g["agents"].index(thief)) for g in games)
+
+    assert thief_moves(tmp_path / "boxed.jsonl") == [FAILURE, FAILURE]
+    assert thief_moves(tmp_path / "plain.jsonl") == [SUCCESS, SUCCESS]
+
+
+def test_an_unusable_sandbox_stops_before_any_game(tmp_path):
+    results = tmp_path / "never.jsonl"
+    run = evaluate("random", "random", "-n", "2", "--sandbox", "--results", str(results), env={"PATH": str(tmp_path)})
+    assert run.returncode == 2
+    assert run.stderr.strip().count("\n") == 0
+    assert "bubblewrap" in run.stderr and "apt-get install bubblewrap" in run.stderr
+    assert not results.exists()
+
+
+def test_the_ray_backend_is_refused_with_the_sandbox():
+    run = evaluate("random", "random", "-n", "2", "--sandbox", "--backend", "ray")
+    assert run.returncode == 2 and "--backend ray" in run.stderr
