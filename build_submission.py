@@ -34,6 +34,9 @@ import tokenize
 import zlib
 from dataclasses import dataclass
 
+from sandbox import Sandbox, SandboxUnavailable
+from sandbox import require as require_sandbox
+
 DEFAULT_AGENT = "solver"  # the strongest agent the project has
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -458,8 +461,10 @@ def build_text(agent_name: str, project: Project = Project()) -> tuple[str, list
 # Validation in a clean interpreter
 
 
-def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
-    """Kaggle's checks on ``text`` (see toolkit/kaggle_check.py); the report, or ValidationError."""
+def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False) -> dict:
+    """Kaggle's checks on ``text`` (see toolkit/kaggle_check.py); the report, or ValidationError.
+
+    ``sandbox``: the check interpreter runs inside a bubblewrap sandbox (see the ``sandbox`` package)."""
     with tempfile.TemporaryDirectory(prefix="connectx-check-") as work:
         path = os.path.join(work, "upload", "submission.py")
         empty = os.path.join(work, "cwd")
@@ -469,8 +474,9 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         command = [sys.executable, "-I", CHECK_SCRIPT, path, report_path]
+        runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
         try:
-            run = subprocess.run(command, cwd=empty, capture_output=True, text=True, timeout=timeout)
+            run = runner(command, cwd=empty, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise ValidationError(
                 f"validation did not finish within {timeout:g} s (an agent move that never returns?)"
@@ -536,12 +542,13 @@ def install(text: str, out: str) -> None:
         raise
 
 
-def build(agent_name: str, out: str, project: Project = Project(), timeout: float = VALIDATION_TIMEOUT_S) -> dict:
+def build(agent_name: str, out: str, project: Project = Project(), timeout: float = VALIDATION_TIMEOUT_S,
+          sandbox: bool = False) -> dict:
     """Build, validate and install; returns a summary for printing. Raises InputError/ValidationError."""
     check_writable(out)
     started = time.perf_counter()
     text, modules, resources = build_text(agent_name, project)
-    report = validate(text, timeout)
+    report = validate(text, timeout, sandbox)
     if not report.get("ok"):
         raise ValidationError(format_report(report))
     install(text, out)
@@ -583,6 +590,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("agent", nargs="?", default=DEFAULT_AGENT,
                         help=f"module name in {AGENT_PACKAGE}/ (default: {DEFAULT_AGENT})")
     parser.add_argument("-o", "--out", default=DEFAULT_OUT, help=f"output file (default: {DEFAULT_OUT})")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run the validation inside a bubblewrap sandbox (no network, no home directory)")
     parser.add_argument("--timeout", type=float, default=VALIDATION_TIMEOUT_S, metavar="SECONDS",
                         help=f"wall-clock cap on validation (default: {VALIDATION_TIMEOUT_S:g})")
     # Where modules and data come from; the test suite points these at fixture projects.
@@ -603,8 +612,10 @@ def main(argv: list[str] | None = None) -> int:
         data_dir=os.path.abspath(args.data_dir) if args.data_dir else Project.data_dir,
     )
     try:
-        summary = build(args.agent, args.out, project, args.timeout)
-    except InputError as error:
+        if args.sandbox:
+            require_sandbox()
+        summary = build(args.agent, args.out, project, args.timeout, args.sandbox)
+    except (InputError, SandboxUnavailable) as error:
         print(f"build_submission.py: error: {error}", file=sys.stderr)
         return 2
     except ValidationError as error:

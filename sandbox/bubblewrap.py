@@ -22,7 +22,7 @@ _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Passed through when set; the BLAS thread counts default to 1 (threads count against the process cap).
 _PASSED_ENV = ("PYTHONHASHSEED", "LANG", "LC_ALL", "TZ")
 _THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
-_INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap (Fedora)"
+_INSTALL_HINT = "apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap (Fedora)"
 
 _uids = itertools.count()
 
@@ -97,8 +97,9 @@ class Sandbox:
         command += ["--perms", "1777", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
         for directory in self.writable:
             directory = os.path.abspath(directory)
-            if uid is not None:
+            if uid is not None:  # the sandbox's uid owns it; bubblewrap (root without capabilities) must enter it
                 os.chown(directory, uid, uid)
+                os.chmod(directory, 0o755)
             command += _parents(directory, covered) + ["--bind", directory, directory]
         fds = []
         try:

@@ -294,3 +294,21 @@ def test_an_unusable_sandbox_stops_before_any_game(tmp_path):
 def test_the_ray_backend_is_refused_with_the_sandbox():
     run = evaluate("random", "random", "-n", "2", "--sandbox", "--backend", "ray")
     assert run.returncode == 2 and "--backend ray" in run.stderr
+
+
+def test_the_builders_validation_gives_the_same_report_in_the_sandbox(tmp_path, sandbox_works):
+    from build_submission import build_text, validate
+
+    text = build_text("greedy")[0]
+    outside = tmp_path / "written-by-the-submission.txt"
+    # the submission also tries to write outside its sandbox; the write may fail, the games must not change
+    text += f"\ntry:\n    open({str(outside)!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
+
+    def games(report):  # the validation games are not seeded (random plays), so not their moves
+        return [(game["opponent"], game["seat"], game["failure"]) for game in report["games"]]
+
+    boxed = validate(text, sandbox=True)
+    assert boxed["ok"] and not outside.exists()
+    plain = validate(text)
+    assert plain["ok"] and outside.exists()
+    assert games(boxed) == games(plain) == [("itself", "1+2", None), ("random", "1", None), ("negamax", "2", None)]
