@@ -39,6 +39,7 @@ __all__ = ["SharedMonitor", "default_workers", "forfeit", "run_games"]
 
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
+STOP_SECONDS = 2.0  # how long an idle sandboxed worker gets to exit on its own at the end of a run
 DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of the worker's own
 
 def default_workers() -> int:
@@ -106,6 +107,12 @@ class _Worker:
 
     def stop(self) -> None:
         if isinstance(self.process, subprocess.Popen):
+            if self.task is None and self.process.poll() is None:
+                try:  # idle: let it exit, so that bubblewrap reaps (and accounts for) everything inside
+                    self.conn.send(None)
+                    self.process.wait(timeout=STOP_SECONDS)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
             if self.process.poll() is None:
                 self.process.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
             self.process.wait()

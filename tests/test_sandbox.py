@@ -36,6 +36,12 @@ FORKS = {forks}          # None: fork without bound (only ever run inside the sa
 FILL_MB = {fill_mb}
 attacked = False
 
+try:  # at load time too: the evaluator's load check executes this file before any game
+    with open(OUTSIDE + ".loaded", "a") as handle:
+        handle.write("loaded")
+except OSError:
+    pass
+
 
 def attack():
     if ATTACK == "read_token":
@@ -266,9 +272,12 @@ def test_the_cli_sandboxes_the_load_check_and_the_games(tmp_path, sandbox_works)
     thief = planted["agents"][0]  # read_token
     common = [thief, "random", "-n", "2", "--json", "--no-progress", "--openings", "0", "--workers", "1"]
     boxed = evaluate(*common, "--sandbox", "--results", str(tmp_path / "boxed.jsonl"), env={"HOME": str(planted["home"])})
+    loaded = planted["home"] / "written.txt.loaded"
+    assert not loaded.exists()  # neither the load check nor a game's load wrote it
     plain = evaluate(*common, "--results", str(tmp_path / "plain.jsonl"), env={"HOME": str(planted["home"])})
     planted["listener"].server.close()
     assert boxed.returncode == 0 and plain.returncode == 0, boxed.stderr + plain.stderr
+    assert loaded.read_text().count("loaded") >= 2  # unsandboxed: the load check and the games' loads
     assert "full rights" not in boxed.stderr
     notice = [line for line in plain.stderr.splitlines() if "full rights" in line]
     assert len(notice) == 1 and "--sandbox" in notice[0] and thief in notice[0]
