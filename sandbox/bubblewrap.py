@@ -170,7 +170,7 @@ _PROBE = """
 import os, resource, socket, sys
 assert os.getuid() != 0, "still uid 0"
 assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == int(sys.argv[1]), "no process cap"
-assert not os.path.exists(os.path.expanduser("~root/.bashrc")) or os.getuid() != 0
+assert os.listdir("/tmp") == [] and os.environ["HOME"] == "/tmp", "no private empty /tmp"
 names = [name for _, name in socket.if_nameindex()]
 assert names == ["lo"], f"network interfaces visible: {names}"
 print("ok")

@@ -300,6 +300,15 @@ def test_an_unusable_sandbox_stops_before_any_game(tmp_path):
     assert not results.exists()
 
 
+def test_the_builder_stops_before_building_without_bubblewrap(tmp_path):
+    out = tmp_path / "submission.py"
+    run = subprocess.run([sys.executable, os.path.join(PROJECT_ROOT, "build_submission.py"), "greedy", "-o", str(out),
+                          "--sandbox"], cwd=PROJECT_ROOT, env={**os.environ, "PATH": str(tmp_path)},
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "apt-get install bubblewrap" in run.stderr
+    assert not out.exists()
+
+
 def test_the_ray_backend_is_refused_with_the_sandbox():
     run = evaluate("random", "random", "-n", "2", "--sandbox", "--backend", "ray")
     assert run.returncode == 2 and "--backend ray" in run.stderr
