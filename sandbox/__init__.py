@@ -1,6 +1,6 @@
 """Run code you did not write with no more rights than a game needs: a bubblewrap sandbox.
 
-``Sandbox(...).wrap(argv)`` turns a command line into one that runs inside a ``bwrap`` sandbox with
+``Sandbox(...).popen(argv)`` and ``.run(argv)`` (as ``subprocess``'s) run a command inside a ``bwrap`` sandbox with
 
 - no network at all (a new, empty network namespace: not even the host's 127.0.0.1);
 - a root file system that shows only what the run needs, read-only: the system's ``/usr`` (the
