@@ -22,6 +22,8 @@ both sides map. Everything else (deadlines, kills, forfeits, replacement workers
 from __future__ import annotations
 
 import ctypes
+import json
+import math
 import mmap
 import multiprocessing
 import os
@@ -39,6 +41,10 @@ __all__ = ["SharedMonitor", "default_workers", "forfeit", "run_games"]
 
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
+GAME_SLACK_SECONDS = 30.0  # see longest_game
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # a sandboxed worker's record (with Kaggle's steps) is far smaller
+STATUSES = ("DONE", "INVALID", "ERROR", "TIMEOUT")
+OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 STOP_SECONDS = 2.0  # how long an idle sandboxed worker gets to exit on its own at the end of a run
 DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of the worker's own
 
@@ -77,15 +83,29 @@ class _Worker:
     def send(self, task: GameTask) -> None:
         self.cells[0], self.cells[1] = IDLE, -1.0
         self.task = task
+        self.limit = time.monotonic() + longest_game(task)
         self.conn.send(task)
 
+    def receive(self) -> GameRecord:
+        """The finished game's record (raises EOFError/OSError if the worker died, ValueError if what a
+        sandboxed worker sent is not a record of its task)."""
+        if isinstance(self.process, subprocess.Popen):
+            return checked_record(self.task, self.conn.recv_bytes(MAX_RECORD_BYTES))
+        return self.conn.recv()
+
+    # The cells live in memory the agent's process can write: read them as untrusted numbers, and
+    # never wait past ``limit`` whatever they say.
+
     def overdue(self, now: float, grace: float) -> bool:
-        return self.task is not None and self.cells[0] == THINKING and now > self.cells[2] + grace
+        deadline = self.next_deadline(grace)
+        return deadline is not None and now > deadline
 
     def next_deadline(self, grace: float) -> float | None:
-        if self.task is not None and self.cells[0] == THINKING:
-            return self.cells[2] + grace
-        return None
+        if self.task is None:
+            return None
+        if self.cells[0] == THINKING and math.isfinite(self.cells[2]):
+            return min(self.cells[2] + grace, self.limit)
+        return self.limit
 
     def started(self) -> bool:
         """Has a move of the current game started?"""
@@ -93,11 +113,13 @@ class _Worker:
 
     def seat(self) -> int:
         """The seat that was thinking last (0 if no move had started yet)."""
-        return max(0, int(self.cells[1]))
+        return 1 if self.cells[1] == 1 else 0
 
     def thinking_for(self, now: float) -> float | None:
         """How long the current move has been running, if one is."""
-        return now - self.cells[3] if self.cells[0] == THINKING else None
+        if self.cells[0] != THINKING or not 0 <= now - self.cells[3] < float("inf"):
+            return None
+        return now - self.cells[3]
 
     def exit_code(self) -> int | None:
         """The process's exit code, or None while it runs."""
@@ -184,10 +206,14 @@ def run_games(
                 record = None
                 if worker.conn in ready:
                     try:
-                        record = worker.conn.recv()
+                        record = worker.receive()
                         worker.task = None
                     except (EOFError, OSError):
                         record = None
+                    except ValueError as error:  # a sandboxed agent wrote to the worker's pipe itself
+                        record = forfeit(worker.task, worker.seat(), "error", f"the worker sent no valid record: {error}")
+                        worker.stop()
+                        pool[index] = fresh()
                 if record is None and (worker.sentinel in ready or worker.conn in ready):
                     code = worker.exit_code()
                     if not worker.started() and worker.task.game_id not in retried:
@@ -200,8 +226,10 @@ def run_games(
                     worker.stop()
                     pool[index] = fresh()
                 elif record is None and worker.overdue(now, grace):
-                    record = forfeit(worker.task, worker.seat(), "timeout", "no answer by the move's deadline: killed",
-                                     worker.thinking_for(now))
+                    late = now > worker.limit
+                    record = forfeit(worker.task, worker.seat(), "timeout",
+                                     "the game ran past its longest possible duration: killed" if late
+                                     else "no answer by the move's deadline: killed", worker.thinking_for(now))
                     worker.stop()
                     pool[index] = fresh()
                 if record is not None and on_record(record):
@@ -209,6 +237,41 @@ def run_games(
     finally:
         for worker in pool:
             worker.stop()
+
+
+def longest_game(task: GameTask) -> float:
+    """Seconds no legitimate game can exceed: every move at act timeout + grace, both overage banks
+    spent, and generous slack for the referee. A backstop only: the per-move deadline comes first."""
+    config = dict(task.config)
+    plies = config.get("rows", 6) * config.get("columns", 7)
+    return plies * (task.act_timeout + GRACE_SECONDS) + 2 * task.overage + GAME_SLACK_SECONDS
+
+
+def checked_record(task: GameTask, payload: bytes) -> GameRecord:
+    """A sandboxed worker's record, read as JSON and tied to ``task``: the game id, agents, opening, seed
+    and board are the parent's own; the rest must have the shapes and values a game can produce."""
+    try:
+        data = json.loads(payload)
+        statuses, outcomes = data["statuses"], data["outcomes"]
+        moves, times, steps, note = data["moves"], data["move_times"], data.get("steps", []), data.get("note", "")
+        columns = dict(task.config).get("columns", 7)
+        valid = (
+            isinstance(statuses, list) and len(statuses) == 2 and all(s in STATUSES for s in statuses)
+            and isinstance(outcomes, list) and len(outcomes) == 2 and all(o in OUTCOMES for o in outcomes)
+            and isinstance(moves, list) and all(type(m) is int and 0 <= m < columns for m in moves)
+            and isinstance(times, list) and len(times) == 2
+            and all(isinstance(seat, list) and all(type(t) in (int, float) for t in seat) for seat in times)
+            and isinstance(steps, list) and isinstance(note, str)
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"unreadable ({type(error).__name__})") from None
+    if not valid:
+        raise ValueError("not a game record")
+    return GameRecord(
+        game_id=task.game_id, agents=[spec.name for spec in task.seats], opening=list(task.opening),
+        moves=moves, statuses=statuses, outcomes=outcomes, move_times=times, config=dict(task.config),
+        seed=task.seed, swapped=task.swapped, note=note[:1000], steps=steps,
+    )
 
 
 def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:

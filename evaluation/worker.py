@@ -1,7 +1,8 @@
 """The worker side of ``evaluation.pool``: a process that plays whole games and reports each record.
 
 A worker is either forked from the evaluator (the default: it starts warm, with the referee imported)
-or started fresh inside a sandbox (``--sandbox``)::
+or started fresh inside a sandbox (``--sandbox``), which sends each record as JSON (the parent must
+never unpickle what a process running untrusted code wrote)::
 
     python -m evaluation.worker CONNECTION_FD DEADLINES_FD MEMORY_MB
 
@@ -18,6 +19,7 @@ exact).
 from __future__ import annotations
 
 import ctypes
+import json
 import mmap
 import os
 import resource
@@ -82,7 +84,19 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandboxed: bool = False) -> Non
         if sandboxed:
             _kill_leftovers()
         monitor._only_owner()
-        conn.send(record)
+        if sandboxed:
+            conn.send_bytes(record_bytes(record))
+        else:
+            conn.send(record)
+
+
+def record_bytes(record: Any) -> bytes:
+    """A record as JSON, Kaggle's steps included when they serialize (they are plain dicts and lists)."""
+    data = record.to_json()
+    try:
+        return json.dumps({**data, "steps": record.steps}).encode()
+    except (TypeError, ValueError):
+        return json.dumps(data).encode()
 
 
 def isolate(memory_mb: int) -> None:

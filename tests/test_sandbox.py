@@ -330,3 +330,54 @@ def test_the_builders_validation_gives_the_same_report_in_the_sandbox(tmp_path, 
     plain = validate(text)
     assert plain["ok"] and outside.exists()
     assert games(boxed) == games(plain) == [("itself", "1+2", None), ("random", "1", None), ("negamax", "2", None)]
+
+
+FORGER = """
+import os, struct, time
+
+def agent(observation, configuration):
+    # write a message of our own on every socket we hold: the worker's pipe to the evaluator
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink("/proc/self/fd/" + name).startswith("socket:"):
+                os.write(int(name), struct.pack("!i", len(PAYLOAD)) + PAYLOAD)
+        except OSError:
+            pass
+    time.sleep(0.3)  # still thinking when the evaluator reads it: the forfeit is this agent's
+    return next(c for c in range(configuration.columns) if observation.board[c] == 0)
+
+PAYLOAD = {payload!r}
+"""
+
+
+class Touch:
+    """Unpickling this runs a command: what a pickle-reading evaluator would do for a forged message."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sandbox_works):
+    import pickle
+
+    from agents.core import Config
+    from evaluation.agents import resolve_agent
+    from evaluation.match import schedule
+    from evaluation.pool import run_games
+
+    target = tmp_path / "executed-by-the-evaluator"
+    payload = pickle.dumps(Touch(str(target)))
+    pickle.loads(payload)  # the attack works against a reader that unpickles...
+    assert target.exists()
+    target.unlink()
+    forger = tmp_path / "forger.py"
+    forger.write_text(FORGER.format(payload=payload))
+    tasks = schedule(resolve_agent(str(forger), sandbox=True), resolve_agent("random"), 4, Config(), [[]], seed=3)
+    records = []
+    run_games(tasks, workers=2, on_record=records.append, sandbox=True)
+    assert not target.exists()  # ...and the sandboxed evaluator never unpickles what a worker sends
+    assert sorted(r.game_id for r in records) == [0, 1, 2, 3]
+    assert all(r.outcome_of(0) == "error" and "no valid record" in r.note for r in records)
