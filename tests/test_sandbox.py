@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -381,3 +382,37 @@ def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sa
     assert not target.exists()  # ...and the sandboxed evaluator never unpickles what a worker sends
     assert sorted(r.game_id for r in records) == [0, 1, 2, 3]
     assert all(r.outcome_of(0) == "error" and "no valid record" in r.note for r in records)
+
+
+HIDER = """
+import gc, time
+
+def agent(observation, configuration):
+    for thing in gc.get_objects():  # find the worker's deadline cells and claim to be idle
+        if type(thing).__name__ == "SharedMonitor":
+            thing.cells[0] = -1.0
+            thing.cells[2] = float("inf")
+    while True:
+        time.sleep(1)
+"""
+
+
+@pytest.mark.slow
+def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sandbox_works, monkeypatch):
+    from agents.core import Config
+    from evaluation import pool
+    from evaluation.agents import resolve_agent
+    from evaluation.match import schedule
+
+    monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
+    hider = tmp_path / "hider.py"
+    hider.write_text(HIDER)
+    config = Config(3, 3, 3)
+    tasks = schedule(resolve_agent(str(hider), sandbox=True), resolve_agent("random"), 2, config, [[]],
+                     act_timeout=0.2, overage=0.0, seed=1)
+    records = []
+    started = time.monotonic()
+    pool.run_games(tasks, workers=2, on_record=records.append, sandbox=True)
+    assert time.monotonic() - started < 30
+    assert sorted(r.game_id for r in records) == [0, 1]
+    assert all(r.outcome_of(0) == "timeout" and "longest possible duration" in r.note for r in records)
