@@ -111,6 +111,9 @@ class Sandbox:
             for fd in fds:
                 os.close(fd)
             raise
+        # bubblewrap's own root and /dev are RAM (tmpfs) of the size of half the machine: read-only, so that
+        # the private /tmp is the one place (64 MB) an agent can write to, whoever runs it
+        command += ["--remount-ro", "/dev", "--remount-ro", "/"]
         command += ["--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
                     "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "PYTHONPATH", PROJECT_ROOT,
                     "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
