@@ -71,7 +71,8 @@ class _Worker:
                 self._shared = mmap.mmap(memory, CELLS_BYTES)
                 self.cells = (ctypes.c_double * CELLS).from_buffer(self._shared)
                 self.cells[0], self.cells[1] = IDLE, -1.0
-                argv = [sys.executable, "-m", "evaluation.worker", str(child_conn.fileno()), str(memory), str(memory_mb)]
+                argv = [sys.executable, "-m", "evaluation.worker", str(child_conn.fileno()), str(memory),
+                        str(memory_mb)]
                 self.process = sandbox.popen(argv, pass_fds=(child_conn.fileno(), memory), stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             finally:
@@ -211,7 +212,8 @@ def run_games(
                     except (EOFError, OSError):
                         record = None
                     except ValueError as error:  # a sandboxed agent wrote to the worker's pipe itself
-                        record = forfeit(worker.task, worker.seat(), "error", f"the worker sent no valid record: {error}")
+                        record = forfeit(worker.task, worker.seat(), "error",
+                                         f"the worker sent no valid record: {error}")
                         worker.stop()
                         pool[index] = fresh()
                 if record is None and (worker.sentinel in ready or worker.conn in ready):

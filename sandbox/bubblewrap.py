@@ -211,9 +211,10 @@ def outside_warning(paths: Iterable[str], program: str) -> str | None:
     outside = [path for path in paths if os.path.isfile(path) and not _inside(path, PROJECT_ROOT)]
     if not outside:
         return None
-    names = ", ".join(outside)
-    return (f"{program}: note: {names} lies outside this project and runs with your full rights (your files, "
-            f"~/.kaggle/kaggle.json, the network); add --sandbox to run it isolated")
+    several = len(outside) > 1
+    return (f"{program}: note: {', '.join(outside)} {'lie' if several else 'lies'} outside this project and "
+            f"{'run' if several else 'runs'} with your full rights (your files, ~/.kaggle/kaggle.json, the network); "
+            f"add --sandbox to run {'them' if several else 'it'} isolated")
 
 
 def _inside(path: str, directory: str) -> bool:

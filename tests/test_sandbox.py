@@ -1,10 +1,12 @@
 """--sandbox against hostile agents: each attack fails inside the sandbox and succeeds without it.
 
-One league per mode plays every hostile agent (and a normal match, random vs greedy, beside them) on two
-workers. Each hostile agent attacks on its first move of every game and reports the result in the move
-itself: column 6 if the attack worked, column 0 if it failed (then it plays on), or it forfeits (the fork
-attacks let the error escape). The host is checked too (the planted token stayed secret, no file
-appeared outside, the test server saw no connection).
+The engine behind evaluate.py, the league and the gate (``run_games``, which ``--sandbox`` switches to
+sandboxed workers) plays every hostile agent against random, and a normal match (random vs greedy) beside
+them, on two workers, once plainly and once sandboxed; the CLI test then checks the flag itself, the
+sandboxed load check and the notice. Each hostile agent attacks on its first move of every game and
+reports the result in the move itself: column 6 if the attack worked, column 0 if it failed (then it
+plays on), or it forfeits (the fork attacks let the error escape). The host is checked too (the planted
+token stayed secret, no file appeared outside, the test server saw no connection).
 """
 
 from __future__ import annotations
@@ -226,7 +228,8 @@ def assert_complete(league: dict) -> None:
 def leagues(tmp_path_factory, sandbox_works):
     with pytest.MonkeyPatch.context() as monkeypatch:
         base = tmp_path_factory.mktemp("hostile")
-        return {"open": play_all(base / "open", False, monkeypatch), "sandbox": play_all(base / "box", True, monkeypatch)}
+        return {"open": play_all(base / "open", False, monkeypatch),
+                "sandbox": play_all(base / "box", True, monkeypatch)}
 
 
 def test_every_attack_succeeds_without_the_sandbox(leagues):
@@ -272,10 +275,11 @@ def test_the_cli_sandboxes_the_load_check_and_the_games(tmp_path, sandbox_works)
     planted = plant(tmp_path, bomb=False)
     thief = planted["agents"][0]  # read_token
     common = [thief, "random", "-n", "2", "--json", "--no-progress", "--openings", "0", "--workers", "1"]
-    boxed = evaluate(*common, "--sandbox", "--results", str(tmp_path / "boxed.jsonl"), env={"HOME": str(planted["home"])})
+    home = {"HOME": str(planted["home"])}
+    boxed = evaluate(*common, "--sandbox", "--results", str(tmp_path / "boxed.jsonl"), env=home)
     loaded = planted["home"] / "written.txt.loaded"
     assert not loaded.exists()  # neither the load check nor a game's load wrote it
-    plain = evaluate(*common, "--results", str(tmp_path / "plain.jsonl"), env={"HOME": str(planted["home"])})
+    plain = evaluate(*common, "--results", str(tmp_path / "plain.jsonl"), env=home)
     planted["listener"].server.close()
     assert boxed.returncode == 0 and plain.returncode == 0, boxed.stderr + plain.stderr
     assert loaded.read_text().count("loaded") >= 2  # unsandboxed: the load check and the games' loads
