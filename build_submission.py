@@ -22,6 +22,8 @@ from building import BuildError, BuildReport, Project, ValidationError, build, b
 from building.modules import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
 from building.template import sources_digest, triple_quoted  # noqa: F401
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
+from sandbox import SandboxUnavailable, outside_warning
+from sandbox import require as require_sandbox
 
 DEFAULT_AGENT = "solver"  # the strongest agent the project has
 DEFAULT_OUT = os.path.join("submissions", "submission.py")
@@ -48,6 +50,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("-o", "--out", default=DEFAULT_OUT, help=f"output file (default: {DEFAULT_OUT})")
     parser.add_argument("--allow-import", action="append", default=[], metavar="NAME",
                         help="admit third-party package NAME (only if Kaggle's image has it; repeatable)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run the validation inside a bubblewrap sandbox (no network, no home directory)")
     parser.add_argument("--timeout", type=float, default=VALIDATION_TIMEOUT_S, metavar="SECONDS",
                         help=f"wall-clock cap on validation (default: {VALIDATION_TIMEOUT_S:g})")
     # Where modules and data come from; the test suite points these at fixture projects.
@@ -68,7 +72,17 @@ def main(argv: list[str] | None = None) -> int:
         data_dir=os.path.abspath(args.data_dir) if args.data_dir else None,
     )
     try:
-        report = build(args.agent, args.out, allow_imports=args.allow_import, project=project, timeout=args.timeout)
+        if args.sandbox:
+            require_sandbox()
+        else:
+            note = outside_warning([args.agent], "build_submission.py")
+            if note:
+                print(note, file=sys.stderr)
+        report = build(args.agent, args.out, allow_imports=args.allow_import, project=project, timeout=args.timeout,
+                       sandbox=args.sandbox)
+    except SandboxUnavailable as error:
+        print(f"build_submission.py: error: {error}", file=sys.stderr)
+        return 2
     except ValidationError as error:
         detail = format_report(error.report) if error.report else str(error)
         print(f"build_submission.py: {args.out} not written, validation failed:\n{detail}", file=sys.stderr)

@@ -83,6 +83,8 @@ def build_parser() -> Parser:
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
     p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    p.add_argument("--sandbox", action="store_true",
+                   help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     return p
 
 
@@ -92,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+        check_sandbox(args)
         if args.league:
             from evaluation import league
 
@@ -106,6 +109,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = real_stdout
+
+
+def check_sandbox(args: argparse.Namespace) -> None:
+    """``--sandbox``: fail before any game unless a sandbox can be built here; without it, say so on stderr
+    when an agent file from outside the project is about to run with the user's rights."""
+    from sandbox import SandboxUnavailable, outside_warning, require
+
+    if not args.sandbox:
+        names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or ""]
+        note = outside_warning([name for name in names if name], "evaluate.py")
+        if note:
+            print(note, file=sys.stderr)
+        return
+    if args.backend != "process":
+        raise Usage("--sandbox runs games on the local process backend; drop --backend ray")
+    try:
+        require()
+    except SandboxUnavailable as error:
+        raise Usage(str(error)) from None
 
 
 @dataclass
@@ -144,7 +166,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
-        specs = tuple(resolve_agent(name) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=args.sandbox) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
@@ -189,7 +211,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
         records = run_match(
             *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
             stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
-            backend=args.backend, memory_mb=args.memory_mb,
+            backend=args.backend, memory_mb=args.memory_mb, sandbox=args.sandbox,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; continue with: python evaluate.py --resume {plan.log.path}", file=sys.stderr)

@@ -96,6 +96,7 @@ def build(
     allow_imports: Iterable[str] = (),
     project: Project = Project(),
     timeout: float = VALIDATION_TIMEOUT_S,
+    sandbox: bool = False,
     verbose: bool = False,
 ) -> BuildReport:
     """Build ``target`` into ``out``, validated by Kaggle's loader and referee in a clean interpreter.
@@ -103,7 +104,8 @@ def build(
     ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
     gathered with every helper, class, import and constant it refers to). ``function`` picks a callable
-    other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has.
+    other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has; ``sandbox`` runs
+    the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package).
 
     Returns a ``BuildReport``. Raises ``BuildError`` (one line; ``exit_code`` 2 for bad input, 1 when the
     file failed validation) and then leaves ``out`` as it was. Prints the report only when ``verbose``.
@@ -112,7 +114,7 @@ def build(
     started = time.perf_counter()
     check_writable(out)
     text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
-    report = validate(text, timeout)
+    report = validate(text, timeout, sandbox)
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
         raise ValidationError(f"validation failed: {reason}", report)

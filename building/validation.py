@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 from building.errors import InputError, ValidationError
+from sandbox import Sandbox
 
 CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
 VALIDATION_TIMEOUT_S = 600.0  # wall-clock cap on the whole validation run (a hung agent must not hang us)
@@ -25,8 +26,10 @@ def check_command(submission: str, report: str) -> list[str]:
     return [sys.executable, "-I", CHECK_SCRIPT, submission, report]
 
 
-def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
+def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False) -> dict:
     """Kaggle's checks on ``text`` (see ``building/kaggle_check.py``); the report, or ``ValidationError``.
+
+    ``sandbox``: the check interpreter runs inside a bubblewrap sandbox (see the ``sandbox`` package).
 
     A file the agent tried to read while it ran (it was not embedded, so it fails on Kaggle) is an
     ``InputError`` naming it.
@@ -40,8 +43,8 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         try:
-            run = subprocess.run(check_command(path, report_path), cwd=empty, capture_output=True, text=True,
-                                 timeout=timeout)
+            runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
+            run = runner(check_command(path, report_path), cwd=empty, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise ValidationError(
                 f"validation did not finish within {timeout:g} s (an agent move that never returns?)"

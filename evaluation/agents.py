@@ -31,6 +31,7 @@ import itertools
 import multiprocessing
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stdout
@@ -90,9 +91,15 @@ class AgentSpec:
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: "str | Callable[..., Any]") -> AgentSpec:
-    """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line)."""
+def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> AgentSpec:
+    """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line).
+
+    ``sandbox``: a file's load check runs inside a bubblewrap sandbox (see the ``sandbox`` package); a
+    callable cannot enter one (it lives in this process).
+    """
     if callable(spec) and not isinstance(spec, str):
+        if sandbox:
+            raise AgentSpecError("a callable cannot run in the sandbox (it lives in this process): save it to a file")
         return _register(spec)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
@@ -104,7 +111,7 @@ def resolve_agent(spec: "str | Callable[..., Any]") -> AgentSpec:
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
-        return _resolve_built(spec) if function is not None else _resolve_file(spec)
+        return _resolve_built(spec, sandbox) if function is not None else _resolve_file(spec, sandbox)
     if base.isidentifier() and _module_exists(f"agents.{base}"):
         return _resolve_module(spec, f"agents.{base}", function or "agent")
     if spec in BUILTINS:
@@ -142,7 +149,7 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
     return AgentSpec(name, "module", dotted, function)
 
 
-def _resolve_built(spec: str) -> AgentSpec:
+def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
     from building import BuildError, build_text
     from building.modules import ANY_EXTERNAL
@@ -157,15 +164,15 @@ def _resolve_built(spec: str) -> AgentSpec:
     path = os.path.join(_BUILD_DIR[0], f"agent{next(_TOKENS)}.py")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
-    problem = _check_loads(path)
+    problem = _check_loads(path, sandbox)
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
     return AgentSpec(spec, "built", path)
 
 
-def _resolve_file(path: str) -> AgentSpec:
+def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
     if os.path.isdir(path):
-        return _resolve_built(path)
+        return _resolve_built(path, sandbox)
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:
@@ -177,31 +184,55 @@ def _resolve_file(path: str) -> AgentSpec:
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
-    problem = _check_loads(os.path.abspath(path))
+    problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
     return AgentSpec(path, "file", os.path.abspath(path))
 
 
-def _check_loads(path: str) -> str | None:
-    """Execute the file with Kaggle's loader in a child process; None if it yields a callable."""
+def _check_loads(path: str, sandbox: bool = False) -> str | None:
+    """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
+
+    The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
+    answer travels as plain UTF-8 bytes, never a pickle: the child runs the agent's code, and unpickling
+    what it sent would run code of the agent's choosing here, outside the sandbox.
+    """
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
-    child.start()
+    if sandbox:
+        from sandbox import Sandbox
+
+        child = Sandbox(files=(path,)).popen(
+            [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        exit_code, kill, join = child.poll, child.kill, child.wait
+    else:
+        child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
+        child.start()
+        exit_code, kill, join = (lambda: child.exitcode), child.kill, child.join
     send.close()
     try:
         if receive.poll(LOAD_CHECK_SECONDS):
-            return receive.recv()
+            answer = receive.recv_bytes(maxlength=_ANSWER_BYTES).decode("utf-8", "replace")
+            return answer.splitlines()[0] if answer.strip() else None
         return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s"
-    except EOFError:
-        return f"the loader process died (exit code {child.exitcode})"
+    except (EOFError, OSError):
+        join()
+        return f"the loader process died (exit code {exit_code()})"
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
+        if exit_code() is None:
+            kill()
+        join()
+
+
+_ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
+_SANDBOXED_LOAD = """import sys
+from multiprocessing.connection import Connection
+from evaluation.agents import _load_in_child
+_load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
+"""
 
 
 def _load_in_child(path: str, send: Any) -> None:
@@ -213,11 +244,12 @@ def _load_in_child(path: str, send: Any) -> None:
 
         with open(path, encoding="utf-8") as handle:
             get_last_callable(handle.read(), path=path)
-        send.send(None)
+        send.send_bytes(b"")
     except BaseException as error:  # anything the file does wrong is the answer, not a crash
         message = str(error) or type(error).__name__
         if message.startswith("Invalid raw Python: "):
             message = message[len("Invalid raw Python: "):]
         if "list index out of range" in message:
             message = "it defines no callable"
-        send.send(message.splitlines()[0] if message else type(error).__name__)
+        answer = message.splitlines()[0] if message.strip() else type(error).__name__
+        send.send_bytes(answer.encode("utf-8", "replace")[:_ANSWER_BYTES])

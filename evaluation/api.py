@@ -43,13 +43,16 @@ def play_match(
     memory_mb: int = 2048,
     backend: str = "process",
     results: str | None = None,
+    sandbox: bool = False,
 ) -> dict[str, Any]:
     """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a dict.
 
     The keyword arguments are ``evaluate.py``'s options of the same names. ``results`` is a JSON Lines
     file to record every game in (as ``--results``; default: none is written, and the dict's
-    ``"results"`` is None). Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
-    an agent that cannot be used), ``evaluation.match.BackendUnavailable`` for a backend that cannot run
+    ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``).
+    Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
+    an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
+    ``evaluation.match.BackendUnavailable`` for a backend that cannot run
     (Ray not installed, or given a callable).
     """
     from evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
@@ -59,7 +62,13 @@ def play_match(
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec) for spec in (a, b))
+    if sandbox:  # before any agent code runs, the load checks included
+        from sandbox import require
+
+        if backend != "process":
+            raise ValueError("sandbox=True runs games on the process backend only")
+        require()
+    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox) for spec in (a, b))
     names = [spec.name for spec in specs]
     config = Config(rows, columns, inarow)
     suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))
@@ -74,7 +83,7 @@ def play_match(
         })
     try:
         records = run_match(*specs, tasks, workers=workers, on_game=log.append if log else None, backend=backend,
-                            memory_mb=memory_mb)
+                            memory_mb=memory_mb, sandbox=sandbox)
     finally:
         if log is not None:
             log.close()

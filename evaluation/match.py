@@ -77,6 +77,7 @@ def run_match(
     backend: str = "process",
     memory_mb: int | None = None,
     keep_steps: bool = False,
+    sandbox: bool = False,
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
@@ -85,7 +86,8 @@ def run_match(
     not played again. ``on_game`` sees each new record as soon as it ends; ``stop(records)`` returning
     True (e.g. an SPRT that has decided) stops scheduling further games. Kaggle's ``steps`` (what a
     replay needs) are dropped from a record once ``on_game`` has seen it, unless ``keep_steps``: a long
-    match would otherwise hold every board of every game in memory.
+    match would otherwise hold every board of every game in memory. ``sandbox`` runs every game's
+    worker inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.pool``).
     """
     config = config or Config()
     if isinstance(games, int):
@@ -111,6 +113,8 @@ def run_match(
     kwargs = {"workers": workers, "on_record": on_record}
     if memory_mb is not None:
         kwargs["memory_mb"] = memory_mb
+    if sandbox:
+        kwargs["sandbox"] = True
     backend_run(todo, **kwargs)
     return sorted(records.values(), key=lambda r: r.game_id)
 
