@@ -74,12 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.sandbox:
             require_sandbox()
-        else:
-            note = outside_warning([args.agent], "build_submission.py")
-            if note:
-                print(note, file=sys.stderr)
+        note = None if args.sandbox else outside_warning([args.agent], "build_submission.py")
         report = build(args.agent, args.out, allow_imports=args.allow_import, project=project, timeout=args.timeout,
-                       sandbox=args.sandbox)
+                       sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)
     except SandboxUnavailable as error:
         print(f"build_submission.py: error: {error}", file=sys.stderr)
         return 2

@@ -98,6 +98,7 @@ def build(
     timeout: float = VALIDATION_TIMEOUT_S,
     sandbox: bool = False,
     verbose: bool = False,
+    before_validation: Callable[[], None] | None = None,
 ) -> BuildReport:
     """Build ``target`` into ``out``, validated by Kaggle's loader and referee in a clean interpreter.
 
@@ -105,7 +106,8 @@ def build(
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
     gathered with every helper, class, import and constant it refers to). ``function`` picks a callable
     other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has; ``sandbox`` runs
-    the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package).
+    the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package);
+    ``before_validation`` is called once the file is rendered, just before the agent's code first runs.
 
     Returns a ``BuildReport``. Raises ``BuildError`` (one line; ``exit_code`` 2 for bad input, 1 when the
     file failed validation) and then leaves ``out`` as it was. Prints the report only when ``verbose``.
@@ -114,6 +116,8 @@ def build(
     started = time.perf_counter()
     check_writable(out)
     text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
+    if before_validation is not None:
+        before_validation()
     report = validate(text, timeout, sandbox)
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
