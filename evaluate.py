@@ -6,8 +6,9 @@
     python evaluate.py new.py old.py -n 2000 --sprt 0 10          # stop as soon as the test decides
     python evaluate.py --resume results/new-vs-old-20250101-120000.jsonl
 
-An agent is a module in agents/, a .py file (loaded as Kaggle loads a submission) or a Kaggle built-in
-(random, negamax). Games start from an opening suite, in pairs with seats swapped, each in an isolated
+An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
+folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
+"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each in an isolated
 worker process with Kaggle's time limits enforced by a hard deadline. Every finished game is appended to
 a JSON Lines results file. Exit 0 on success, 2 on bad input.
 """
@@ -58,7 +59,7 @@ def seconds(text: str) -> float:
 
 def build_parser() -> Parser:
     p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, random or negamax")
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
     p.add_argument("-n", "--games", type=positive_int, default=100, help="games to play (default 100)")
     p.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
     p.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")
@@ -82,6 +83,8 @@ def build_parser() -> Parser:
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
     p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    p.add_argument("--sandbox", action="store_true",
+                   help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments
 
     add_analysis_arguments(p)
@@ -94,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+        check_sandbox(args)
         if args.analyze or args.analyze_file:
             from analysis import cli as analysis_cli
 
@@ -116,6 +120,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = real_stdout
+
+
+def check_sandbox(args: argparse.Namespace) -> None:
+    """``--sandbox``: fail before any game unless a sandbox can be built here; without it, say so on stderr
+    when an agent file from outside the project is about to run with the user's rights."""
+    from sandbox import SandboxUnavailable, outside_warning, require
+
+    if not args.sandbox:
+        names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or ""]
+        note = outside_warning([name for name in names if name], "evaluate.py")
+        if note:
+            print(note, file=sys.stderr)
+        return
+    if args.backend != "process":
+        raise Usage("--sandbox runs games on the local process backend; drop --backend ray")
+    try:
+        require()
+    except SandboxUnavailable as error:
+        raise Usage(str(error)) from None
 
 
 @dataclass
@@ -154,7 +177,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
-        specs = tuple(resolve_agent(name) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=args.sandbox) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
@@ -199,7 +222,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
         records = run_match(
             *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
             stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
-            backend=args.backend, memory_mb=args.memory_mb,
+            backend=args.backend, memory_mb=args.memory_mb, sandbox=args.sandbox,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted; continue with: python evaluate.py --resume {plan.log.path}", file=sys.stderr)
@@ -263,7 +286,7 @@ def make_progress(total: int, initial: int, disabled: bool):
 
 def default_results_path(names: Sequence[str]) -> str:
     def short(name: str) -> str:
-        base = os.path.splitext(os.path.basename(name))[0]
+        base = os.path.splitext(os.path.basename(name.rstrip("/")))[0]  # a folder given as my_bot/
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())

@@ -2,12 +2,16 @@
 
 Public API (stable; other tools build on it):
 
-- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/``, a ``.py`` file or a
-  Kaggle built-in; raises ``AgentSpecError`` with one clear line for anything unusable.
+- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
+  ``.py`` file, a folder, ``TARGET:FUNCTION``, a Kaggle built-in, or a callable; raises ``AgentSpecError``
+  with one clear line for anything unusable.
+- ``evaluation.api.play_match(a, b, games, ...) -> dict`` — a match from Python (callables welcome); the
+  dict ``evaluate.py A B --json`` prints.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game on ``kaggle_environments`` in this process (no isolation).
-- ``evaluation.pool.run_games(tasks, workers=..., on_record=...)`` — games in isolated worker processes
-  with hard per-move deadlines.
+- ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated
+  worker processes (``evaluation.worker``) with hard per-move deadlines; ``sandbox=True`` runs each worker
+  inside a bubblewrap sandbox (the ``sandbox`` package).
 - ``evaluation.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
   ``evaluation.summary.summarize(records, names, config) -> dict``.
 - ``evaluation.stats`` — score, Elo, likelihood of superiority, SPRT.

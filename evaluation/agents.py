@@ -1,25 +1,39 @@
-"""Turn an agent argument ("greedy", "path/to/submission.py", "negamax") into something a game can load.
+"""Turn an agent argument ("greedy", "path/to/submission.py", "my_bot/", "negamax") into something a game can load.
 
-Three kinds of agent, looked up in this order:
+The kinds of agent, looked up in this order:
 
-- a ``.py`` file (or any existing path): loaded per game exactly as Kaggle loads a submission —
+- a callable (from Python: ``evaluation.api.play_match``): kept in this process's registry under a token;
+  worker processes are forked, so they inherit it, closures and notebook state included (the Ray
+  backend cannot take it);
+- a single ``.py`` file (or any existing file): loaded per game exactly as Kaggle loads a submission —
   ``kaggle_environments.agent.build_agent`` reads the source and, on the first move, ``exec``s it and takes
   the last callable (``get_last_callable``);
-- a module ``agents.<name>`` exposing ``agent(obs, config)``: a fresh module instance per game, so two
-  seats (or two games) never share module state;
+- a folder (``main.py`` or a package), or a file with ``:FUNCTION``: built once, here, with the
+  submission builder (``building.build_text``, not validated, any import allowed since nothing is
+  uploaded) into a temporary file that is then loaded per game like any submission. Each load runs the
+  agent's modules in private module objects, so two seats, or two versions of one bot whose modules
+  share names (``evaluate.py v2/ v1/``), never share module state — and what is evaluated is what
+  ``build_submission.py`` would upload;
+- a module ``agents.<name>`` or a dotted module of the project, optionally ``:FUNCTION`` (default
+  ``agent``): a fresh module instance per game, so two seats (or two games) never share module state;
 - a Kaggle built-in (``random``, ``negamax``).
 
-``resolve_agent`` checks all of this up front (a broken file is executed once in a throwaway child
-process, so a file that hangs or crashes on load cannot take the caller with it).
+``resolve_agent`` checks all of this up front (a file is executed once in a throwaway child process, so a
+file that hangs or crashes on load cannot take the caller with it).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import importlib.util
+import itertools
 import multiprocessing
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from io import StringIO
@@ -33,21 +47,30 @@ class AgentSpecError(ValueError):
     """An agent argument that names nothing usable; the message is one line meant for the user."""
 
 
+# Callables given from Python, by token. Filled before worker processes fork, so they inherit it.
+_CALLABLES: dict[str, Callable[..., Any]] = {}
+_TOKENS = itertools.count()
+_BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created on first use)
+
+
 @dataclass(frozen=True)
 class AgentSpec:
-    """A resolved agent: ``kind`` is "file", "module" or "builtin"; picklable (plain strings only).
+    """A resolved agent; picklable (plain strings only).
 
-    ``name`` is what reports show (the argument as the user gave it); ``target`` is an absolute file
-    path, a dotted module name or a built-in name.
+    ``kind`` is "file", "built", "module", "builtin" or "callable". ``name`` is what reports show (the
+    argument as the user gave it); ``target`` is an absolute file path (a built agent's temporary file),
+    a dotted module name, a built-in name or a callable's registry token; ``function`` is the module's
+    callable.
     """
 
     name: str
     kind: str
     target: str
+    function: str = "agent"
 
     def load(self) -> Callable[..., Any]:
         """A fresh agent callable for one game (call it in the process that plays the game)."""
-        if self.kind == "file":
+        if self.kind in ("file", "built"):
             from kaggle_environments.agent import build_agent
 
             callable_agent, _ = build_agent(self.target, {}, "connectx")
@@ -56,27 +79,56 @@ class AgentSpec:
             spec = importlib.util.find_spec(self.target)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
-            return module.agent
+            return getattr(module, self.function)
         if self.kind == "builtin":
             from kaggle_environments.envs.connectx.connectx import agents
 
             return agents[self.target]
+        if self.kind == "callable":
+            if self.target not in _CALLABLES:
+                raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
+            return _CALLABLES[self.target]
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: str) -> AgentSpec:
-    """Resolve a command-line agent argument; raises ``AgentSpecError`` (one line) when unusable."""
-    if not spec or not spec.strip():
-        raise AgentSpecError("empty agent name")
-    if spec.endswith(".py") or os.sep in spec or os.path.isfile(spec):
-        return _resolve_file(spec)
-    if spec.isidentifier() and _module_exists(f"agents.{spec}"):
-        return _resolve_module(spec)
+def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> AgentSpec:
+    """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line).
+
+    ``sandbox``: a file's load check runs inside a bubblewrap sandbox (see the ``sandbox`` package); a
+    callable cannot enter one (it lives in this process).
+    """
+    if callable(spec) and not isinstance(spec, str):
+        if sandbox:
+            raise AgentSpecError("a callable cannot run in the sandbox (it lives in this process): save it to a file")
+        return _register(spec)
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
+    from building import BuildError
+    from building.targets import split_function
+
+    try:
+        base, function = split_function(spec)
+    except BuildError as error:
+        raise AgentSpecError(str(error)) from None
+    if base.endswith(".py") or os.sep in base or os.path.exists(base):
+        return _resolve_built(spec, sandbox) if function is not None else _resolve_file(spec, sandbox)
+    if base.isidentifier() and _module_exists(f"agents.{base}"):
+        return _resolve_module(spec, f"agents.{base}", function or "agent")
     if spec in BUILTINS:
         return AgentSpec(spec, "builtin", spec)
+    if all(part.isidentifier() for part in base.split(".")) and "." in base and _module_exists(base):
+        return _resolve_module(spec, base, function or "agent")
     raise AgentSpecError(
-        f"unknown agent {spec!r}: not a file, not a module in agents/, not a Kaggle built-in {BUILTINS}"
+        f"unknown agent {spec!r}: not a file or folder, not a module in agents/ or of the project, "
+        f"not a Kaggle built-in {BUILTINS}"
     )
+
+
+def _register(agent: Callable[..., Any]) -> AgentSpec:
+    token = f"callable-{os.getpid()}-{next(_TOKENS)}"
+    _CALLABLES[token] = agent
+    name = getattr(agent, "__qualname__", None) or type(agent).__name__
+    return AgentSpec(name, "callable", token)
 
 
 def _module_exists(dotted: str) -> bool:
@@ -86,19 +138,41 @@ def _module_exists(dotted: str) -> bool:
         return False
 
 
-def _resolve_module(name: str) -> AgentSpec:
-    dotted = f"agents.{name}"
+def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
     try:
         with redirect_stdout(StringIO()):
             module = importlib.import_module(dotted)
     except Exception as error:  # a broken module is a user error, reported in one line
         raise AgentSpecError(f"agent module {dotted} failed to import: {type(error).__name__}: {error}") from None
-    if not callable(getattr(module, "agent", None)):
-        raise AgentSpecError(f"agent module {dotted} has no callable 'agent'")
-    return AgentSpec(name, "module", dotted)
+    if not callable(getattr(module, function, None)):
+        raise AgentSpecError(f"agent module {dotted} has no callable {function!r}")
+    return AgentSpec(name, "module", dotted, function)
 
 
-def _resolve_file(path: str) -> AgentSpec:
+def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
+    """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
+    from building import BuildError, build_text
+    from building.modules import ANY_EXTERNAL
+
+    try:
+        text = build_text(spec, allow_imports=(ANY_EXTERNAL,))[0]
+    except BuildError as error:
+        raise AgentSpecError(f"agent {spec!r}: {error}") from None
+    if not _BUILD_DIR:
+        _BUILD_DIR.append(tempfile.mkdtemp(prefix="connectx-agents-"))
+        atexit.register(shutil.rmtree, _BUILD_DIR[0], True)
+    path = os.path.join(_BUILD_DIR[0], f"agent{next(_TOKENS)}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    problem = _check_loads(path, sandbox)
+    if problem:
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
+    return AgentSpec(spec, "built", path)
+
+
+def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
+    if os.path.isdir(path):
+        return _resolve_built(path, sandbox)
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:
@@ -110,31 +184,55 @@ def _resolve_file(path: str) -> AgentSpec:
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
-    problem = _check_loads(os.path.abspath(path))
+    problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
     return AgentSpec(path, "file", os.path.abspath(path))
 
 
-def _check_loads(path: str) -> str | None:
-    """Execute the file with Kaggle's loader in a child process; None if it yields a callable."""
+def _check_loads(path: str, sandbox: bool = False) -> str | None:
+    """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
+
+    The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
+    answer travels as plain UTF-8 bytes, never a pickle: the child runs the agent's code, and unpickling
+    what it sent would run code of the agent's choosing here, outside the sandbox.
+    """
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     sys.stdout.flush()
     sys.stderr.flush()
-    child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
-    child.start()
+    if sandbox:
+        from sandbox import Sandbox
+
+        child = Sandbox(files=(path,)).popen(
+            [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        exit_code, kill, join = child.poll, child.kill, child.wait
+    else:
+        child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
+        child.start()
+        exit_code, kill, join = (lambda: child.exitcode), child.kill, child.join
     send.close()
     try:
         if receive.poll(LOAD_CHECK_SECONDS):
-            return receive.recv()
+            answer = receive.recv_bytes(maxlength=_ANSWER_BYTES).decode("utf-8", "replace")
+            return answer.splitlines()[0] if answer.strip() else None
         return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s"
-    except EOFError:
-        return f"the loader process died (exit code {child.exitcode})"
+    except (EOFError, OSError):
+        join()
+        return f"the loader process died (exit code {exit_code()})"
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
+        if exit_code() is None:
+            kill()
+        join()
+
+
+_ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
+_SANDBOXED_LOAD = """import sys
+from multiprocessing.connection import Connection
+from evaluation.agents import _load_in_child
+_load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
+"""
 
 
 def _load_in_child(path: str, send: Any) -> None:
@@ -146,11 +244,12 @@ def _load_in_child(path: str, send: Any) -> None:
 
         with open(path, encoding="utf-8") as handle:
             get_last_callable(handle.read(), path=path)
-        send.send(None)
+        send.send_bytes(b"")
     except BaseException as error:  # anything the file does wrong is the answer, not a crash
         message = str(error) or type(error).__name__
         if message.startswith("Invalid raw Python: "):
             message = message[len("Invalid raw Python: "):]
         if "list index out of range" in message:
             message = "it defines no callable"
-        send.send(message.splitlines()[0] if message else type(error).__name__)
+        answer = message.splitlines()[0] if message.strip() else type(error).__name__
+        send.send_bytes(answer.encode("utf-8", "replace")[:_ANSWER_BYTES])

@@ -81,6 +81,7 @@ class GateContext:
     beta: float
     replays: str | None
     played: int = 0
+    sandbox: bool = False  # every agent process inside a bubblewrap sandbox (--sandbox)
     check: str = ""  # the check being run: replays go to a subdirectory of that name
 
     def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float = 0.0,
@@ -99,7 +100,7 @@ class GateContext:
         return run_match(
             spec_a, spec_b, games, config=self.config, openings=self.openings, act_timeout=self.act_timeout,
             overage=overage, seed=self.seed, workers=self.workers, on_game=on_game, stop=stop,
-            backend=self.backend, memory_mb=self.memory_mb,
+            backend=self.backend, memory_mb=self.memory_mb, sandbox=self.sandbox,
         )
 
 
@@ -130,7 +131,7 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     if not args.gate:
         raise GateUsage("--baseline needs --gate CANDIDATE")
     if not args.baseline:
-        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file or a built-in)")
+        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
     if args.agents:
         raise GateUsage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
     if getattr(args, "resume", None):
@@ -147,26 +148,27 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     except ValueError as error:
         raise GateUsage(str(error)) from None
     try:
-        baseline = resolve_agent(args.baseline)
+        baseline = resolve_agent(args.baseline, sandbox=getattr(args, "sandbox", False))
     except AgentSpecError as error:
         raise GateUsage(f"baseline: {error}") from None
     load = Check("load")
     try:
-        candidate = resolve_agent(args.gate)
+        candidate = resolve_agent(args.gate, sandbox=getattr(args, "sandbox", False))
     except AgentSpecError as error:
-        if not os.path.exists(args.gate):
+        if not os.path.exists(args.gate.rpartition(":")[0] or args.gate):  # FILE:FUNCTION names a file too
             raise GateUsage(f"candidate: {error}") from None
         load.passed, load.detail = False, str(error)
         load.reasons.append(f"load: {error}")
         return None, load
     load.passed = True
-    load.detail = f"{candidate.kind} {candidate.target}" + (" (loaded as Kaggle loads a submission)" if candidate.kind == "file" else "")
+    load.detail = f"{candidate.kind} {candidate.target}" + (
+        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else "")
     _check_suite(args.openings, config, args.seed)
     context = GateContext(
         candidate=candidate, baseline=baseline, config=config, games=args.games, seed=args.seed,
         act_timeout=args.act_timeout, overage=args.overage, openings=args.openings, workers=args.workers,
         backend=args.backend, memory_mb=getattr(args, "memory_mb", None), sprt=sprt, alpha=args.alpha,
-        beta=args.beta, replays=args.replays,
+        beta=args.beta, replays=args.replays, sandbox=getattr(args, "sandbox", False),
     )
     return context, load
 

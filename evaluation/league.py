@@ -80,7 +80,7 @@ def prepare(args: argparse.Namespace) -> dict[str, Any]:
         raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
     try:
         config = Config(args.rows, args.columns, args.inarow)
-        specs = [resolve_agent(name) for name in names]
+        specs = [resolve_agent(name, sandbox=getattr(args, "sandbox", False)) for name in names]
         suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         backend_runner(args.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
@@ -137,6 +137,8 @@ def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, in
     kwargs: dict[str, Any] = {"workers": args.workers, "on_record": on_record}
     if getattr(args, "memory_mb", None) is not None:
         kwargs["memory_mb"] = args.memory_mb
+    if getattr(args, "sandbox", False):
+        kwargs["sandbox"] = True
     try:
         backend_runner(args.backend)(tasks, **kwargs)
     finally:

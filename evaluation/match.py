@@ -77,6 +77,7 @@ def run_match(
     backend: str = "process",
     memory_mb: int | None = None,
     keep_steps: bool = False,
+    sandbox: bool = False,
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
@@ -85,7 +86,8 @@ def run_match(
     not played again. ``on_game`` sees each new record as soon as it ends; ``stop(records)`` returning
     True (e.g. an SPRT that has decided) stops scheduling further games. Kaggle's ``steps`` (what a
     replay needs) are dropped from a record once ``on_game`` has seen it, unless ``keep_steps``: a long
-    match would otherwise hold every board of every game in memory.
+    match would otherwise hold every board of every game in memory. ``sandbox`` runs every game's
+    worker inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.pool``).
     """
     config = config or Config()
     if isinstance(games, int):
@@ -106,12 +108,27 @@ def run_match(
         return bool(stop and stop(sorted(records.values(), key=lambda r: r.game_id)))
 
     todo = [task for task in tasks if task.game_id not in records]
+    require_backend_can_load(backend, todo)
     backend_run = backend_runner(backend)
     kwargs = {"workers": workers, "on_record": on_record}
     if memory_mb is not None:
         kwargs["memory_mb"] = memory_mb
+    if sandbox:
+        kwargs["sandbox"] = True
     backend_run(todo, **kwargs)
     return sorted(records.values(), key=lambda r: r.game_id)
+
+
+def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
+    """Callables live in this process; only the process backend's forked workers inherit them."""
+    if backend == "process":
+        return
+    callables = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "callable"})
+    if callables:
+        raise BackendUnavailable(
+            f"--backend {backend} cannot take callables ({', '.join(callables)}): its workers are not forked from "
+            "this process; use the process backend, or give the agent as a file, folder or module"
+        )
 
 
 def backend_runner(name: str) -> Callable[..., None]:

@@ -13,6 +13,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
 
 
+@pytest.fixture(params=["plain", "sandbox"])
+def isolation(request) -> list[str]:
+    """Each verdict test runs twice: as is, and with every agent in the sandbox (same verdict expected;
+    the two longest sandboxed runs are marked slow)."""
+    if request.param == "plain":
+        return []
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    return ["--sandbox"]
+
+
 def run_gate(*arguments: str) -> tuple[int, dict, str]:
     """``evaluate.py --gate ... --json`` in a subprocess: (exit code, the JSON object, stderr)."""
     done = subprocess.run(
@@ -28,9 +43,10 @@ def fixture(name: str) -> str:
     return os.path.join(FIXTURES, name)
 
 
-def test_fails_a_candidate_returning_a_numpy_integer(tmp_path):
+def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation):
     replays = tmp_path / "replays"
-    code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays))
+    code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
+                                *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     assert any("invalid move" in reason for reason in report["reasons"])
     assert [c["passed"] for c in report["checks"]] == [True, False, None, None, None]
@@ -38,15 +54,16 @@ def test_fails_a_candidate_returning_a_numpy_integer(tmp_path):
         "game-000000-numpy_int-vs-random-invalid.html", "game-000001-numpy_int-vs-random-invalid.html"]
 
 
-def test_fails_a_candidate_that_takes_3_s_per_move_at_the_first_move():
-    code, report, _ = run_gate("--gate", fixture("sleeps_3s.py"), "--baseline", "greedy")
+def test_fails_a_candidate_that_takes_3_s_per_move_at_the_first_move(isolation):
+    code, report, _ = run_gate("--gate", fixture("sleeps_3s.py"), "--baseline", "greedy", *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     assert any("timeout" in reason for reason in report["reasons"])
     assert report["games"] == 2  # stopped after the smoke pair instead of draining a 60 s bank
 
 
-def test_fails_a_candidate_clearly_weaker_than_its_baseline():
-    code, report, _ = run_gate("--gate", fixture("leftmost.py"), "--baseline", "greedy", "-n", "20")
+@pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
+def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation):
+    code, report, _ = run_gate("--gate", fixture("leftmost.py"), "--baseline", "greedy", "-n", "20", *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     baseline = next(c for c in report["checks"] if c["name"] == "baseline")
     assert baseline["passed"] is False and baseline["score"] < 0.2
@@ -54,12 +71,13 @@ def test_fails_a_candidate_clearly_weaker_than_its_baseline():
     assert report["checks"][-1]["passed"] is None  # stopped at the first failed check
 
 
-def test_passes_a_rebuild_of_the_baseline(tmp_path):
+@pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
+def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation):
     from build_submission import build_text
 
     built = tmp_path / "submission.py"
     built.write_text(build_text("greedy")[0])  # the builder's output; the gate itself plays Kaggle's validation
-    code, report, stderr = run_gate("--gate", str(built), "--baseline", "greedy", "-n", "20")
+    code, report, stderr = run_gate("--gate", str(built), "--baseline", "greedy", "-n", "20", *isolation)
     assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
     assert report["reasons"] == [] and all(c["passed"] for c in report["checks"])
     validation = next(c for c in report["checks"] if c["name"] == "validation")

@@ -1,6 +1,6 @@
 """Kaggle's checks on one submission file, run in a clean interpreter.
 
-Run as ``python -I toolkit/kaggle_check.py SUBMISSION REPORT`` with an empty working directory:
+Run as ``python -I building/kaggle_check.py SUBMISSION REPORT`` with an empty working directory:
 ``-I`` keeps the script's directory and the project off ``sys.path``, so the file sees what it sees on
 Kaggle (the standard library, numpy and kaggle_environments, nothing next to it). The script
 
@@ -8,16 +8,20 @@ Kaggle (the standard library, numpy and kaggle_environments, nothing next to it)
 2. loads the file with ``kaggle_environments.agent.get_last_callable`` — Kaggle's own loader — and times it;
 3. plays Kaggle's validation episode (the file against itself) and one game against each built-in agent,
    through ``env.run`` with the file's path, exactly as Kaggle runs a submission;
-4. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
+4. records every file the submission tries to open outside the Python installation (``reads``): on
+   Kaggle nothing beside the file exists, so such a read is data the build did not embed;
+5. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
 
-This file depends on nothing in the project; ``build_submission.py`` runs it and reads the report.
+This file depends on nothing in the project; ``building.validation`` runs it and reads the report.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
+import sysconfig
 import time
 from typing import Any
 
@@ -110,12 +114,39 @@ def summarize_traceback(stderr: str) -> str:
     return f"{summary} ({frames[-1]})" if frames else summary
 
 
+def watch_reads(submission: str) -> list[str]:
+    """Start recording files opened outside the installation (an audit hook); returns the live list."""
+    roots = (sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values())
+    installed = {os.path.realpath(p) for p in roots}
+    system = ("/proc/", "/dev/", "/sys/", "/etc/", "/usr/share/zoneinfo/")
+    own = os.path.realpath(submission)
+    reads: list[str] = []
+
+    def hook(event: str, args: tuple) -> None:
+        if event != "open" or not isinstance(args[0], (str, bytes, os.PathLike)):
+            return
+        if isinstance(args[1], str) and not any(c in args[1] for c in "r+"):
+            return  # writing: not data that should have been embedded
+        name = os.fsdecode(args[0])
+        real = os.path.realpath(name)
+        if real == own or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
+            return
+        if name not in reads:
+            reads.append(name)
+
+    sys.addaudithook(hook)
+    return reads
+
+
 def check(path: str) -> dict[str, Any]:
     if importlib.util.find_spec("agents") is not None:
         return {"ok": False, "reason": "the project is importable in the check interpreter (not a clean room)"}
     import kaggle_environments
 
+    make_env_once()
+    reads = watch_reads(path)
     report = load(path)
+    report["reads"] = reads  # the live list: it grows while the games run
     report["kaggle_environments"] = getattr(kaggle_environments, "__version__", "?")
     report["python"] = sys.version.split()[0]
     if not report["ok"]:
@@ -128,7 +159,15 @@ def check(path: str) -> dict[str, Any]:
             report["ok"] = False
             report["reason"] = f"game against {opponent}: {game['failure']}"
             break
+    report["reads"] = list(report["reads"])
     return report
+
+
+def make_env_once() -> None:
+    """Let kaggle_environments read its own files (specifications, agents) before reads are watched."""
+    from kaggle_environments import make
+
+    make("connectx", debug=False).run(["random", "random"])
 
 
 def main(argv: list[str]) -> int:

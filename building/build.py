@@ -1,0 +1,177 @@
+"""One build, end to end: resolve the target, gather modules and data, render, validate, write atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Union
+
+from building.data import collect_resources
+from building.errors import BuildError, InputError, ValidationError
+from building.modules import Module, Project, discover
+from building.targets import Entry, resolve_target
+from building.template import render
+from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
+
+Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
+DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
+SIZE_WARNING_BYTES = 5_000_000  # participants report uploads much over 5-10 MB failing (docs: CONNECTX.md)
+
+
+@dataclass
+class BuildReport:
+    """What a build produced: the file, its content, and Kaggle's checks on it."""
+
+    path: str
+    size: int
+    sha256: str
+    agent: str
+    modules: list[str]
+    data: dict[str, int]  # data file name -> bytes embedded
+    validation: dict[str, Any] = field(default_factory=dict)  # building/kaggle_check.py's report
+    seconds: float = 0.0
+
+    @property
+    def short_name(self) -> str:
+        """The agent's name without its folders (``~/bots/my_bot/:act`` -> ``my_bot:act``)."""
+        base, sep, function = self.agent.rpartition(":")
+        path = base if sep and function.isidentifier() else self.agent
+        name = os.path.basename(path.rstrip("/" + os.sep)) or path
+        return name + (f":{function}" if sep and function.isidentifier() and base else "")
+
+    def summary(self) -> str:
+        """The report as ``build_submission.py`` prints it."""
+        data = ", ".join(f"{n} ({b:,} bytes)" for n, b in self.data.items()) or "none"
+        lines = [
+            f"built {self.path}",
+            f"  agent     {self.agent}",
+            f"  modules   {', '.join(self.modules)}",
+            f"  data      {data}",
+            f"  size      {self.size:,} bytes",
+            *([f"  warning   over {SIZE_WARNING_BYTES:,} bytes: uploads this large have been reported to fail"]
+              if self.size > SIZE_WARNING_BYTES else []),
+            f"  sha256    {self.sha256}",
+        ]
+        if self.validation:
+            lines.append(format_report(self.validation))
+        lines += [
+            f"built {'and validated ' if self.validation else ''}in {self.seconds:.1f} s",
+            "upload with:",
+            f"  kaggle competitions submit -c connectx -f {self.path} -m \"{self.short_name} {self.sha256[:12]}\"",
+        ]
+        return "\n".join(lines)
+
+
+def with_imports(project: Project, allow_imports: Iterable[str]) -> Project:
+    extra = frozenset(allow_imports)
+    for name in extra:
+        if name != "*" and not all(part.isidentifier() for part in name.split(".")):
+            raise InputError(f"--allow-import {name!r} is not a package name")
+    return replace(project, allowed=project.allowed | {name.partition(".")[0] for name in extra})
+
+
+def build_text(
+    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = ()
+) -> tuple[str, list[Module], dict[str, bytes]]:
+    """The submission for ``target`` without validating it: ``(text, modules, data)``."""
+    entry = resolve_target(target, with_imports(project, allow_imports), function)
+    return render_entry(entry)
+
+
+def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
+    modules = discover(entry.module, entry.project, entry.virtual_modules)
+    resources = collect_resources(modules, entry.project)
+    return render(entry.label, modules, resources, entry.function, entry.rebuild), modules, resources
+
+
+def build(
+    target: Target,
+    out: str | os.PathLike = DEFAULT_OUT,
+    *,
+    function: str | None = None,
+    allow_imports: Iterable[str] = (),
+    project: Project = Project(),
+    timeout: float = VALIDATION_TIMEOUT_S,
+    sandbox: bool = False,
+    verbose: bool = False,
+    before_validation: Callable[[], None] | None = None,
+) -> BuildReport:
+    """Build ``target`` into ``out``, validated by Kaggle's loader and referee in a clean interpreter.
+
+    ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
+    a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
+    gathered with every helper, class, import and constant it refers to). ``function`` picks a callable
+    other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has; ``sandbox`` runs
+    the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package);
+    ``before_validation`` is called once the file is rendered, just before the agent's code first runs.
+
+    Returns a ``BuildReport``. Raises ``BuildError`` (one line; ``exit_code`` 2 for bad input, 1 when the
+    file failed validation) and then leaves ``out`` as it was. Prints the report only when ``verbose``.
+    """
+    out = os.fspath(out)
+    started = time.perf_counter()
+    check_writable(out)
+    text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
+    if before_validation is not None:
+        before_validation()
+    report = validate(text, timeout, sandbox)
+    if not report.get("ok"):
+        reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
+        raise ValidationError(f"validation failed: {reason}", report)
+    install(text, out)
+    data = text.encode("utf-8")
+    result = BuildReport(
+        path=out,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        agent=target if isinstance(target, str) else resolve_label(target),
+        modules=[m.name for m in modules],
+        data={name: len(blob) for name, blob in resources.items()},
+        validation=report,
+        seconds=time.perf_counter() - started,
+    )
+    if verbose:
+        print(result.summary(), file=sys.stdout)
+    return result
+
+
+def resolve_label(target: Target) -> str:
+    return getattr(target, "__qualname__", None) or os.fspath(target)
+
+
+def check_writable(out: str) -> None:
+    if not out:
+        raise InputError("empty output path")
+    if os.path.isdir(out):
+        raise InputError(f"output {out} is a directory")
+    parent = os.path.dirname(os.path.abspath(out))
+    existing = parent
+    while not os.path.isdir(existing):
+        if os.path.exists(existing):
+            raise InputError(f"cannot write {out}: {existing} is not a directory")
+        existing = os.path.dirname(existing)
+    if not os.access(existing, os.W_OK):
+        raise InputError(f"cannot write {out}: {existing} is not writable")
+
+
+def install(text: str, out: str) -> None:
+    """Write ``text`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".py", dir=parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, out)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+__all__ = ["BuildError", "BuildReport", "build", "build_text", "check_writable", "install", "render_entry"]

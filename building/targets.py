@@ -1,0 +1,178 @@
+"""What to build: an AGENT argument (module name, file, folder, ``TARGET:FUNCTION``) or a function object.
+
+The forms, tried in this order:
+
+1. a function object (from Python): gathered with its closure (``building.closure``);
+2. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
+   loader puts a submission's folder on ``sys.path``); a file inside a package is also importable under
+   its dotted name, so its relative imports work. A folder is ``main.py`` in it (Kaggle's multi-file
+   convention) or, without one, the package its ``__init__.py`` makes;
+3. a module name in the agent package (``greedy``) or a dotted module of the project (``agents.greedy``).
+
+``TARGET:FUNCTION`` picks a callable other than ``agent``. The project's own directories stay on the
+search path after the agent's, so an agent kept elsewhere may still import ``agents.core``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from building.closure import gather
+from building.errors import InputError
+from building.modules import Module, Project, agent_names, binds_at_top_level, display, locate, parse, read_source
+
+DEFAULT_FUNCTION = "agent"
+NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
+                ast.SetComp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A resolved target: call ``function`` of ``module`` in ``project`` (``virtual`` modules live in memory)."""
+
+    label: str
+    module: str
+    function: str
+    project: Project
+    virtual: tuple[Module, ...] = ()
+    rebuild: str | None = None
+
+    @property
+    def virtual_modules(self) -> dict[str, Module]:
+        return {module.name: module for module in self.virtual}
+
+
+def split_function(target: str) -> tuple[str, str | None]:
+    """``("my_bot.py", "act")`` for ``"my_bot.py:act"``; ``(target, None)`` when there is no ``:FUNCTION``."""
+    base, sep, function = target.rpartition(":")
+    if not sep or not base:
+        return target, None
+    if not function.isidentifier():
+        raise InputError(f"{target!r}: {function!r} after ':' is not a function name")
+    return base, function
+
+
+def resolve_target(target: Any, project: Project = Project(), function: str | None = None) -> Entry:
+    """The ``Entry`` for ``target``; raises ``InputError`` (one line) when it names nothing buildable."""
+    if callable(target) and not isinstance(target, (str, os.PathLike)):
+        if function is not None:
+            raise InputError("function= applies to a file or module target, not to a function object")
+        module = gather(target)
+        cwd = os.getcwd()
+        project = replace(project, search_path=_unique((cwd, *project.search_path)))
+        return Entry(f"{target.__module__}.{target.__qualname__}", module.name, target.__name__, project,
+                     (module,), rebuild=f"build_submission.build({target.__name__}, ...) in Python")
+    if isinstance(target, os.PathLike):
+        target = os.fspath(target)
+    if not isinstance(target, str) or not target.strip():
+        raise InputError(f"unknown agent {target!r}: give a module name, a .py file, a folder or a function")
+    base, named = split_function(target)
+    if named and function and named != function:
+        raise InputError(f"{target!r} names {named} but function={function!r}")
+    wanted = named or function or DEFAULT_FUNCTION
+    path = os.path.expanduser(base)
+    if os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~"):
+        entry = _path_entry(target, path, wanted, project)
+    else:
+        entry = _module_entry(target, base, wanted, project)
+    _require_callable(entry)
+    return entry
+
+
+def _module_entry(target: str, name: str, function: str, project: Project) -> Entry:
+    for candidate in (f"{project.package}.{name}", name):
+        if locate(candidate, project) is not None:
+            return Entry(target, candidate, function, project)
+    raise InputError(
+        f"unknown agent {target!r}: no file or folder {name}, no module {project.package}.{name} "
+        f"(agents: {', '.join(agent_names(project)) or 'none'})"
+    )
+
+
+def _path_entry(target: str, path: str, function: str, project: Project) -> Entry:
+    entry = _locate_path(target, path, function, project)
+    # The file names the agent by its path in the repository, or else by its folder's or file's own name:
+    # where it is kept changes no byte.
+    full = os.path.abspath(path).rstrip("/" + os.sep)
+    name = display(full) if display(full) != full else os.path.basename(full) or target
+    short = name + (f":{function}" if function != DEFAULT_FUNCTION else "")
+    return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
+
+
+def _locate_path(target: str, path: str, function: str, project: Project) -> Entry:
+    if not os.path.exists(path):
+        raise InputError(f"unknown agent {target!r}: no file or folder {path}")
+    path = os.path.abspath(path)
+    if os.path.isdir(path):
+        main = os.path.join(path, "main.py")
+        if os.path.isfile(main):
+            path = main
+        elif os.path.isfile(os.path.join(path, "__init__.py")):
+            root, name = _import_root(path)
+            return Entry(target, name, function, _with_roots(project, root))
+        else:
+            raise InputError(f"unknown agent {target!r}: folder {display(path)} holds neither main.py nor __init__.py")
+    if not path.endswith(".py"):
+        raise InputError(f"unknown agent {target!r}: {display(path)} is not a .py file")
+    folder = os.path.dirname(path)
+    stem = os.path.basename(path)[:-3]
+    if os.path.isfile(os.path.join(folder, "__init__.py")):
+        root, package = _import_root(folder)
+        return Entry(target, f"{package}.{stem}", function, _with_roots(project, folder, root))
+    if stem.isidentifier():
+        return Entry(target, stem, function, _with_roots(project, folder))
+    # Not importable by its name (``my-bot.py``): it is embedded under a name of its own.
+    name = re.sub(r"\W", "_", stem)
+    name = name if name.isidentifier() else f"_{name}"
+    module = Module(name, path, False, read_source(path))
+    return Entry(target, name, function, _with_roots(project, folder), (module,))
+
+
+def _import_root(package_dir: str) -> tuple[str, str]:
+    """The first folder above ``package_dir`` that is not a package, and the package's dotted name there."""
+    parts = []
+    folder = package_dir
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    name = ".".join(reversed(parts))
+    if not all(part.isidentifier() for part in parts):
+        raise InputError(f"package folder {display(package_dir)} is not importable as {name!r}")
+    return folder, name
+
+
+def _with_roots(project: Project, *roots: str) -> Project:
+    return replace(project, search_path=_unique((*roots, *project.search_path)))
+
+
+def _unique(paths: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(os.path.abspath(p) for p in paths))
+
+
+def _require_callable(entry: Entry) -> None:
+    """The entry module must bind the function at top level, to something that can be called."""
+    module = entry.virtual_modules.get(entry.module)
+    if module is None:
+        found = locate(entry.module, entry.project)
+        assert found is not None
+        module = Module(entry.module, found[0], found[1], read_source(found[0]))
+    if not binds_at_top_level(module, entry.function):
+        wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
+        functions = [n.name for n in parse(module).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        hint = f" (its functions: {', '.join(functions)}; pick one with AGENT:FUNCTION)" if functions else ""
+        raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
+    last = None
+    for node in parse(module).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == entry.function for t in targets):
+            last = node.value
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            if binds_at_top_level(Module("", "", False, ast.unparse(node)), entry.function):
+                last = None
+    if isinstance(last, NOT_CALLABLE):
+        raise InputError(f"{module.where(last.lineno)}: {entry.function} is not callable "
+                         f"(bound to {ast.unparse(last)[:40]})")

@@ -1,0 +1,197 @@
+"""The loader template and rendering: a deterministic, readable, self-contained submission text.
+
+Every embedded module is a source string; a small loader at the top of the file runs each one, on first
+import, in its own private module object (never in ``sys.modules``), so two modules that define the same
+top-level name keep separate namespaces exactly as unbuilt. Data files travel zlib-compressed in base64.
+The file ends with a fresh ``def agent(obs, config)``: Kaggle calls the last callable of a submission.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import textwrap
+
+from building.data import RESOURCES_MODULE, encode_resource
+from building.modules import Module
+
+LOADER = '''\
+# The loader. Every project module above runs in its own module object, kept in a registry private
+# to this file (not in sys.modules), so its top-level names never meet another module's. Each module
+# gets builtins whose __import__ serves project modules (absolute and relative imports) from that
+# registry and hands every other import to Python's ordinary import.
+
+
+def _resolve(name, package, level):
+    if not level:
+        return name
+    bits = (package or "").rsplit(".", level - 1)
+    if not package or len(bits) < level:
+        raise ImportError("attempted relative import beyond top-level package")
+    return bits[0] + "." + name if name else bits[0]
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    package = (globals or {}).get("__package__") if level else None
+    target = _resolve(name, package, level)
+    if target.partition(".")[0] not in _TOP_LEVEL:
+        return _builtins.__import__(name, globals, locals, fromlist, level)
+    module = _module(target)
+    if not fromlist:
+        return _LOADED[target.partition(".")[0]] if not level else module
+    names = [n for n in fromlist if n != "*"]
+    if "*" in fromlist:
+        names += list(getattr(module, "__all__", ()))
+    for item in names:
+        if not hasattr(module, item) and target + "." + item in _SOURCES:
+            _module(target + "." + item)
+    return module
+
+
+def _embedded_resources():
+    return {name: _zlib.decompress(_base64.b64decode(text)) for name, text in _RESOURCES.items()}
+
+
+def _module(name):
+    """Project module ``name``, run on first use after its parent packages, like Python's import."""
+    if name in _LOADED:
+        return _LOADED[name]
+    if name not in _SOURCES:
+        raise ModuleNotFoundError("No module named %r in this submission" % name, name=name)
+    parent, _, child = name.rpartition(".")
+    if parent:
+        _module(parent)
+        if name in _LOADED:  # the parent's __init__ imported it
+            return _LOADED[name]
+    is_package, source = _SOURCES[name]
+    module = _types.ModuleType(name)
+    module.__package__ = name if is_package else parent
+    if is_package:
+        module.__path__ = []
+    module.__builtins__ = _BUILTINS
+    if name == _RESOURCES_MODULE:
+        module.__embedded_resources__ = _embedded_resources()
+    _LOADED[name] = module
+    # dataclasses looks a class's module up in sys.modules while the class is created, so the module
+    # is visible there only while its own top-level code runs; whatever was there before comes back.
+    previous = _sys.modules.get(name, _ABSENT)
+    _sys.modules[name] = module
+    # Tracebacks show the embedded lines (entries without a modification time stay in linecache).
+    _linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    try:
+        exec(compile(source, name, "exec", dont_inherit=True), module.__dict__)
+    except BaseException:
+        del _LOADED[name]
+        raise
+    finally:
+        if previous is _ABSENT:
+            _sys.modules.pop(name, None)
+        else:
+            _sys.modules[name] = previous
+    if parent:
+        setattr(_LOADED[parent], child, module)
+    return module
+
+
+_LOADED = {}
+_ABSENT = object()
+_BUILTINS = dict(_builtins.__dict__, __import__=_import)
+_TOP_LEVEL = {name.partition(".")[0] for name in _SOURCES}
+'''
+
+ENTRY = '''\
+_AGENT = _module({agent_module!r}).{function}
+_AGENT_CODE = getattr(_AGENT, "__code__", None)
+_AGENT_ARGC = getattr(_AGENT_CODE, "co_argcount", 2)
+
+
+def agent(obs, config):
+    """Kaggle's entry point, the last callable in this file: {agent_module}.{function}."""
+    # Kaggle passes an agent only as many arguments as it declares; so does this wrapper.
+    return _AGENT(*(obs, config)[:_AGENT_ARGC])
+'''
+
+
+def triple_quoted(text: str) -> str:
+    """``text`` as a readable triple-quoted literal: ASCII only, the source's own lines kept.
+
+    Sources mostly use double-quoted docstrings, so single quotes delimit the literal unless the text
+    contains three of them; docstrings then stay verbatim.
+    """
+    quote = "'" if "'" * 3 not in text else '"'
+    out = []
+    for char in text:
+        if char == "\\":
+            out.append("\\\\")
+        elif char in "\n\t" or " " <= char <= "~":
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    body = "".join(out).replace(quote * 3, quote * 2 + "\\" + quote)
+    if body.endswith(quote):
+        body = body[:-1] + "\\" + quote
+    literal = quote * 3 + "\\\n" + body + quote * 3
+    if ast.literal_eval(literal) != text:  # cheap insurance: the file must carry the source exactly
+        raise AssertionError("source did not survive quoting")
+    return literal
+
+
+def sources_digest(modules: list[Module], resources: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(f"module {module.name}\0".encode() + module.source.encode("utf-8") + b"\0")
+    for name, data in resources.items():
+        digest.update(f"resource {name}\0".encode() + data + b"\0")
+    return digest.hexdigest()
+
+
+def relative_path(module: Module) -> str:
+    """Where ``module`` lives relative to its import root (the same wherever the folder is kept)."""
+    if module.path.startswith("<"):
+        return module.path
+    return module.name.replace(".", "/") + ("/__init__.py" if module.is_package else ".py")
+
+
+def render(
+    agent_name: str,
+    modules: list[Module],
+    resources: dict[str, bytes],
+    function: str = "agent",
+    rebuild: str | None = None,
+) -> str:
+    """The submission's text. Deterministic: the same sources and data give the same bytes.
+
+    The entry is ``function`` of the last module; ``rebuild`` is the command the header tells a reader
+    to run (default: ``python build_submission.py AGENT``).
+    """
+    agent_module = modules[-1].name
+    rebuild = rebuild or f"python build_submission.py {agent_name}"
+    listing = textwrap.wrap(", ".join(m.name for m in modules), 96)
+    data = ", ".join(f"{name} ({len(blob):,} bytes)" for name, blob in resources.items()) or "none"
+    parts = [
+        f"# ConnectX submission: agent {agent_name} ({agent_module}).\n"
+        "# Generated by build_submission.py, do not edit: "
+        f"rebuild with `{rebuild}`.\n"
+        + "".join(f"# {'Modules: ' if i == 0 else '         '}{line}\n" for i, line in enumerate(listing))
+        + f"# Data: {data}\n"
+        f"# Sources sha256: {sources_digest(modules, resources)}\n",
+        "".join(f"import {name} as _{name}\n" for name in ("base64", "builtins", "linecache", "sys", "types", "zlib")),
+        f"_RESOURCES_MODULE = {RESOURCES_MODULE!r}\n"
+        "_SOURCES = {}  # module name -> (is a package, source), dependencies first\n"
+        "_RESOURCES = {}  # data file name -> zlib-compressed bytes in base64\n",
+    ]
+    for module in modules:
+        header = f"# {'-' * 96}\n# {module.name}  ({relative_path(module)})\n"
+        literal = triple_quoted(module.source)
+        parts.append(f"{header}_SOURCES[{module.name!r}] = ({module.is_package}, {literal})\n")
+    for name, blob in resources.items():
+        parts.append(f"_RESOURCES[{name!r}] = {encode_resource(blob)}\n")
+    parts.append(f"# {'-' * 96}\n" + LOADER)
+    parts.append(ENTRY.format(agent_module=agent_module, function=function))
+    return "\n\n".join(parts)
+
+

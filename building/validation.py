@@ -1,0 +1,87 @@
+"""Verification in the clean interpreter: Kaggle's loader and referee run the built file before it is written.
+
+The check runs ``building/kaggle_check.py`` in a fresh ``python -I`` whose working directory is an empty
+temporary folder, so the file sees what it sees on Kaggle: the standard library, numpy and
+kaggle_environments, nothing of the project and nothing beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from building.errors import InputError, ValidationError
+from sandbox import Sandbox
+
+CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
+VALIDATION_TIMEOUT_S = 600.0  # wall-clock cap on the whole validation run (a hung agent must not hang us)
+LOAD_WARNING_S = 0.5  # loading runs inside the first move's 2 s on Kaggle
+
+
+def check_command(submission: str, report: str) -> list[str]:
+    """The command that checks ``submission`` and writes ``report``: the one place it is put together."""
+    return [sys.executable, "-I", CHECK_SCRIPT, submission, report]
+
+
+def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False) -> dict:
+    """Kaggle's checks on ``text`` (see ``building/kaggle_check.py``); the report, or ``ValidationError``.
+
+    ``sandbox``: the check interpreter runs inside a bubblewrap sandbox (see the ``sandbox`` package).
+
+    A file the agent tried to read while it ran (it was not embedded, so it fails on Kaggle) is an
+    ``InputError`` naming it.
+    """
+    with tempfile.TemporaryDirectory(prefix="connectx-check-") as work:
+        path = os.path.join(work, "upload", "submission.py")
+        empty = os.path.join(work, "cwd")
+        report_path = os.path.join(work, "report.json")
+        os.makedirs(os.path.dirname(path))
+        os.makedirs(empty)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        try:
+            runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
+            run = runner(check_command(path, report_path), cwd=empty, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ValidationError(
+                f"validation did not finish within {timeout:g} s (an agent move that never returns?)"
+            ) from None
+        if run.returncode != 0 or not os.path.exists(report_path):
+            tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ValidationError(f"the check interpreter failed (exit {run.returncode}): {tail}")
+        with open(report_path, encoding="utf-8") as handle:
+            report = json.load(handle)
+    reads = report.get("reads") or []
+    if reads:
+        names = ", ".join(repr(name) for name in reads)
+        raise InputError(
+            f"the agent reads {names} at run time, which the build did not embed: read data files with "
+            "agents.core.resources.load_resource('NAME') from a data/ folder"
+        )
+    if report.get("ok") and report.get("last_callable") != "agent":
+        report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not agent")
+    return report
+
+
+def format_report(report: dict) -> str:
+    """The validation report as the command line prints it."""
+    lines = [
+        f"validation (python {report.get('python', '?')} -I, empty directory, "
+        f"kaggle_environments {report.get('kaggle_environments', '?')}, 6x7, 4 in a row):"
+    ]
+    if "load_s" in report:
+        lines.append(f"  load      {report['load_s']:.3f} s (Kaggle's loader executing the file)")
+        if report["load_s"] > LOAD_WARNING_S:
+            lines.append(f"  warning   loading takes over {LOAD_WARNING_S:g} s; it counts in the first move's time")
+    if report.get("games"):
+        lines.append(f"  {'opponent':<10}{'seat':<6}{'result':<9}{'moves':>5}{'max move s':>12}")
+        for game in report["games"]:
+            lines.append(
+                f"  {game['opponent']:<10}{game['seat']:<6}{game['result']:<9}"
+                f"{game['moves']:>5}{game['max_move_s']:>12.3f}"
+            )
+    lines.append("  passed" if report.get("ok") else f"  FAILED: {report.get('reason')}")
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""Playing a match from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s dict.
+
+    from evaluation.api import play_match
+
+    def my_agent(obs, config):
+        ...
+
+    result = play_match(my_agent, "negamax", games=20)
+    result["agents"][0]["score"], result["agents"][0]["elo"]
+
+A and B are anything ``evaluate.py`` takes (a module in ``agents/``, a ``.py`` file, a folder,
+``TARGET:FUNCTION``, ``random``/``negamax``) or a callable. Games run exactly as on the command line:
+openings in seat-swapped pairs, each game in an isolated worker process with Kaggle's per-move
+deadline enforced by killing the worker. Callables reach the workers because they are forked from this
+process: a function defined in a notebook, with whatever it closes over, plays as it is (each worker
+holds its own copy, so state it keeps carries over between that worker's games). The Ray backend
+cannot take callables and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
+
+from agents.core import Config
+from evaluation.agents import AgentSpec, resolve_agent
+
+Agent = Union[str, Callable[..., Any], AgentSpec]
+
+
+def play_match(
+    a: Agent,
+    b: Agent,
+    games: int = 100,
+    *,
+    rows: int = 6,
+    columns: int = 7,
+    inarow: int = 4,
+    openings: str | int | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    act_timeout: float = 2.0,
+    overage: float = 60.0,
+    memory_mb: int = 2048,
+    backend: str = "process",
+    results: str | None = None,
+    sandbox: bool = False,
+) -> dict[str, Any]:
+    """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a dict.
+
+    The keyword arguments are ``evaluate.py``'s options of the same names. ``results`` is a JSON Lines
+    file to record every game in (as ``--results``; default: none is written, and the dict's
+    ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``).
+    Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
+    an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
+    ``evaluation.match.BackendUnavailable`` for a backend that cannot run
+    (Ray not installed, or given a callable).
+    """
+    from evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
+    from evaluation.openings import load_suite
+    from evaluation.results import ResultsLog
+    from evaluation.summary import summarize
+
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if sandbox:  # before any agent code runs, the load checks included
+        from sandbox import require
+
+        if backend != "process":
+            raise ValueError("sandbox=True runs games on the process backend only")
+        require()
+    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox) for spec in (a, b))
+    names = [spec.name for spec in specs]
+    config = Config(rows, columns, inarow)
+    suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))
+    tasks = schedule(*specs, games, config, suite, act_timeout, overage, seed)
+    require_backend_can_load(backend, tasks)  # before anything is written
+    backend_runner(backend)
+    log = None
+    if results is not None:
+        log = ResultsLog.create(results, {
+            "agents": names, "games": games, "config": config.as_dict(), "seed": seed, "act_timeout": act_timeout,
+            "overage": overage, "openings": openings, "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": suite,
+        })
+    try:
+        records = run_match(*specs, tasks, workers=workers, on_game=log.append if log else None, backend=backend,
+                            memory_mb=memory_mb, sandbox=sandbox)
+    finally:
+        if log is not None:
+            log.close()
+    summary = summarize(records, names, config.as_dict())
+    summary["results"] = log.path if log else None
+    return summary

@@ -1,1 +1,0 @@
-"""Developer tooling around the agents (never imported by an agent or a submission)."""
