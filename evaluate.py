@@ -85,6 +85,9 @@ def build_parser() -> Parser:
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
+    from analysis.cli import add_arguments as add_analysis_arguments
+
+    add_analysis_arguments(p)
     return p
 
 
@@ -95,6 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         check_sandbox(args)
+        if args.analyze or args.analyze_file:
+            from analysis import cli as analysis_cli
+
+            problem = analysis_cli.check(args)
+            if problem:
+                raise Usage(problem)
+            if args.analyze_file:
+                return analysis_cli.analyse_file(args, real_stdout)
         if args.league:
             from evaluation import league
 
@@ -226,7 +237,13 @@ def run(args: argparse.Namespace, out: Any) -> int:
     summary["results"] = plan.log.path
     if plan.sprt:
         summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
-    out.write(json.dumps(summary) + "\n" if args.json else table(summary) + f"\nresults: {plan.log.path}\n")
+    text = table(summary) + f"\nresults: {plan.log.path}\n"
+    if args.analyze:
+        from analysis.cli import analyse_records
+
+        summary["analysis"], analysis_text = analyse_records(args, records, plan.log.path)
+        text += analysis_text + "\n"
+    out.write(json.dumps(summary) + "\n" if args.json else text)
     out.flush()
     return 0
 

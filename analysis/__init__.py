@@ -1,0 +1,15 @@
+"""Game analysis: every move of a 6x7 game labelled with its exact value, the move that lost the game.
+
+One concept per module:
+
+- :mod:`games`      read games from a results file, a Kaggle episode JSON or a finished run
+- :mod:`values`     proven bounds on a position's score and the outcome class they decide
+- :mod:`solving`    solve one position within a budget (compiled solver or the agent's exact search)
+- :mod:`workers`    worker processes that solve positions in parallel, killed at the budget
+- :mod:`cache`      solved positions on disk (SQLite), keyed by position
+- :mod:`labelling`  label every move, find the first outcome-losing move and its alternatives
+- :mod:`summary`    per-agent figures, the JSON object and the table
+- :mod:`replay`     the annotated HTML replay (Kaggle's player beside the labelled move list)
+- :mod:`plot`       the PNG of outcome-losing moves by ply
+- :mod:`cli`        the ``evaluate.py`` flags
+"""

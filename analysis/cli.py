@@ -1,0 +1,134 @@
+"""The analysis flags of ``evaluate.py``: ``--analyze``, ``--analyze-file FILE``, ``--analysis-budget``.
+
+``evaluate.py`` only registers these flags and calls :func:`check`, :func:`analyse_file` or
+:func:`analyse_records`; everything else lives in this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import IO, Any, Sequence
+
+from analysis.cache import PositionCache, default_cache_path
+from analysis.games import AnalysisInputError, Game, from_record, read_games
+from analysis.labelling import label_games
+from analysis.solving import compiled_solver_available
+from analysis.summary import analysis_json, analysis_table
+from analysis.workers import default_workers
+
+__all__ = ["DEFAULT_BUDGET", "add_arguments", "analyse_file", "analyse_records", "check"]
+
+DEFAULT_BUDGET = 6.0  # seconds per position: every position from ply 8 on solved by the compiled solver here
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0 and <= 3600")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("game analysis (6x7, four in a row)")
+    group.add_argument("--analyze", action="store_true", help="label every move of the games played with its exact value")
+    group.add_argument("--analyze-file", metavar="FILE", help="analyse a results file or a Kaggle episode JSON, then exit")
+    group.add_argument("--analysis-budget", type=_budget, default=DEFAULT_BUDGET, metavar="SECONDS",
+                       help=f"search time per position (default {DEFAULT_BUDGET:g})")
+    group.add_argument("--analysis-cache", metavar="PATH", default=None,
+                       help=f"SQLite file of solved positions (default {default_cache_path()}; 'none': no cache)")
+    group.add_argument("--analysis-dir", metavar="DIR",
+                       help="where the annotated replays and the PNG go (default: next to the results file)")
+    group.add_argument("--no-compiled-solver", action="store_true",
+                       help="search with the agent's Python solver only, even when tools/fast_solver.py is installed")
+
+
+def check(args: argparse.Namespace) -> str | None:
+    """One line saying why the analysis cannot run with these arguments, or None."""
+    if getattr(args, "analyze_file", None) and getattr(args, "agents", None):
+        return "--analyze-file analyses saved games: give no agents with it"
+    if args.analyze or args.analyze_file:
+        if args.league or args.gate:
+            return "--analyze works with a head-to-head run or --analyze-file, not with --league or --gate"
+        if not args.analyze_file:
+            rows, columns, inarow = args.rows, args.columns, args.inarow
+            if getattr(args, "resume", None):  # the run being resumed says which board it is on
+                try:
+                    with open(args.resume, encoding="utf-8") as handle:
+                        header = json.loads(handle.readline())
+                    rows, columns, inarow = (header["config"][k] for k in ("rows", "columns", "inarow"))
+                except (OSError, ValueError, KeyError, TypeError):
+                    return None  # the evaluator reports the unreadable file itself
+            if (rows, columns, inarow) != (6, 7, 4):
+                return (f"--analyze: exact labels exist only for 6x7, four in a row; this run is {rows}x{columns}, "
+                        f"{inarow} in a row (no analysis of other boards)")
+    return None
+
+
+def analyse_file(args: argparse.Namespace, out: IO[str]) -> int:
+    """``evaluate.py --analyze-file FILE``: exit 0, or 2 with one line on bad input."""
+    try:
+        games = read_games(args.analyze_file)
+        if not games:
+            raise AnalysisInputError(f"{args.analyze_file!r} holds no finished game")
+        directory = args.analysis_dir or os.path.splitext(args.analyze_file)[0] + "-analysis"
+        result, text = _analyse(args, games, directory)
+    except AnalysisInputError as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:  # a solver worker that cannot start
+        print(f"evaluate.py: analysis failed: {error}", file=sys.stderr)
+        return 1
+    out.write(json.dumps({"analysis": result}) + "\n" if args.json else text + "\n")
+    out.flush()
+    return 0
+
+
+def analyse_records(args: argparse.Namespace, records: Sequence[Any], results_path: str) -> tuple[dict[str, Any], str]:
+    """``evaluate.py A B --analyze``: the ``"analysis"`` object and the table for the games just played."""
+    games = [from_record(record, results_path) for record in records]
+    directory = args.analysis_dir or os.path.splitext(results_path)[0] + "-analysis"
+    return _analyse(args, games, directory)
+
+
+def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tuple[dict[str, Any], str]:
+    from analysis.plot import save_losing_moves_plot
+    from analysis.replay import save_annotated_replay
+
+    compiled = not args.no_compiled_solver and compiled_solver_available()
+    cache_path = args.analysis_cache or default_cache_path()
+    try:
+        cache = PositionCache(None if cache_path == "none" else cache_path)
+    except ValueError as error:
+        raise AnalysisInputError(str(error)) from None
+    started = time.monotonic()
+    stats: dict[str, int] = {}
+    try:
+        analyses = label_games(games, args.analysis_budget, cache, args.workers or default_workers(), compiled,
+                               progress=not getattr(args, "no_progress", False), stats=stats)
+    finally:
+        cache.close()
+    elapsed = time.monotonic() - started
+    replays = [save_annotated_replay(a, directory) for a in analyses if a.game.loser_seat is not None]
+    plot = save_losing_moves_plot(analyses, os.path.join(directory, "losing-moves.png")) if analyses else None
+    settings = {
+        "engine": "compiled solver" if compiled else "python exact search",
+        "budget_s": args.analysis_budget,
+        "searched": stats["searched"],
+        "timed_out": stats["timed_out"],
+        "cache_hits": cache.hits,
+        "cache": cache.path,
+        "elapsed_s": round(elapsed, 3),
+        "replays": replays,
+        "plot": plot,
+    }
+    text = analysis_table(analyses, settings)
+    text += f"\nannotated replays: {len(replays)} in {directory}" + (f"\nplot: {plot}" if plot else "")
+    return analysis_json(analyses, settings), text
+

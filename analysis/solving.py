@@ -1,0 +1,64 @@
+"""Solve one 6x7 position within a time budget, with the project's own solvers.
+
+- the offline compiled solver (``tools/fast_solver.py``, numba) when it is installed and not disabled:
+  exact scores, fast; it cannot watch a clock, so the worker pool (:mod:`analysis.workers`) kills the
+  process that runs it when the budget is spent;
+- otherwise the agent's exact search (``ExactSolver.analyse`` in ``agents/solving``), which stops at its
+  deadline and returns what it proved: often the outcome class (it asks "is it a win? a draw?" first)
+  even when the exact score took longer.
+
+Each engine keeps its transposition table from one position to the next, which is why the pool sends a
+worker the positions of one game from the last to the first.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agents.core import Config, Position
+from agents.solving.negamax import ExactSolver
+
+from analysis.values import Value, trivial_value
+
+__all__ = ["PositionSolver", "compiled_solver_available"]
+
+STANDARD = Config(6, 7, 4)
+PYTHON_TABLE_ENTRIES = 1_000_000
+WARM_UP = "2577713147446472141546176336233136"  # a quiet 34-stone position: solved at once
+
+
+def compiled_solver_available() -> bool:
+    """Is the offline compiled solver importable (numba installed)?"""
+    try:
+        import tools.fast_solver  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class PositionSolver:
+    """Exact values of 6x7 positions, one engine, tables kept between calls."""
+
+    def __init__(self, compiled: bool) -> None:
+        self.engine = "compiled" if compiled else "python"
+        if compiled:
+            from tools.fast_solver import Solver
+
+            self._compiled = Solver()
+            self._compiled.solve(WARM_UP)  # load the compiled code now, not on the first timed position
+        else:
+            self._exact = ExactSolver(STANDARD, table_capacity=PYTHON_TABLE_ENTRIES)
+
+    def solve(self, moves: tuple[int, ...], budget: float) -> Value:
+        """What can be proven about the position after ``moves`` (not won) within ``budget`` seconds."""
+        position = Position.from_moves(moves, STANDARD)
+        trivial = trivial_value(position)
+        if trivial is not None:
+            return trivial
+        started = time.perf_counter()
+        if self.engine == "compiled":
+            score = self._compiled.solve("".join(str(c + 1) for c in moves))
+            return Value.exact_score(score, "compiled", time.perf_counter() - started)
+        result = self._exact.analyse(position, started + budget)
+        seconds = time.perf_counter() - started
+        return Value(result.low, result.high, "python", seconds, timed_out=result.low != result.high)

@@ -1,0 +1,110 @@
+"""What the analysis knows about a position: proven bounds on its exact score, and the outcome class.
+
+Scores are on Pascal Pons' scale for the player to move, as the solver uses them: 0 a draw,
+``(43 - n) // 2`` a win with the stone played when ``n`` stones are on the board, the negative a loss.
+A :class:`Value` holds what was *proven* (``low <= score <= high``); the outcome class is a fact only
+when the bounds decide it, otherwise it is "unknown" — the analysis never turns an estimate into a label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.core import Config, Position
+
+__all__ = ["OUTCOME_RANK", "Value", "canonical_key", "score_range", "trivial_value", "win_score"]
+
+CELLS = Config(6, 7, 4).cells
+OUTCOME_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+def score_range(stones: int) -> tuple[int, int]:
+    """Every score a position with ``stones`` stones (not yet won) can have, for the player to move."""
+    return -((CELLS - stones) // 2), (CELLS + 1 - stones) // 2
+
+
+def win_score(stones: int) -> int:
+    """The score of winning with the next stone when ``stones`` stones are on the board."""
+    return (CELLS + 1 - stones) // 2
+
+
+@dataclass(frozen=True)
+class Value:
+    """Proven bounds ``low <= score <= high`` for the player to move, and where they came from.
+
+    ``engine`` names what proved them ("trivial", "book", "compiled", "python", "cache"); ``seconds`` is
+    the search time spent; ``timed_out`` says the budget ran out before the score was exact.
+    """
+
+    low: int
+    high: int
+    engine: str = ""
+    seconds: float = 0.0
+    timed_out: bool = False
+
+    @classmethod
+    def exact_score(cls, score: int, engine: str = "", seconds: float = 0.0) -> "Value":
+        return cls(score, score, engine, seconds)
+
+    @classmethod
+    def unknown(cls, stones: int, engine: str = "", seconds: float = 0.0) -> "Value":
+        """Nothing proven beyond what the number of stones allows; the budget ran out."""
+        low, high = score_range(stones)
+        return cls(low, high, engine, seconds, True)
+
+    @property
+    def exact(self) -> bool:
+        return self.low == self.high
+
+    @property
+    def score(self) -> int | None:
+        """The exact score, None while only bounds are known."""
+        return self.low if self.low == self.high else None
+
+    @property
+    def outcome(self) -> str:
+        """"win", "draw" or "loss" for the player to move when the bounds decide it, else "unknown"."""
+        if self.low > 0:
+            return "win"
+        if self.high < 0:
+            return "loss"
+        if self.low == 0 and self.high == 0:
+            return "draw"
+        return "unknown"
+
+    def negated(self) -> "Value":
+        """The same facts from the other player's side (the value of the move that led here)."""
+        return Value(-self.high, -self.low, self.engine, self.seconds, self.timed_out)
+
+
+def canonical_key(moves: tuple[int, ...] | list[int]) -> int:
+    """One key for a position and its mirror image (they have the same score): the smaller Pons key."""
+    position = Position.from_moves(moves)
+    mirror = Position.from_moves([6 - c for c in moves])
+    return min(position.key(), mirror.key())
+
+
+def trivial_value(position: Position) -> Value | None:
+    """The exact value when no search is needed: a full board, a win at once, or a loss at once."""
+    if position.is_full():
+        return Value.exact_score(0, "trivial")
+    if position.immediate_wins():
+        return Value.exact_score(win_score(position.moves), "trivial")
+    threats = position.opponent_threats()
+    if len(threats) > 1:  # two cells to block at once: the opponent wins with its next stone
+        return Value.exact_score(-win_score(position.moves + 1), "trivial")
+    if threats and not position.played(threats[0]).legal_moves():
+        return Value.exact_score(0, "trivial")
+    candidates = threats or position.legal_moves()
+    safe = [c for c in candidates if not _gives_immediate_win(position, c)]
+    if not safe:
+        return Value.exact_score(-win_score(position.moves + 1), "trivial")
+    if position.moves >= CELLS - 2 and not threats:
+        return Value.exact_score(0, "trivial")  # two stones left, no win for either
+    return None
+
+
+def _gives_immediate_win(position: Position, column: int) -> bool:
+    """After ``column``, can the opponent win at once?"""
+    child = position.played(column)
+    return bool(child.immediate_wins())

@@ -1,0 +1,195 @@
+"""Positions solved in parallel worker processes, each under a hard time budget.
+
+Each worker is a forked process holding one :class:`~analysis.solving.PositionSolver`. The parent hands
+a worker the positions of one game at a time (last ply first: the late positions fill the worker's table
+and make the earlier ones cheaper), one position per message, and waits on the workers' pipes. A worker
+still busy when its position's budget (plus a little slack for the compiled solver's hand-over) has run
+out is killed — the compiled solver cannot watch a clock — the position is recorded as unknown, and a
+fresh worker takes its place. Workers ignore SIGINT (the parent decides) and die with the parent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Callable, Sequence
+
+from analysis.values import Value
+
+__all__ = ["Job", "SolverPool", "default_workers"]
+
+KILL_SLACK_SECONDS = 0.05  # a compiled search is stopped this long after its budget
+PYTHON_SLACK_SECONDS = 1.0  # the Python search stops itself; the kill is only a safety net
+START_TIMEOUT_SECONDS = 120.0  # a worker loading (or compiling) the solver
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One position to solve: its canonical key and the moves from the empty board that reach it."""
+
+    key: int
+    moves: tuple[int, ...]
+
+
+def _serve(connection: Connection, compiled: bool) -> None:
+    """Worker main loop: answer (moves, budget) with a Value until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    from analysis.solving import PositionSolver
+
+    solver = PositionSolver(compiled)
+    connection.send("ready")
+    while True:
+        try:
+            message = connection.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        moves, budget = message
+        connection.send(solver.solve(moves, budget))
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+@dataclass
+class _Worker:
+    process: multiprocessing.Process
+    connection: Connection
+    ready: bool = False
+    job: Job | None = None
+    started: float = 0.0
+    queue: deque = field(default_factory=deque)
+
+
+class SolverPool:
+    """``workers`` processes solving positions with the compiled solver or the Python exact search."""
+
+    def __init__(self, workers: int, compiled: bool, budget: float) -> None:
+        self.workers = max(1, workers)
+        self.compiled = compiled
+        self.budget = budget
+        self.slack = KILL_SLACK_SECONDS if compiled else PYTHON_SLACK_SECONDS
+        self.context = multiprocessing.get_context("fork")
+        self.killed = 0
+        self._spare: _Worker | None = None  # started in advance, so a killed worker is replaced at once
+
+    def _spawn(self) -> _Worker:
+        parent, child = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(child, self.compiled), daemon=True)
+        process.start()
+        child.close()
+        return _Worker(process, parent, started=time.monotonic())
+
+    def run(self, games: Sequence[Sequence[Job]], on_result: Callable[[Job, Value], None],
+            known: Callable[[int], bool]) -> None:
+        """Solve every job of ``games`` not ``known`` yet; ``on_result`` gets each answer (in the parent)."""
+        pending = deque(list(jobs) for jobs in games if jobs)
+        if not pending:
+            return
+        in_flight: set[int] = set()
+        pool = [self._spawn() for _ in range(min(self.workers, len(pending)))]
+        try:
+            while True:
+                for worker in pool:
+                    if worker.ready and worker.job is None:
+                        self._dispatch(worker, pending, in_flight, known)
+                busy = [w for w in pool if w.job is not None or not w.ready]
+                if not busy:
+                    break
+                now = time.monotonic()
+                timeouts = [w.started + self.budget + self.slack - now for w in busy if w.job is not None]
+                starting = [w.started + START_TIMEOUT_SECONDS - now for w in busy if w.job is None]
+                wait_for = max(0.0, min(timeouts + starting)) if timeouts or starting else None
+                ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy], wait_for)
+                now = time.monotonic()
+                for index, worker in enumerate(pool):
+                    if worker not in busy:
+                        continue
+                    if worker.connection in ready:
+                        try:
+                            answer = worker.connection.recv()
+                        except (EOFError, OSError):
+                            answer = None
+                        if answer == "ready":
+                            worker.ready, worker.started = True, now
+                            continue
+                        if isinstance(answer, Value) and worker.job is not None:
+                            job, worker.job = worker.job, None
+                            in_flight.discard(job.key)
+                            on_result(job, answer)
+                            continue
+                    overdue = worker.job is not None and now > worker.started + self.budget + self.slack
+                    dead = worker.process.sentinel in ready or worker.connection in ready
+                    if overdue or dead:
+                        if not worker.ready and not worker.process.is_alive():
+                            raise RuntimeError(f"an analysis worker failed to start (exit code {worker.process.exitcode})")
+                        pool[index] = self._replace(worker, pending, in_flight, on_result)
+                    elif not worker.ready and now > worker.started + START_TIMEOUT_SECONDS:
+                        raise RuntimeError("an analysis worker did not start in time")
+        finally:
+            for worker in pool + ([self._spare] if self._spare else []):
+                self._stop(worker)
+            self._spare = None
+
+    def _dispatch(self, worker: _Worker, pending: deque, in_flight: set[int], known: Callable[[int], bool]) -> None:
+        while True:
+            if not worker.queue:
+                if not pending:
+                    return
+                worker.queue.extend(pending.popleft())
+            job = worker.queue.popleft()
+            if job.key in in_flight or known(job.key):
+                continue
+            worker.job, worker.started = job, time.monotonic()
+            in_flight.add(job.key)
+            worker.connection.send((job.moves, self.budget))
+            return
+
+    def _replace(self, worker: _Worker, pending: deque, in_flight: set[int],
+                 on_result: Callable[[Job, Value], None]) -> _Worker:
+        """Kill ``worker`` (over budget or dead); its position is unknown; a fresh worker takes its games."""
+        job = worker.job
+        spent = time.monotonic() - worker.started
+        self._stop(worker, kill=True)
+        self.killed += 1
+        fresh = self._spare or self._spawn()
+        fresh.queue = worker.queue
+        self._spare = self._spawn()
+        if job is not None:
+            in_flight.discard(job.key)
+            on_result(job, Value.unknown(len(job.moves), "compiled" if self.compiled else "python", spent))
+        return fresh
+
+    @staticmethod
+    def _stop(worker: _Worker, kill: bool = False) -> None:
+        if worker.process.is_alive():
+            if kill:
+                worker.process.kill()
+            else:
+                try:
+                    worker.connection.send(None)
+                except OSError:
+                    pass
+                worker.process.join(2.0)
+                if worker.process.is_alive():
+                    worker.process.kill()
+        worker.process.join()
+        worker.connection.close()

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""How fast the game analysis runs and how much of each game it labels, with and without the compiled solver.
+
+    python bench/analysis_throughput.py                 # 100 games each of solver-negamax and greedy-alphabeta
+    python bench/analysis_throughput.py --games 30 --budget 3
+
+For each pairing the games are played once with ``evaluate.py`` (default opening suite, seat-swapped
+pairs; kept under --out, reused when the file exists), then analysed twice from an empty cache: with the
+compiled solver (``tools/fast_solver.py``) and with the agent's Python exact search only. Printed: games
+analysed per minute (wall clock, all worker processes), positions searched and timed out, and the share
+of moves labelled (outcome before and after known) per ply band.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from analysis.cache import PositionCache  # noqa: E402
+from analysis.cli import DEFAULT_BUDGET  # noqa: E402
+from analysis.games import read_games  # noqa: E402
+from analysis.labelling import label_games  # noqa: E402
+from analysis.solving import compiled_solver_available  # noqa: E402
+from analysis.summary import BANDS  # noqa: E402
+from analysis.workers import default_workers  # noqa: E402
+
+PAIRINGS = (("solver", "negamax"), ("greedy", "alphabeta"))
+
+
+def play(a: str, b: str, games: int, out: str) -> str:
+    path = os.path.join(out, f"{a}-vs-{b}-{games}.jsonl")
+    if not os.path.exists(path):
+        started = time.monotonic()
+        subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), a, b, "-n", str(games), "--results", path,
+                        "--no-progress", "--json"], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        print(f"played {games} games of {a} vs {b} in {time.monotonic() - started:.0f} s -> {path}", flush=True)
+    return path
+
+
+def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
+    games = read_games(path)
+    stats: dict[str, int] = {}
+    started = time.monotonic()
+    analyses = label_games(games, budget, PositionCache(None), workers, compiled, progress=True, stats=stats)
+    elapsed = time.monotonic() - started
+    shares = []
+    for low, high in BANDS:
+        moves = [m for a in analyses for m in a.moves if low <= m.ply <= high]
+        known = sum(m.known for m in moves)
+        shares.append(f"{low}-{high}: {known / len(moves):6.1%} of {len(moves)}" if moves else f"{low}-{high}: -")
+    from_8 = [m for a in analyses for m in a.moves if m.ply >= 8]
+    losing = sum(m.loses_outcome for a in analyses for m in a.moves if m.agent)
+    print(f"  {'compiled' if compiled else 'python  '}  {len(games) / elapsed * 60:6.1f} games/min "
+          f"({elapsed:.0f} s; {stats['searched']} positions searched, {stats['timed_out']} timed out)  labelled: "
+          + "  ".join(shares) + f"  | ply >= 8: {sum(m.known for m in from_8) / len(from_8):.1%}; "
+          f"outcome-losing moves found: {losing}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="seconds per position (the default of --analysis-budget)")
+    parser.add_argument("--workers", type=int, default=default_workers())
+    parser.add_argument("--out", default=os.path.join(ROOT, "results", "bench-analysis"))
+    parser.add_argument("--engines", default="compiled,python", help="compiled,python (either or both)")
+    parser.add_argument("--pairings", default=",".join(f"{a}-{b}" for a, b in PAIRINGS))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    engines = args.engines.split(",")
+    if "compiled" in engines and not compiled_solver_available():
+        print("the compiled solver is not installed (numba): measuring the Python search only")
+        engines = [e for e in engines if e != "compiled"]
+    load = os.getloadavg()[0]
+    print(f"{args.games} games per pairing, budget {args.budget:g} s per position, {args.workers} workers, "
+          f"load average {load:.1f} at the start")
+    for pairing in args.pairings.split(","):
+        a, b = pairing.split("-")
+        path = play(a, b, args.games, args.out)
+        print(f"{a} vs {b}:")
+        for engine in engines:
+            measure(path, args.budget, args.workers, engine == "compiled")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+"""Game analysis: labels agree with bitbully, unknown only when a budget ran out, episodes = results files."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import evaluate
+from analysis.cache import PositionCache
+from analysis.games import Game, from_record, read_games
+from analysis.labelling import label_games
+from analysis.summary import agent_summary, analysis_json
+from evaluation.replays import replay_environment
+from evaluation.results import read
+
+bitbully = pytest.importorskip("bitbully")
+
+# Three games of `python evaluate.py greedy negamax -n 16 --seed 3` (games 3, 10, 15), default opening suite:
+# both agents throw away wins, a draw is lost, a win is drawn.
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "analysis_games.jsonl")
+BUDGET = 0.25
+
+
+@pytest.fixture(scope="module")
+def sample_records():
+    return read(SAMPLE)[1]
+
+
+@pytest.fixture(scope="module")
+def sample_analyses(sample_records, tmp_path_factory):
+    games = [from_record(record) for record in sample_records]
+    cache = PositionCache(str(tmp_path_factory.mktemp("cache") / "positions.sqlite"))
+    stats: dict[str, int] = {}
+    analyses = label_games(games, BUDGET, cache, workers=2, compiled=False, stats=stats)
+    cache.close()
+    return analyses, stats, cache.path
+
+
+_oracle: list = []
+
+
+def oracle_scores(moves) -> dict[int, int]:
+    """bitbully's exact score of every column (its opening book loaded once)."""
+    if not _oracle:
+        _oracle.append(bitbully.BitBully())
+    return _oracle[0].score_all_moves(bitbully.Board("".join(map(str, moves))))
+
+
+def outcome(score: int) -> str:
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+def test_every_label_agrees_with_bitbully(sample_analyses):
+    analyses, _, _ = sample_analyses
+    checked = exact = losing = 0
+    for analysis in analyses:
+        moves = list(analysis.game.moves)
+        for label in analysis.moves:
+            scores = oracle_scores(moves[:label.ply])
+            best = max(scores.values())
+            if label.before.outcome != "unknown":
+                assert label.before.outcome == outcome(best), (analysis.game.game_id, label.ply)
+                checked += 1
+            if label.before.score is not None:
+                assert label.before.score == best
+                exact += 1
+            if label.after.outcome != "unknown":
+                assert label.after.outcome == outcome(scores[label.column]), (analysis.game.game_id, label.ply)
+                checked += 1
+            if label.after.score is not None:
+                assert label.after.score == scores[label.column]
+            assert label.before.low <= best <= label.before.high  # bounds are proven, never guesses
+            losing += label.loses_outcome
+        first = analysis.first_losing
+        if first is not None:
+            scores = oracle_scores(moves[:first.ply])
+            assert analysis.kept_by == sorted(c for c, s in scores.items()
+                                              if outcome(s) == first.before.outcome
+                                              and analysis.alternatives[c].outcome != "unknown")
+            assert first.column not in analysis.kept_by
+    assert checked > 100 and exact > 40
+    kinds = {(m.before.outcome, m.after.outcome) for a in analyses for m in a.moves if m.loses_outcome}
+    assert kinds == {("win", "loss"), ("draw", "loss"), ("win", "draw")}  # the blunders are found
+
+
+def test_unknown_only_where_the_budget_ran_out(sample_analyses):
+    analyses, stats, _ = sample_analyses
+    unknown = [value for a in analyses for m in a.moves for value in (m.before, m.after) if value.outcome == "unknown"]
+    assert unknown, "the early plies of these games cannot be solved in 0.25 s by the Python search"
+    assert all(value.timed_out and value.seconds >= BUDGET * 0.9 for value in unknown)
+    assert stats["timed_out"] >= 1 and stats["searched"] > stats["timed_out"]
+    # The endgame is labelled in full.
+    assert all(m.known for a in analyses for m in a.moves if m.ply >= 24)
+
+
+def test_second_analysis_comes_from_the_cache(sample_records, sample_analyses):
+    analyses, _, path = sample_analyses
+    stats: dict[str, int] = {}
+    cache = PositionCache(path)
+    again = label_games([from_record(r) for r in sample_records], BUDGET, cache, 2, False, stats=stats)
+    cache.close()
+    assert stats["searched"] == 0 and cache.hits > 0
+    assert [m.to_json() for a in again for m in a.moves] == [m.to_json() for a in analyses for m in a.moves]
+
+
+def test_summary_counts_moves_per_agent_and_not_the_opening(sample_analyses):
+    analyses, _, _ = sample_analyses
+    summary = agent_summary(analyses)
+    assert set(summary) == {"greedy", "negamax"}
+    total = sum(len(a.moves) - a.game.opening_plies for a in analyses)
+    assert sum(entry["moves"] for entry in summary.values()) == total
+    for name, entry in summary.items():
+        labels = [m for a in analyses for m in a.moves if m.agent == name]
+        assert entry["losing_moves"] == sum(m.loses_outcome for m in labels)
+        assert entry["unknown"] == sum(not m.known for m in labels)
+        assert sum(band["moves"] for band in entry["by_band"].values()) == entry["moves"]
+        assert set(entry["by_band"]) == {"0-11", "12-23", "24-41"}
+    data = analysis_json(analyses, {})
+    game = data["games"][0]
+    assert set(game) >= {"game_id", "first_losing_move", "moves"}
+    assert set(game["moves"][0]) >= {"ply", "agent", "column", "before", "after", "score"}
+    assert [m["agent"] for m in game["moves"][:4]] == [None] * 4  # the opening is nobody's
+
+
+def test_kaggle_episode_is_analysed_like_the_results_file_game(sample_records, sample_analyses, tmp_path):
+    record = sample_records[1]
+    results = tmp_path / "run.jsonl"
+    header = {"kind": "run", "format": 1, "agents": record.agents, "config": record.config}
+    results.write_text(json.dumps(header) + "\n" + json.dumps({"kind": "game", **record.to_json()}) + "\n")
+    episode = tmp_path / "episode.json"
+    env = replay_environment(record)  # a Kaggle environment holding the game; toJSON() is Kaggle's episode file
+    episode.write_text(json.dumps(env.toJSON()))
+
+    from_file, from_episode = read_games(str(results)), read_games(str(episode))
+    assert from_file[0].moves == from_episode[0].moves and from_file[0].outcomes == from_episode[0].outcomes
+    assert from_episode[0].agents == tuple(record.agents) and from_episode[0].opening_plies == 0
+
+    outputs = []
+    for path in (results, episode):
+        code, out, err = run_cli(["--analyze-file", str(path), "--json", "--analysis-budget", str(BUDGET),
+                                  "--no-compiled-solver", "--analysis-cache", sample_analyses[2],
+                                  "--analysis-dir", str(tmp_path / "out"), "--workers", "1"])
+        assert code == 0, err
+        outputs.append(json.loads(out)["analysis"])
+    file_moves, episode_moves = outputs[0]["games"][0]["moves"], outputs[1]["games"][0]["moves"]
+    opening = len(record.opening)
+    strip = [{k: v for k, v in m.items() if k != "agent"} for m in file_moves]
+    assert strip == [{k: v for k, v in m.items() if k != "agent"} for m in episode_moves]
+    assert [m["agent"] for m in file_moves[opening:]] == [m["agent"] for m in episode_moves[opening:]]
+    assert outputs[0]["games"][0]["first_losing_move"] == outputs[1]["games"][0]["first_losing_move"]
+
+
+def run_cli(argv, capsys=None):
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = evaluate.main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def write_results(path, config=None, games=(), extra_lines=()):
+    header = {"kind": "run", "format": 1, "agents": ["a", "b"], "config": config or {"rows": 6, "columns": 7, "inarow": 4}}
+    lines = [json.dumps(header)] + [json.dumps({"kind": "game", **g}) for g in games] + list(extra_lines)
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def a_game(game_id=0, moves=(3, 3, 2, 4, 1), config=None):
+    return {"game_id": game_id, "agents": ["a", "b"], "opening": [3, 3], "moves": list(moves),
+            "statuses": ["DONE", "DONE"], "outcomes": ["draw", "draw"], "move_times": [[], []],
+            "config": config or {"rows": 6, "columns": 7, "inarow": 4}, "seed": 0}
+
+
+@pytest.mark.parametrize("case", ["text", "json-object", "other-board", "other-board-game", "corrupt-line",
+                                  "illegal-move", "empty", "missing", "episode-other-board"])
+def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
+    path = tmp_path / "input"
+    if case == "text":
+        path.write_text("hello\nworld\n")
+    elif case == "json-object":
+        path.write_text(json.dumps({"games": 3}))
+    elif case == "other-board":
+        write_results(path, {"rows": 7, "columns": 8, "inarow": 4})
+    elif case == "other-board-game":
+        write_results(path, games=[a_game(config={"rows": 5, "columns": 6, "inarow": 4})])
+    elif case == "corrupt-line":
+        write_results(path, games=[a_game(0)], extra_lines=['{"kind": "game", "game_id": 1, "mo', json.dumps({"kind": "game", **a_game(2)})])
+    elif case == "illegal-move":
+        write_results(path, games=[a_game(moves=(3, 3, 3, 3, 3, 3, 3))])
+    elif case == "empty":
+        path.write_text("")
+    elif case == "episode-other-board":
+        from kaggle_environments import make
+
+        env = make("connectx", configuration={"rows": 5, "columns": 6, "inarow": 4})
+        env.run(["random", "random"])
+        path.write_text(json.dumps(env.toJSON()))
+    target = str(path) if case != "missing" else str(tmp_path / "nothing.jsonl")
+    code, out, err = run_cli(["--analyze-file", target, "--analysis-cache", "none", "--analysis-dir", str(tmp_path / "o")])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("evaluate.py: error: "), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()  # nothing half-written
+
+
+def test_analyze_refuses_another_board_before_playing(tmp_path):
+    code, out, err = run_cli(["greedy", "random", "-n", "2", "--rows", "7", "--columns", "8", "--analyze",
+                              "--results", str(tmp_path / "r.jsonl")])
+    assert code == 2 and "only for 6x7" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_evaluate_analyze_json_has_the_documented_keys(tmp_path):
+    code, out, err = run_cli(["greedy", "random", "-n", "2", "--analyze", "--json", "--analysis-budget", "0.2",
+                              "--no-compiled-solver", "--results", str(tmp_path / "r.jsonl"),
+                              "--analysis-cache", str(tmp_path / "c.sqlite"), "--workers", "2", "--no-progress"])
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["games"] == 2 and "analysis" in data
+    analysis = data["analysis"]
+    assert set(analysis["agents"]) == {"greedy", "random"}
+    for entry in analysis["agents"].values():
+        assert set(entry) >= {"moves", "unknown", "losing_moves", "kept_outcome", "kept_exact", "by_band"}
+    assert len(analysis["games"]) == 2
+    for game in analysis["games"]:
+        assert {"game_id", "first_losing_move", "moves"} <= set(game)
+        for move in game["moves"]:
+            assert {"ply", "agent", "column", "before", "after", "score"} <= set(move)
+            assert move["before"] in ("win", "draw", "loss", "unknown")
+    # random lost both games: each gets an annotated replay, and the plot is written.
+    assert len(analysis["replays"]) == 2 and all(os.path.exists(p) for p in analysis["replays"])
+    assert os.path.exists(analysis["plot"])
+
+
+def test_game_mover_and_loser():
+    game = Game(1, ("a", "b"), (3, 3, 2, 4, 1), 2, ("win", "loss"))
+    assert [game.mover(p) for p in range(5)] == [None, None, "a", "b", "a"]
+    assert game.loser_seat == 1
+
+
+@pytest.mark.slow
+def test_compiled_solver_labels_agree_with_bitbully(tmp_path):
+    """The compiled solver (numba; compiling it takes ~15 s the first time) labels the same games, more of them."""
+    pytest.importorskip("numba")
+    games = [from_record(record) for record in read(SAMPLE)[1]]
+    stats: dict[str, int] = {}
+    analyses = label_games(games, 3.0, PositionCache(str(tmp_path / "c.sqlite")), 2, True, stats=stats)
+    labelled = 0
+    for analysis in analyses:
+        moves = list(analysis.game.moves)
+        for label in analysis.moves:
+            scores = oracle_scores(moves[:label.ply])
+            if label.before.score is not None:
+                assert label.before.score == max(scores.values())
+            if label.after.score is not None:
+                assert label.after.score == scores[label.column]
+            if label.before.outcome != "unknown":
+                assert label.before.outcome == outcome(max(scores.values()))
+            if label.ply >= 12:  # plies 12-41 were all labelled in every benchmark run
+                assert label.known, (analysis.game.game_id, label.ply)
+            labelled += label.known
+    assert labelled and stats["searched"] > 0
