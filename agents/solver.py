@@ -41,7 +41,10 @@ def most_central(position: Position, columns: list[int]) -> int:
 
 
 def choose(position: Position, clock: MoveClock) -> int:
-    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget."""
+    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget.
+
+    Easy moves keep the clock's normal budget; a hard one extends it (:meth:`MoveClock.extend`).
+    """
     wins = position.immediate_wins()
     if wins:
         return most_central(position, wins)
@@ -62,7 +65,17 @@ def choose(position: Position, clock: MoveClock) -> int:
         columns = analysis.plausible()
         if len(columns) == 1:
             return columns[0]
-    column, _ = deep.best_move(position, columns, clock.end)
+        if clock.extensible:  # hard: the exact search did not finish and the candidates' values disagree
+            clock.extend()
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
+            if analysis.finished or analysis.outcome_known():
+                return analysis.best
+            columns = analysis.plausible()
+            if len(columns) == 1:
+                return columns[0]
+    elif position.config.is_standard:  # hard: the book is silent in the early game
+        clock.extend()
+    column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 
 
