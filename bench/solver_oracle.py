@@ -14,7 +14,8 @@ plies 12-13 — a pessimistic bank, so the figures do not rely on time a real ga
 ``--bank 60`` gives every position a full bank instead. ``--budget S`` is the old fixed clock: S
 seconds per move, never extended. Prints a Markdown table per ply group: positions, moves keeping the
 best outcome class, moves with the exact best score, median / max seconds per move, the bank given,
-and the largest single move time overall. Asserts nothing.
+and the largest single move time overall; each move that lost the outcome goes to stderr. Asserts
+nothing.
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         group = next(g for g in GROUPS if g[0] <= entry.ply <= g[1])
         rows.setdefault(group, []).append(
             (entry.keeps_outcome(move), entry.scores[move] == entry.best_score, seconds, bank))
+        if not entry.keeps_outcome(move):
+            print(f"  outcome lost: {entry.moves} (ply {entry.ply}): played {move + 1}, scores {list(entry.scores)}, "
+                  f"{seconds:.2f} s", file=sys.stderr)
     print("| plies | positions | keeps outcome | exact best score | median s | max s | bank given s |")
     print("|---|---|---|---|---|---|---|")
     for group in sorted(rows):
