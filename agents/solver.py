@@ -9,7 +9,11 @@ Every move:
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank; the search checks the clock every few hundred nodes and always has a move ready.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
+and more than one move is still plausible, or on 6x7 the book is silent before the exact solver's
+range, or elsewhere the heuristic search's best move keeps changing) extends it to the act timeout
+less a margin plus a planned share of the bank. The searches check the clock every few hundred
+nodes and always have a move ready; their tables persist from one move of the game to the next.
 """
 
 from __future__ import annotations
