@@ -8,7 +8,7 @@ is silent in the early game) may be *extended* (:meth:`MoveClock.extend`) to its
 
     hard = actTimeout - margin + share of the bank
 
-- ``margin`` (a quarter of a second, more on slower clocks) absorbs the search's clock-check
+- ``margin`` (a quarter of a second, or 15 % of a longer act timeout) absorbs the search's clock-check
   granularity, a preempted process and the referee's own overhead; on the first move of a process
   it also covers the submission's load time, which Kaggle may count towards that move;
 - the share of the bank is what is left above a reserve, spread over the moves still likely to be
