@@ -9,7 +9,11 @@ Every move:
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank; the search checks the clock every few hundred nodes and always has a move ready.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
+and more than one move is still plausible, or on 6x7 the book is silent before the exact solver's
+range, or elsewhere the heuristic search's best move keeps changing) extends it to the act timeout
+less a margin plus a planned share of the bank. The searches check the clock every few hundred
+nodes and always have a move ready; their tables persist from one move of the game to the next.
 """
 
 from __future__ import annotations
@@ -41,7 +45,10 @@ def most_central(position: Position, columns: list[int]) -> int:
 
 
 def choose(position: Position, clock: MoveClock) -> int:
-    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget."""
+    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget.
+
+    Easy moves keep the clock's normal budget; a hard one extends it (:meth:`MoveClock.extend`).
+    """
     wins = position.immediate_wins()
     if wins:
         return most_central(position, wins)
@@ -62,7 +69,17 @@ def choose(position: Position, clock: MoveClock) -> int:
         columns = analysis.plausible()
         if len(columns) == 1:
             return columns[0]
-    column, _ = deep.best_move(position, columns, clock.end)
+        if clock.extensible:  # hard: the exact search did not finish and the candidates' values disagree
+            clock.extend()
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
+            if analysis.finished or analysis.outcome_known():
+                return analysis.best
+            columns = analysis.plausible()
+            if len(columns) == 1:
+                return columns[0]
+    elif position.config.is_standard:  # hard: the book is silent in the early game
+        clock.extend()
+    column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 
 

@@ -22,8 +22,9 @@ lines, which the opening book does not cover — a harsher test than Kaggle's ga
 
 Every solver move is scored by bitbully: does it keep the position's best outcome class (win /
 draw / loss), does it have the exact best score? Prints per-opponent results, the share of moves
-checked, and the move-time distribution (median, p99, max) measured around each call, plus the
-submission's size and load time. Asserts nothing about time.
+checked, the move-time distribution (median, p99, max) measured around each call and the smallest
+overage bank left at a game's end (the referee draws each move's excess over ``actTimeout`` from it,
+as Kaggle does), plus the submission's size and load time. Asserts nothing about time.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class Tracker:
         self.times: list[float] = []
         self.checked = self.kept_outcome = self.exact = 0
         self.mistakes: list[str] = []
+        self.bank_left = 60.0  # the solver's overage bank at the game's end (Kaggle's referee keeps it)
 
     def sync(self, board: list[int]) -> None:
         self.moves = board_moves(board, self.moves)
@@ -156,6 +158,7 @@ def play_game(path: str, kind: str, solver_first: bool, opening: list[int], rand
     final = env.steps[-1][seat]
     if final.status not in ("DONE",):
         raise RuntimeError(f"solver ended with status {final.status}")
+    tracker.bank_left = float(final.observation.remainingOverageTime)
     return int(final.reward or 0), tracker
 
 
@@ -200,11 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     rng, oracle = random.Random(args.seed), Oracle()
     suite = read_suite(SUITE_6X7, Config())
     all_times: list[float] = []
-    print("| opponent | solver seat | games | W-D-L | moves checked | kept outcome | exact best | median s | p99 s | max s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    all_banks: list[float] = []
+    all_checked = all_kept = 0
+    print("| opponent | solver seat | games | W-D-L | moves checked | kept outcome | exact best | median s | p99 s "
+          "| max s | least bank left s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in args.opponents:
         for solver_first in (True, False):
-            results, times, checked, kept, exact, mistakes = [], [], 0, 0, 0, []
+            results, times, checked, kept, exact, mistakes, banks = [], [], 0, 0, 0, [], []
             for game in range(args.games):
                 opening, random_ply = [], None
                 if kind in ("negamax", "random") and args.openings == "suite":
@@ -220,16 +226,24 @@ def main(argv: list[str] | None = None) -> int:
                 kept += tracker.kept_outcome
                 exact += tracker.exact
                 mistakes += tracker.mistakes
+                banks.append(tracker.bank_left)
             all_times += times
+            all_banks += banks
+            all_checked += checked
+            all_kept += kept
             wdl = f"{results.count(1)}-{results.count(0)}-{results.count(-1)}"
             print(f"| {kind} | {'first' if solver_first else 'second'} | {args.games} | {wdl} | {checked} "
                   f"| {100 * kept / max(checked, 1):.1f} % | {100 * exact / max(checked, 1):.1f} % "
-                  f"| {statistics.median(times):.3f} | {percentile(times, 0.99):.3f} | {max(times):.3f} |",
+                  f"| {statistics.median(times):.3f} | {percentile(times, 0.99):.3f} | {max(times):.3f} | {min(banks):.1f} |",
                   flush=True)
             for line in mistakes:
                 print(f"  outcome lost: {line}", file=sys.stderr)
     print(f"all solver moves: {len(all_times)}, median {statistics.median(all_times):.3f} s, "
-          f"p99 {percentile(all_times, 0.99):.3f} s, max {max(all_times):.3f} s")
+          f"p99 {percentile(all_times, 0.99):.3f} s, max {max(all_times):.3f} s; "
+          f"outcome lost in {all_checked - all_kept} of {all_checked} moves "
+          f"({100 * (all_checked - all_kept) / max(all_checked, 1):.1f} %); "
+          f"least bank left at a game's end {min(all_banks):.1f} s; "
+          f"solver seconds per game {sum(all_times) / len(all_banks):.1f} on average")
     return 0
 
 

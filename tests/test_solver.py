@@ -17,10 +17,12 @@ from tests.sample_positions import quiet_game
 
 
 def kaggle_call(position: Position, **timing) -> tuple[int, float]:
+    """The agent called as Kaggle calls it; by default with a 1 s act timeout and a bank at the
+    time manager's reserve, so that a hard move may take up to the act timeout less the margin."""
     cfg = position.config
     obs = Struct(board=position.to_board(), mark=1 if position.moves % 2 == 0 else 2,
-                 remainingOverageTime=timing.get("bank", 60))
-    config = Struct(rows=cfg.rows, columns=cfg.columns, inarow=cfg.inarow, actTimeout=timing.get("act", 2))
+                 remainingOverageTime=timing.get("bank", time_manager.BANK_RESERVE))
+    config = Struct(rows=cfg.rows, columns=cfg.columns, inarow=cfg.inarow, actTimeout=timing.get("act", 1))
     start = time.perf_counter()
     move = solver.agent(obs, config)
     return move, time.perf_counter() - start
@@ -60,7 +62,7 @@ def test_a_slow_clock_cuts_the_search_short(monkeypatch):
     try:
         for config, history in [(Config(), [3, 3, 2]), (Config(), []), (Config(10, 12, 5), [5, 6, 5])]:
             position = Position.from_moves(history, config)
-            clock = MoveClock(0.8)
+            clock = MoveClock(0.4, 0.8)  # a hard move may extend to 0.8
             move = solver.choose(position, clock)
             assert position.can_play(move) and type(move) is int
             assert clock.elapsed() < 0.8 + 0.4  # fake seconds: a few clock checks late, or the process preempted
@@ -79,7 +81,7 @@ def test_any_configuration_gets_a_legal_move_in_time(rows, columns, inarow):
         pytest.skip("no such position")
     move, seconds = kaggle_call(position)
     assert type(move) is int and position.can_play(move)
-    assert seconds < 1.2
+    assert seconds < 1.0  # the act timeout: nothing of the bank is plannable
 
 
 def random_position_without_line(config: Config, rng: random.Random) -> Position | None:

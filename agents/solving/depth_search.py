@@ -42,6 +42,7 @@ class DepthSearch:
         self.nodes = 0
         self.deadline = float("inf")
         self.completed_depth = 0
+        self.extended = False  # did the last best_move search past its deadline (see best_move)?
         self.negamax = self._build()
 
     def _build(self):
@@ -110,10 +111,13 @@ class DepthSearch:
         return negamax
 
     def best_move(self, position: Position, columns: list[int], deadline: float,
-                  max_depth: int | None = None) -> tuple[int, int]:
+                  max_depth: int | None = None, hard_deadline: float | None = None) -> tuple[int, int]:
         """``(column, value)`` among ``columns`` (non-empty, none winning at once) by iterative deepening.
 
         Always returns a move: the first column if not even depth 1 completes before ``deadline``.
+        With ``hard_deadline`` (later than ``deadline``), a search whose best move is unsettled (it
+        changed at one of the last two completed depths) goes on until then, and stops as soon as
+        it settles; ``extended`` tells whether it searched past ``deadline``.
         """
         self.deadline = deadline
         if len(self.table) > self.table_capacity:
@@ -124,6 +128,8 @@ class DepthSearch:
         best, value = order[0], 0
         empty = self.cells - moves
         self.completed_depth = 0
+        self.extended = False
+        changed_at = 0
         for depth in range(1, min(empty, max_depth or empty) + 1):
             scores: dict[int, int] = {}
             alpha = -WIN - 1
@@ -138,10 +144,16 @@ class DepthSearch:
                     if score > alpha:
                         alpha = score
             except SearchTimeout:
+                self.extended = self.extended or self.deadline > deadline
                 break
+            self.extended = self.extended or time.perf_counter() > deadline
             order.sort(key=lambda c: -scores[c])  # stable: ties keep the previous (central-first) order
+            if order[0] != best:
+                changed_at = depth
             best, value = order[0], scores[order[0]]
             self.completed_depth = depth
+            unsettled = depth - changed_at <= 1
+            self.deadline = hard_deadline if unsettled and hard_deadline is not None else deadline
             if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it
                 break
         return best, value

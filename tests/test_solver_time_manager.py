@@ -1,0 +1,150 @@
+"""The solver's time manager: normal and hard budgets from Kaggle's actTimeout and overage bank."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kaggle_environments.utils import Struct
+
+from agents import solver
+from agents.core import Config, Position
+from agents.solving import time_manager as tm
+from agents.solving.depth_search import DepthSearch
+from agents.solving.time_manager import MoveClock, hard_budget, move_budget, move_clock, normal_budget
+
+acts = st.floats(min_value=0.05, max_value=20.0, allow_nan=False)
+banks = st.floats(min_value=0.0, max_value=600.0, allow_nan=False)
+boards = st.sampled_from([(6, 7), (5, 6), (7, 8), (10, 12), (20, 20), (1, 1), (4, 4)])
+
+
+def observation(position: Position, bank: float | None = 60.0) -> Struct:
+    obs = Struct(board=position.to_board(), mark=1 if position.moves % 2 == 0 else 2)
+    if bank is not None:
+        obs.remainingOverageTime = bank
+    return obs
+
+
+def configuration(config: Config, act: float = 2.0) -> Struct:
+    return Struct(rows=config.rows, columns=config.columns, inarow=config.inarow, actTimeout=act)
+
+
+def test_normal_budget_is_unchanged():
+    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=2)) == pytest.approx(0.8)
+    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=1)) == pytest.approx(0.4)
+    assert move_budget(Struct(remainingOverageTime=3), Struct(actTimeout=2)) == pytest.approx(0.4)
+    assert move_budget(Struct(), Struct()) == pytest.approx(0.8)  # missing fields: Kaggle's defaults
+
+
+def test_hard_budget_on_kaggle_clock_spends_the_bank_and_keeps_the_reserve():
+    # Ply 4 of 6x7 with a full bank: 2 s - 0.3 s margin + (60 - 15) / 9 planned moves.
+    assert hard_budget(2.0, 60.0, 4, 42) == pytest.approx(2.0 - 0.3 + 45 / 9)
+    # Late in the game the share is capped, the reserve never planned into.
+    assert hard_budget(2.0, 60.0, 40, 42) == pytest.approx(2.0 - 0.3 + 0.25 * 45)
+    assert hard_budget(2.0, tm.BANK_RESERVE, 4, 42) == pytest.approx(2.0 - 0.3)
+    # The first move of a process leaves room for loading.
+    assert hard_budget(2.0, 60.0, 4, 42, first_move=True) == pytest.approx(2.0 - 0.8 + 45 / 9)
+
+
+def test_a_drained_bank_gives_fast_moves():
+    for bank in (0.0, 1.0, tm.LOW_BANK_SECONDS - 0.01):
+        assert hard_budget(2.0, bank, 4, 42) == normal_budget(2.0, bank) == pytest.approx(0.4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(act=acts, bank=banks, board=boards, fill=st.floats(0, 1), first=st.booleans())
+def test_budget_never_exceeds_act_timeout_minus_margin_plus_planned_share(act, bank, board, fill, first):
+    cells = board[0] * board[1]
+    stones = int(fill * (cells - 1))
+    normal, hard = normal_budget(act, bank), hard_budget(act, bank, stones, cells, first)
+    assert tm.MINIMUM_SECONDS <= normal <= hard
+    assert normal <= max(tm.MINIMUM_SECONDS, 0.4 * act)
+    share = max(0.0, bank - tm.BANK_RESERVE) / tm.planned_moves(stones, cells)
+    assert hard <= max(normal, act - tm.safety_margin(act, first) + share) + 1e-9
+    assert hard <= max(normal, act - tm.safety_margin(act, first) + tm.MAX_BANK_SHARE * max(0.0, bank - tm.BANK_RESERVE)) + 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(act=acts, bank=banks, smaller_act=st.floats(0.0, 1.0), smaller_bank=st.floats(0.0, 1.0), board=boards,
+       fill=st.floats(0, 1))
+def test_a_slower_act_timeout_or_a_smaller_bank_never_gives_more(act, bank, smaller_act, smaller_bank, board, fill):
+    cells = board[0] * board[1]
+    stones = int(fill * (cells - 1))
+    hard = hard_budget(act, bank, stones, cells)
+    assert hard_budget(act * smaller_act, bank, stones, cells) <= hard + 1e-9
+    assert hard_budget(act, bank * smaller_bank, stones, cells) <= hard + 1e-9
+    assert normal_budget(act * smaller_act, bank) <= normal_budget(act, bank)
+
+
+@settings(max_examples=100, deadline=None)
+@given(act=st.floats(0.5, 5.0), overshoot=st.floats(0.0, 1.0), board=boards, start=st.integers(0, 6))
+def test_a_game_of_hard_moves_never_empties_the_bank(act, overshoot, board, start):
+    """Every own move hard and late by up to the whole margin: the bank never goes below the reserve."""
+    cells = board[0] * board[1]
+    bank = 60.0
+    for stones in range(start, cells, 2):
+        spent = hard_budget(act, bank, stones, cells) + overshoot * tm.safety_margin(act)
+        bank -= max(0.0, spent - act)
+        assert bank >= min(60.0, tm.BANK_RESERVE) - 1e-6
+
+
+def test_move_clock_reads_the_observation(monkeypatch):
+    monkeypatch.setattr(tm, "_first_move", False)
+    position = Position.from_moves([3, 3, 2, 4])
+    clock = move_clock(observation(position, 60.0), configuration(position.config))
+    assert clock.end - clock.start == pytest.approx(0.8)
+    assert clock.hard_end - clock.start == pytest.approx(hard_budget(2.0, 60.0, 4, 42))
+    drained = move_clock(observation(position, 2.0), configuration(position.config))
+    assert not drained.extensible and drained.end - drained.start == pytest.approx(0.4)
+
+
+def test_first_move_of_a_process_keeps_a_larger_margin(monkeypatch):
+    monkeypatch.setattr(tm, "_first_move", True)
+    position = Position.from_moves([3, 3, 2, 4])
+    first = move_clock(observation(position), configuration(position.config))
+    second = move_clock(observation(position), configuration(position.config))
+    assert (second.hard_end - second.start) - (first.hard_end - first.start) == pytest.approx(tm.FIRST_MOVE_MARGIN)
+
+
+def test_move_clock_extends_only_when_asked():
+    clock = MoveClock(0.1, 0.5)
+    assert clock.extensible and clock.remaining() <= 0.1
+    clock.extend()
+    assert 0.4 < clock.remaining() <= 0.5 and not clock.extensible
+    fixed = MoveClock(0.1)
+    fixed.extend()
+    assert fixed.remaining() <= 0.1
+
+
+def timed_agent(position: Position, bank: float, act: float) -> tuple[int, float]:
+    obs, config = observation(position, bank), configuration(position.config, act)
+    start = time.perf_counter()
+    move = solver.agent(obs, config)
+    return move, time.perf_counter() - start
+
+
+def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch):
+    monkeypatch.setattr(tm, "_first_move", False)
+    solver._engines.clear()
+    act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 9 s
+    hard = hard_budget(act, bank, 4, 42)
+    move, seconds = timed_agent(Position.from_moves([1, 4, 6, 6]), bank, act)  # off the book at ply 4
+    assert 0.3 < seconds < hard + 0.15
+    move, seconds = timed_agent(Position.from_moves([3, 3, 3, 3]), bank, act)  # the book's
+    assert seconds < 0.1
+    _, seconds = timed_agent(Position.from_moves([1, 4, 6, 6]), 1.0, act)  # the same hard move, bank drained
+    assert seconds < normal_budget(act, 1.0) + 0.1
+
+
+def test_depth_search_goes_past_its_deadline_only_until_the_hard_one():
+    config = Config(10, 12, 5)
+    search = DepthSearch(config)
+    position = Position.from_moves([5, 6, 5, 7], config)
+    start = time.perf_counter()
+    search.best_move(position, position.legal_moves(), start + 0.1, hard_deadline=start + 0.4)
+    assert time.perf_counter() - start < 0.4 + 0.1
+    start = time.perf_counter()
+    search.best_move(position, position.legal_moves(), start + 0.1)
+    assert time.perf_counter() - start < 0.1 + 0.1 and not search.extended
