@@ -5,7 +5,7 @@
 #          agents.solving.move_order, agents.solving.transposition, agents.solving.negamax,
 #          agents.solving.depth_search, agents.core.clock, agents.solving.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes)
-# Sources sha256: d106436126b4314bcf229b92d932727d5f1105cd5754b7e0b34131ba5d6ae5ef
+# Sources sha256: 003bfbedb89c7cd6fd65b7e919011e97b62e4f8747cb4c37e2a3b6afe75ba76a
 
 
 import base64 as _base64
@@ -1201,6 +1201,7 @@ class DepthSearch:
         self.nodes = 0
         self.deadline = float("inf")
         self.completed_depth = 0
+        self.extended = False  # did the last best_move search past its deadline (see best_move)?
         self.negamax = self._build()
 
     def _build(self):
@@ -1269,10 +1270,13 @@ class DepthSearch:
         return negamax
 
     def best_move(self, position: Position, columns: list[int], deadline: float,
-                  max_depth: int | None = None) -> tuple[int, int]:
+                  max_depth: int | None = None, hard_deadline: float | None = None) -> tuple[int, int]:
         """``(column, value)`` among ``columns`` (non-empty, none winning at once) by iterative deepening.
 
         Always returns a move: the first column if not even depth 1 completes before ``deadline``.
+        With ``hard_deadline`` (later than ``deadline``), a search whose best move is unsettled (it
+        changed at one of the last two completed depths) goes on until then, and stops as soon as
+        it settles; ``extended`` tells whether it searched past ``deadline``.
         """
         self.deadline = deadline
         if len(self.table) > self.table_capacity:
@@ -1283,6 +1287,8 @@ class DepthSearch:
         best, value = order[0], 0
         empty = self.cells - moves
         self.completed_depth = 0
+        self.extended = False
+        changed_at = 0
         for depth in range(1, min(empty, max_depth or empty) + 1):
             scores: dict[int, int] = {}
             alpha = -WIN - 1
@@ -1297,10 +1303,16 @@ class DepthSearch:
                     if score > alpha:
                         alpha = score
             except SearchTimeout:
+                self.extended = self.extended or self.deadline > deadline
                 break
+            self.extended = self.extended or time.perf_counter() > deadline
             order.sort(key=lambda c: -scores[c])  # stable: ties keep the previous (central-first) order
+            if order[0] != best:
+                changed_at = depth
             best, value = order[0], scores[order[0]]
             self.completed_depth = depth
+            unsettled = depth - changed_at <= 1
+            self.deadline = hard_deadline if unsettled and hard_deadline is not None else deadline
             if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it
                 break
         return best, value
@@ -1375,33 +1387,97 @@ def move_deadline(obs: Any, config: Any, share: float = 0.5, ceiling: float = 1.
 _SOURCES['agents.solving.time_manager'] = (False, '''\
 """How long one move may think, from Kaggle's ``actTimeout`` and ``remainingOverageTime``.
 
-A move normally thinks for well under the act timeout (Kaggle: 2 s): the machine that runs the
-episode may be slower or busier than ours, and the overage bank (60 s per episode) is a safety
-net for a late return, not time to spend. When the bank runs low the budget shrinks further.
+Kaggle lets a move take ``actTimeout`` (2 s) and draws any excess from an overage bank of 60 s per
+episode; an empty bank means TIMEOUT, a lost game. Most moves are easy (the book answers, a move
+is forced, the exact search finishes in milliseconds) and keep a small *normal* budget. A move the
+agent finds hard (the exact search did not finish, the candidate moves' values disagree, the book
+is silent in the early game) may be *extended* (:meth:`MoveClock.extend`) to its *hard* budget:
+
+    hard = actTimeout - margin + share of the bank
+
+- ``margin`` (a quarter of a second, or 15 % of a longer act timeout) absorbs the search's clock-check
+  granularity, a preempted process and the referee's own overhead; on the first move of a process
+  it also covers the submission's load time, which Kaggle may count towards that move;
+- the share of the bank is what is left above a reserve, spread over the moves still likely to be
+  hard: the agent's own moves until half the board is full (at least ``MIN_PLANNED_MOVES``), and
+  never more than ``MAX_BANK_SHARE`` of it on one move. The reserve is never planned into, so a
+  late return has a cushion and the bank cannot run dry by plan;
+- below ``LOW_BANK_SECONDS`` nothing is extended and the normal budget is halved.
+
+Both fields are read on every move, so a smaller ``actTimeout`` or a drained bank makes every move
+spend less. The budgets are plain functions of (act timeout, bank, stones on the board, board size)
+so that tests and benchmarks can plan with exactly the figures the agent uses.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 from agents.core.clock import act_timeout, overage
 from agents.core.config import field
 
-TYPICAL_SECONDS = 0.8  # the budget of a move when the act timeout allows it
-ACT_SHARE = 0.4  # never plan more than this share of the act timeout
-LOW_BANK_SECONDS = 10.0  # below this much overage, think for half as long
+TYPICAL_SECONDS = 0.8  # the normal budget of a move when the act timeout allows it
+ACT_SHARE = 0.4  # the normal budget is at most this share of the act timeout
+LOW_BANK_SECONDS = 10.0  # below this much overage: no extension, and half the normal budget
 MINIMUM_SECONDS = 0.02
+SAFETY_MARGIN = 0.25  # seconds of the act timeout a hard move leaves unused ...
+SAFETY_MARGIN_SHARE = 0.15  # ... or this share of it, whichever is larger
+FIRST_MOVE_MARGIN = 0.5  # extra margin on a process's first move: loading may be counted in it
+BANK_RESERVE = 15.0  # seconds of the overage bank never planned into
+MIN_PLANNED_MOVES = 3  # the bank is spread over at least this many moves
+MAX_BANK_SHARE = 0.25  # of the plannable bank, at most this much on one move
+KAGGLE_BANK = 60.0  # the bank of a Kaggle episode, used when the observation has none
+
+
+def normal_budget(act: float, bank: float | None) -> float:
+    """Seconds an easy move may think (``bank`` None: the observation carries no bank)."""
+    budget = min(TYPICAL_SECONDS, ACT_SHARE * act)
+    if bank is not None and bank < LOW_BANK_SECONDS:
+        budget /= 2
+    return max(MINIMUM_SECONDS, budget)
+
+
+def safety_margin(act: float, first_move: bool = False) -> float:
+    """Seconds of the act timeout a hard move leaves unused."""
+    return max(SAFETY_MARGIN, SAFETY_MARGIN_SHARE * act) + (FIRST_MOVE_MARGIN if first_move else 0.0)
+
+
+def planned_moves(stones: int, cells: int) -> int:
+    """How many more of the agent's moves may be hard: its moves until half the board is full."""
+    return max(MIN_PLANNED_MOVES, math.ceil((cells / 2 - stones) / 2))
+
+
+def bank_share(bank: float, stones: int, cells: int) -> float:
+    """Seconds of the overage bank one hard move may draw, keeping ``BANK_RESERVE`` untouched."""
+    plannable = max(0.0, bank - BANK_RESERVE)
+    return min(plannable / planned_moves(stones, cells), MAX_BANK_SHARE * plannable)
+
+
+def hard_budget(act: float, bank: float | None, stones: int, cells: int, first_move: bool = False) -> float:
+    """Seconds a hard move may think; never less than the normal budget."""
+    normal = normal_budget(act, bank)
+    if bank is None:
+        bank = KAGGLE_BANK
+    if bank < LOW_BANK_SECONDS:
+        return normal
+    return max(normal, act - safety_margin(act, first_move) + bank_share(bank, stones, cells))
 
 
 class MoveClock:
-    """The budget of one move, started when the move starts; phases take slices of what is left."""
+    """The budget of one move, started when the move starts; phases take slices of what is left.
 
-    __slots__ = ("start", "end")
+    ``end`` is the normal deadline; :meth:`extend` moves it to the hard one (``hard_seconds`` after
+    the start, if given: without it the move cannot be extended).
+    """
 
-    def __init__(self, seconds: float) -> None:
+    __slots__ = ("start", "end", "hard_end")
+
+    def __init__(self, seconds: float, hard_seconds: float | None = None) -> None:
         self.start = time.perf_counter()
         self.end = self.start + max(MINIMUM_SECONDS, seconds)
+        self.hard_end = max(self.end, self.start + hard_seconds) if hard_seconds is not None else self.end
 
     def remaining(self) -> float:
         return self.end - time.perf_counter()
@@ -1414,17 +1490,36 @@ class MoveClock:
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
+    @property
+    def extensible(self) -> bool:
+        return self.hard_end > self.end
+
+    def extend(self) -> None:
+        """The move is hard: from now on ``end`` is the hard deadline."""
+        self.end = self.hard_end
+
+
+_first_move = True  # of this process: loading the submission may be counted towards it
+
 
 def move_budget(obs: Any, config: Any) -> float:
-    """Seconds this move may think."""
-    budget = min(TYPICAL_SECONDS, ACT_SHARE * act_timeout(config))
-    if field(obs, "remainingOverageTime", None) is not None and overage(obs) < LOW_BANK_SECONDS:
-        budget /= 2
-    return max(MINIMUM_SECONDS, budget)
+    """Seconds an easy move may think."""
+    return normal_budget(act_timeout(config), _bank(obs))
 
 
 def move_clock(obs: Any, config: Any) -> MoveClock:
-    return MoveClock(move_budget(obs, config))
+    """The clock of the move Kaggle asks for with ``obs`` and ``config``, started now."""
+    global _first_move
+    act, bank = act_timeout(config), _bank(obs)
+    board = field(obs, "board", None) or []
+    stones = sum(1 for cell in board if cell)
+    cells = len(board) or int(field(config, "rows", 6)) * int(field(config, "columns", 7))
+    first, _first_move = _first_move, False
+    return MoveClock(normal_budget(act, bank), hard_budget(act, bank, stones, cells, first))
+
+
+def _bank(obs: Any) -> float | None:
+    return None if field(obs, "remainingOverageTime", None) is None else overage(obs)
 ''')
 
 
@@ -1442,7 +1537,11 @@ Every move:
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank; the search checks the clock every few hundred nodes and always has a move ready.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
+and more than one move is still plausible, or on 6x7 the book is silent before the exact solver's
+range, or elsewhere the heuristic search's best move keeps changing) extends it to the act timeout
+less a margin plus a planned share of the bank. The searches check the clock every few hundred
+nodes and always have a move ready; their tables persist from one move of the game to the next.
 """
 
 from __future__ import annotations
@@ -1474,7 +1573,10 @@ def most_central(position: Position, columns: list[int]) -> int:
 
 
 def choose(position: Position, clock: MoveClock) -> int:
-    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget."""
+    """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget.
+
+    Easy moves keep the clock's normal budget; a hard one extends it (:meth:`MoveClock.extend`).
+    """
     wins = position.immediate_wins()
     if wins:
         return most_central(position, wins)
@@ -1495,7 +1597,17 @@ def choose(position: Position, clock: MoveClock) -> int:
         columns = analysis.plausible()
         if len(columns) == 1:
             return columns[0]
-    column, _ = deep.best_move(position, columns, clock.end)
+        if clock.extensible:  # hard: the exact search did not finish and the candidates' values disagree
+            clock.extend()
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
+            if analysis.finished or analysis.outcome_known():
+                return analysis.best
+            columns = analysis.plausible()
+            if len(columns) == 1:
+                return columns[0]
+    elif position.config.is_standard:  # hard: the book is silent in the early game
+        clock.extend()
+    column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 
 
