@@ -10,10 +10,9 @@ for ``{"step": n}`` messages).
 from __future__ import annotations
 
 import html
-import os
 
 from evaluation.record import GameRecord
-from evaluation.replays import replay_html, replay_name
+from evaluation.replays import replay_html, replay_name, write_page
 
 from analysis.labelling import GameAnalysis
 
@@ -118,17 +117,4 @@ def annotated_html(analysis: GameAnalysis) -> str:
 
 def save_annotated_replay(analysis: GameAnalysis, directory: str) -> str:
     """Write the annotated replay into ``directory``; the file appears whole or not at all."""
-    text = annotated_html(analysis)
-    os.makedirs(directory, exist_ok=True)
-    name = replay_file_name(analysis)
-    path = os.path.join(directory, name)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-    return path
+    return write_page(annotated_html(analysis), directory, replay_file_name(analysis))

@@ -18,7 +18,7 @@ from typing import Any
 
 from evaluation.record import GameRecord
 
-__all__ = ["replay_environment", "replay_html", "replay_name", "save_replay"]
+__all__ = ["replay_environment", "replay_html", "replay_name", "save_replay", "write_page"]
 
 
 def save_replay(record: GameRecord, directory: str, perspective: int = 0) -> str:
@@ -28,14 +28,18 @@ def save_replay(record: GameRecord, directory: str, perspective: int = 0) -> str
     opponent and its outcome, e.g. ``game-000017-greedy-vs-negamax-loss.html``. The file appears whole
     or not at all.
     """
-    html = replay_html(record)
+    return write_page(replay_html(record), directory, replay_name(record, perspective))
+
+
+def write_page(text: str, directory: str, name: str) -> str:
+    """Write ``text`` to ``directory/name`` (the directory created if needed) so that the file appears
+    whole or not at all; returns its path."""
     os.makedirs(directory, exist_ok=True)
-    name = replay_name(record, perspective)
     path = os.path.join(directory, name)
     temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8") as out:
-            out.write(html)
+            out.write(text)
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
