@@ -88,13 +88,15 @@ class Sandbox:
                 command += ["--symlink", os.readlink(entry), entry]
             elif os.path.isdir(entry):
                 command += ["--ro-bind", entry, entry]
+        # The private /tmp comes first, so that a project or Python environment kept under /tmp (a fresh
+        # clone, a CI checkout) is bound on top of it rather than hidden by it.
+        command += ["--perms", "1777", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
         covered = ["/usr", "/proc", "/dev"]
         for path, target in _readable_paths():
             command += _parents(target, covered) + ["--ro-bind", target, target]
             covered.append(target)
             if path != target:
                 command += _parents(path, covered) + ["--symlink", target, path]
-        command += ["--perms", "1777", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
         for directory in self.writable:
             directory = os.path.abspath(directory)
             if uid is not None:  # the sandbox's uid owns it; bubblewrap (root without capabilities) must enter it
@@ -147,6 +149,12 @@ def _parents(path: str, covered: list[str]) -> list[str]:
     return options
 
 
+def _bound_in_tmp() -> list[str]:
+    """The names directly in the private /tmp that only lead to the project or the Python environment."""
+    return sorted({path.split("/")[2] for pair in _readable_paths() for path in pair
+                   if path.startswith("/tmp/") and len(path.split("/")) > 2})
+
+
 def _readable_paths() -> list[tuple[str, str]]:
     """(path, real path) of the Python environment and the project, without nesting or repeats."""
     wanted = [PROJECT_ROOT, sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
@@ -173,7 +181,7 @@ _PROBE = """
 import os, resource, socket, sys
 assert os.getuid() != 0, "still uid 0"
 assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == int(sys.argv[1]), "no process cap"
-assert os.listdir("/tmp") == [] and os.environ["HOME"] == "/tmp", "no private empty /tmp"
+assert set(os.listdir("/tmp")) <= set(sys.argv[2:]) and os.environ["HOME"] == "/tmp", "no private empty /tmp"
 names = [name for _, name in socket.if_nameindex()]
 assert names == ["lo"], f"network interfaces visible: {names}"
 print("ok")
@@ -191,7 +199,7 @@ def require() -> None:
         raise SandboxUnavailable(f"--sandbox needs Linux namespaces (bubblewrap); this is {sys.platform}")
     sandbox = Sandbox()
     try:
-        probe = sandbox.run([sys.executable, "-I", "-c", _PROBE, str(sandbox.max_processes)],
+        probe = sandbox.run([sys.executable, "-I", "-c", _PROBE, str(sandbox.max_processes), *_bound_in_tmp()],
                             capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise SandboxUnavailable(f"--sandbox: a test sandbox did not start within {PROBE_TIMEOUT_S:g} s") from None
