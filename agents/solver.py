@@ -63,20 +63,16 @@ def choose(position: Position, clock: MoveClock) -> int:
         return columns[0]
     empty_cells = position.geometry.rows * position.geometry.columns - position.moves
     if empty_cells <= (EXACT_EMPTY_CELLS_STANDARD if position.config.is_standard else EXACT_EMPTY_CELLS):
-        analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))
-        if analysis.finished or analysis.outcome_known():
-            return analysis.best
-        columns = analysis.plausible()
-        if len(columns) == 1:
-            return columns[0]
-        if clock.extensible:  # hard: the exact search did not finish and the candidates' values disagree
-            clock.extend()
+        while True:  # once with the normal budget, once more if the move turns out hard
             analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
             if analysis.finished or analysis.outcome_known():
                 return analysis.best
             columns = analysis.plausible()
             if len(columns) == 1:
                 return columns[0]
+            if not clock.extensible:
+                break
+            clock.extend()  # hard: the exact search did not finish and the candidates' values disagree
     elif position.config.is_standard:  # hard: the book is silent in the early game
         clock.extend()
     column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
