@@ -337,21 +337,27 @@ def test_the_builders_validation_gives_the_same_report_in_the_sandbox(tmp_path, 
     assert games(boxed) == games(plain) == [("itself", "1+2", None), ("random", "1", None), ("negamax", "2", None)]
 
 
-FORGER = """
+FORGE = """
 import os, struct, time
 
-def agent(observation, configuration):
-    # write a message of our own on every socket we hold: the worker's pipe to the evaluator
+PAYLOAD = {payload!r}
+
+
+def forge(link):
+    # write a message of our own on every descriptor of this kind: the way back to the evaluator
     for name in os.listdir("/proc/self/fd"):
         try:
-            if os.readlink("/proc/self/fd/" + name).startswith("socket:"):
+            if os.readlink("/proc/self/fd/" + name).startswith(link):
                 os.write(int(name), struct.pack("!i", len(PAYLOAD)) + PAYLOAD)
         except OSError:
             pass
+"""
+
+FORGER = FORGE + """
+def agent(observation, configuration):
+    forge("socket:")  # the worker's pipe to the evaluator
     time.sleep(0.3)  # still thinking when the evaluator reads it: the forfeit is this agent's
     return next(c for c in range(configuration.columns) if observation.board[c] == 0)
-
-PAYLOAD = {payload!r}
 """
 
 
@@ -422,21 +428,12 @@ def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sand
     assert all(r.outcome_of(0) == "timeout" and "longest possible duration" in r.note for r in records)
 
 
-LOAD_FORGER = """
-import os, struct
+LOAD_FORGER = FORGE + """
+forge("pipe:")  # at load time: the evaluator's load check runs this file and waits for one answer on a pipe
 
-# at load time: the evaluator's load check runs this file and waits for one answer on a pipe
-for name in os.listdir("/proc/self/fd"):
-    try:
-        if os.readlink("/proc/self/fd/" + name).startswith("pipe:"):
-            os.write(int(name), struct.pack("!i", len(PAYLOAD)) + PAYLOAD)
-    except OSError:
-        pass
 
 def agent(observation, configuration):
     return 0
-
-PAYLOAD = {payload!r}
 """
 
 
