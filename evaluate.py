@@ -158,7 +158,7 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Check every input before anything is written; raises Usage with one line on bad input."""
-    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
     from evaluation.match import BackendUnavailable, backend_runner, schedule
     from evaluation.openings import OpeningError, load_suite
     from evaluation.results import ResultsError, ResultsLog

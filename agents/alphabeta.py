@@ -6,7 +6,7 @@ game is over, its utility, and an evaluation for states at the depth cut. ``mini
 same search without pruning; both count the nodes they visit, so the saving is measurable.
 
 ``ConnectX`` implements the interface on the core's ``Position``; at the cut it scores the
-position with the line heuristic (``agents.search.line_heuristic``). The agent deepens the search
+position with the line heuristic (``agents.heuristic_search.line_heuristic``). The agent deepens the search
 1, 2, 3, ... plies while its time budget lasts and plays a best move of the deepest finished depth.
 """
 
@@ -19,8 +19,8 @@ from typing import Any, Generic, Protocol, Sequence, TypeVar
 from agents.core import Config, Position
 from agents.core.clock import Deadline, move_deadline
 from agents.core.lines import windows
-from agents.search.deepening import OutOfTime, deepen, first_at_front
-from agents.search.line_heuristic import line_heuristic
+from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
+from agents.heuristic_search.line_heuristic import line_heuristic
 
 State = TypeVar("State")
 Action = TypeVar("Action")

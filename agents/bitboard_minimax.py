@@ -3,7 +3,7 @@
 The search works on raw ``(current, mask)`` pairs of the core's bitboard layout. Before expanding
 a node it looks one move ahead with bit tricks: a playable winning cell ends the search, and when
 the opponent threatens a playable cell the only sensible reply is to take it. At the depth cut the
-line heuristic (``agents.search.line_heuristic``) scores the position. Depths 1, 2, 3, ... are
+line heuristic (``agents.heuristic_search.line_heuristic``) scores the position. Depths 1, 2, 3, ... are
 searched until the move's time budget runs out; the move of the deepest finished depth is played,
 with the previous depth's best move tried first so that alpha-beta cuts most.
 """
@@ -17,8 +17,8 @@ from agents.core import Config, Position
 from agents.core.clock import Deadline, move_deadline
 from agents.core.lines import windows
 from agents.core.position import Geometry
-from agents.search.deepening import OutOfTime, deepen, first_at_front
-from agents.search.line_heuristic import line_heuristic
+from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
+from agents.heuristic_search.line_heuristic import line_heuristic
 
 TIME_SHARE = 0.2  # of the act timeout: 0.4 s on Kaggle's 2 s
 TIME_CEILING = 0.4

@@ -20,7 +20,7 @@ from typing import Any
 from agents.core import Config, Position
 from agents.core.lines import windows
 from agents.core.position import Geometry
-from agents.search.line_counts import line_counts
+from agents.heuristic_search.line_counts import line_counts
 
 N_STEPS = 3
 

@@ -8,7 +8,7 @@ Every move:
    budget: is it a win? a draw? then the exact score (win soonest, lose latest);
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
-The time manager (:mod:`agents.solving.time_manager`) sets the budget from ``actTimeout`` and the
+The time manager (:mod:`agents.solver_engine.time_manager`) sets the budget from ``actTimeout`` and the
 overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
 and more than one move is still plausible, or on 6x7 the book is silent before the exact solver's
 range, or elsewhere the heuristic search's best move keeps changing) extends it to the act timeout
@@ -19,10 +19,10 @@ nodes and always have a move ready; their tables persist from one move of the ga
 from __future__ import annotations
 
 from agents.core import Config, Position
-from agents.solving.opening_book import book_move
-from agents.solving.depth_search import DepthSearch
-from agents.solving.negamax import ExactSolver
-from agents.solving.time_manager import MoveClock, move_clock
+from agents.solver_engine.opening_book import book_move
+from agents.solver_engine.depth_search import DepthSearch
+from agents.solver_engine.negamax import ExactSolver
+from agents.solver_engine.time_manager import MoveClock, move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
 # Try the exact solver once this few cells are left: on the standard board from ply 8 (earlier it

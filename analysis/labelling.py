@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from agents.core import Position
-from agents.solving.opening_book import book_move
+from agents.solver_engine.opening_book import book_move
 
 from analysis.cache import PositionCache
 from analysis.games import STANDARD, Game

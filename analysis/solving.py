@@ -3,7 +3,7 @@
 - the offline compiled solver (``tools/fast_solver.py``, numba) when it is installed and not disabled:
   exact scores, fast; it cannot watch a clock, so the worker pool (:mod:`analysis.workers`) kills the
   process that runs it when the budget is spent;
-- otherwise the agent's exact search (``ExactSolver.analyse`` in ``agents/solving``), which stops at its
+- otherwise the agent's exact search (``ExactSolver.analyse`` in ``agents/solver_engine``), which stops at its
   deadline and returns what it proved: often the outcome class (it asks "is it a win? a draw?" first)
   even when the exact score took longer.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from agents.core import Config, Position
-from agents.solving.negamax import ExactSolver
+from agents.solver_engine.negamax import ExactSolver
 
 from analysis.values import Value, trivial_value
 

@@ -35,7 +35,7 @@ if ROOT not in sys.path:
 from tqdm import tqdm  # noqa: E402
 
 from agents.core import Config  # noqa: E402
-from evaluation.agents import AgentSpecError, resolve_agent  # noqa: E402
+from evaluation.agent_specs import AgentSpecError, resolve_agent  # noqa: E402
 from evaluation.match import run_match  # noqa: E402
 from evaluation.record import GameRecord  # noqa: E402
 

@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from agents.core.resources import has_resource, load_resource  # noqa: E402
-from agents.solving.opening_book import OpeningBook, encode_book  # noqa: E402
+from agents.solver_engine.opening_book import OpeningBook, encode_book  # noqa: E402
 
 
 def decode_seconds(data: bytes, repeats: int = 3) -> float:

@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from agents.core import Config  # noqa: E402
-from evaluation.agents import resolve_agent  # noqa: E402
+from evaluation.agent_specs import resolve_agent  # noqa: E402
 from evaluation.match import schedule  # noqa: E402
 from evaluation.pool import run_games  # noqa: E402
 

@@ -32,8 +32,8 @@ if ROOT not in sys.path:
 
 from agents import solver  # noqa: E402
 from agents.core import Config  # noqa: E402
-from agents.solving import time_manager  # noqa: E402
-from agents.solving.time_manager import MoveClock, hard_budget, normal_budget  # noqa: E402
+from agents.solver_engine import time_manager  # noqa: E402
+from agents.solver_engine.time_manager import MoveClock, hard_budget, normal_budget  # noqa: E402
 from tests.oracle import load_oracle_set  # noqa: E402
 
 GROUPS = ((0, 11), (12, 15), (16, 19), (20, 23), (24, 29), (30, 41))

@@ -5,7 +5,7 @@
 
 Positions come from random play (no move that wins at once, so every game lasts to the asked ply;
 none with a win available to the player to move). Each position is solved from scratch by
-``agents.solving.negamax.ExactSolver.solve`` (a fresh transposition table) and by bitbully's MTD(f)
+``agents.solver_engine.negamax.ExactSolver.solve`` (a fresh transposition table) and by bitbully's MTD(f)
 without its opening book; the two scores must agree. Per ply: positions solved per second, median
 and maximum nodes per position, nodes per second (process CPU time, so other jobs on the machine
 count less), and the ratios bitbully / ours. Prints a Markdown table; asserts nothing about speed.
@@ -27,7 +27,7 @@ if ROOT not in sys.path:
 import bitbully  # noqa: E402  (dev-only oracle: never imported by agents/)
 
 from agents.core import Config, Position  # noqa: E402
-from agents.solving.negamax import ExactSolver  # noqa: E402
+from agents.solver_engine.negamax import ExactSolver  # noqa: E402
 from tests.sample_positions import quiet_game  # noqa: E402
 
 

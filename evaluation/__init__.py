@@ -2,7 +2,7 @@
 
 Public API (stable; other tools build on it):
 
-- ``evaluation.agents.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
+- ``evaluation.agent_specs.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
   ``.py`` file, a folder, ``TARGET:FUNCTION``, a Kaggle built-in, or a callable; raises ``AgentSpecError``
   with one clear line for anything unusable.
 - ``evaluation.api.play_match(a, b, games, ...) -> dict`` — a match from Python (callables welcome); the

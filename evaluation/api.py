@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, Union
 
 from agents.core import Config
-from evaluation.agents import AgentSpec, resolve_agent
+from evaluation.agent_specs import AgentSpec, resolve_agent
 
 Agent = Union[str, Callable[..., Any], AgentSpec]
 

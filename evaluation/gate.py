@@ -126,7 +126,7 @@ def main(args: argparse.Namespace, out: Any = None) -> int:
 
 def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     """Validate the command line and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
-    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
 
     if not args.gate:
         raise GateUsage("--baseline needs --gate CANDIDATE")
@@ -219,7 +219,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
 
 
 def check_smoke(context: GateContext, check: Check) -> None:
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
 
     records = context.match(context.candidate, resolve_agent("random"), 2)
     _forfeits(records, check, "smoke (vs random)")
@@ -289,7 +289,7 @@ def check_baseline(context: GateContext, check: Check) -> None:
 
 
 def check_builtins(context: GateContext, check: Check) -> None:
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
     from evaluation.match import schedule
     from evaluation.openings import load_suite
     from evaluation.record import score_of

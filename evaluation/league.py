@@ -63,7 +63,7 @@ def main(args: argparse.Namespace, out: Any = None) -> int:
 
 def prepare(args: argparse.Namespace) -> dict[str, Any]:
     """Check the command line and resolve the agents (raises ``LeagueUsage``)."""
-    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
     from evaluation.match import BackendUnavailable, backend_runner
     from evaluation.openings import OpeningError, load_suite
 

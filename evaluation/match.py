@@ -17,7 +17,7 @@ import random
 from typing import Callable, Iterable
 
 from agents.core import Config
-from evaluation.agents import AgentSpec
+from evaluation.agent_specs import AgentSpec
 from evaluation.openings import load_suite
 from evaluation.record import GameRecord, GameTask
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.agents import AgentSpec
+from evaluation.agent_specs import AgentSpec
 
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 FORFEITS = ("invalid", "error", "timeout")

@@ -20,7 +20,7 @@ import random
 import time
 from typing import Any, Callable, Protocol
 
-from evaluation.agents import AgentSpec
+from evaluation.agent_specs import AgentSpec
 from evaluation.record import GameRecord, GameTask
 
 FORFEIT_STATUSES = {"INVALID": "invalid", "ERROR": "error", "TIMEOUT": "timeout"}

@@ -17,7 +17,7 @@ def test_discovers_the_agents_and_their_sources():
     names = agent_table.discover_agents()
     assert {"greedy", "alphabeta", "minimax", "threats", "bitboard_minimax"} <= set(names)
     sources = [os.path.relpath(p, agent_table.ROOT) for p in agent_table.agent_sources("alphabeta")]
-    assert "agents/alphabeta.py" in sources and "agents/search/line_heuristic.py" in sources
+    assert "agents/alphabeta.py" in sources and "agents/heuristic_search/line_heuristic.py" in sources
     assert "agents/core/position.py" in sources and "agents/threats.py" not in sources
 
 

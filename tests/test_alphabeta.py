@@ -9,7 +9,7 @@ from agents import alphabeta
 from agents.alphabeta import ConnectX, alphabeta_search, minimax_search
 from agents.core import Config, Position
 from agents.core.clock import Deadline
-from agents.search.line_heuristic import line_heuristic
+from agents.heuristic_search.line_heuristic import line_heuristic
 from tests.sample_positions import undecided_position
 
 

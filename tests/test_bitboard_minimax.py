@@ -10,7 +10,7 @@ from agents.bitboard_minimax import WIN, search
 from agents.core import Config, Position
 from agents.core.clock import Deadline
 from agents.core.lines import windows
-from agents.search.line_heuristic import line_heuristic
+from agents.heuristic_search.line_heuristic import line_heuristic
 from tests.sample_positions import undecided_position
 
 

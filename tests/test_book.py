@@ -5,7 +5,7 @@ import random
 import pytest
 
 from agents.core import Config, Position
-from agents.solving.opening_book import OpeningBook, book_move, canonical, encode_book, load_book, mirror_bits, mix
+from agents.solver_engine.opening_book import OpeningBook, book_move, canonical, encode_book, load_book, mirror_bits, mix
 from tests.oracle import ORACLE_SETS, load_oracle_set
 
 STANDARD = Config(6, 7, 4)

@@ -481,5 +481,5 @@ def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside, monkeypatc
     assert find_resource("b.bin", str(outside / "bot" / "main.py")) is None
     monkeypatch.chdir(outside / "bot")  # a notebook cell has no file: its working directory's data/
     assert find_resource("a.bin", "<ipython-input-3-abc>") == str(outside / "bot" / "data" / "a.bin")
-    assert find_resource("connect4_book.bin", os.path.join(ROOT, "agents", "solving", "opening_book.py")) == \
+    assert find_resource("connect4_book.bin", os.path.join(ROOT, "agents", "solver_engine", "opening_book.py")) == \
         os.path.join(ROOT, "agents", "data", "connect4_book.bin")

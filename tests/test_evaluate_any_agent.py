@@ -11,7 +11,7 @@ import pytest
 from kaggle_environments.utils import Struct
 
 import evaluate
-from evaluation.agents import AgentSpecError, resolve_agent
+from evaluation.agent_specs import AgentSpecError, resolve_agent
 from evaluation.api import play_match
 from evaluation.match import BackendUnavailable
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agents.core import Config, Position
-from evaluation.agents import resolve_agent
+from evaluation.agent_specs import resolve_agent
 from evaluation.match import schedule
 from evaluation.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
 from evaluation.record import GameRecord

@@ -11,7 +11,7 @@ ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r require
 
 from agents.core import Config  # noqa: E402
 from evaluation import pool, ray_backend  # noqa: E402
-from evaluation.agents import resolve_agent  # noqa: E402
+from evaluation.agent_specs import resolve_agent  # noqa: E402
 from evaluation.match import schedule  # noqa: E402
 from evaluation.openings import load_suite  # noqa: E402
 

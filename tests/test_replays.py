@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from evaluation.agents import resolve_agent
+from evaluation.agent_specs import resolve_agent
 from evaluation.pool import forfeit
 from evaluation.record import GameTask
 from evaluation.replays import replay_environment, replay_name, save_replay

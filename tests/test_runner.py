@@ -12,7 +12,7 @@ import time
 import pytest
 
 from agents.core import Config, Position
-from evaluation.agents import resolve_agent
+from evaluation.agent_specs import resolve_agent
 from evaluation.match import run_match
 from evaluation.runner import play_game
 

@@ -170,7 +170,7 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
     import tempfile
 
     from agents.core import Config
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
     from evaluation.match import schedule
     from evaluation.pool import run_games
     from evaluation.results import ResultsLog
@@ -375,7 +375,7 @@ def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sa
     import pickle
 
     from agents.core import Config
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
     from evaluation.match import schedule
     from evaluation.pool import run_games
 
@@ -411,7 +411,7 @@ def agent(observation, configuration):
 def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sandbox_works, monkeypatch):
     from agents.core import Config
     from evaluation import pool
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
     from evaluation.match import schedule
 
     monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
@@ -440,7 +440,7 @@ def agent(observation, configuration):
 def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, sandbox_works):
     import pickle
 
-    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
 
     target = tmp_path / "executed-by-the-load-check"
     forger = tmp_path / "load_forger.py"
@@ -454,7 +454,7 @@ def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, 
 
 def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
     from agents.core import Config
-    from evaluation.agents import resolve_agent
+    from evaluation.agent_specs import resolve_agent
     from evaluation.match import schedule
     from evaluation.pool import run_games
 
@@ -470,7 +470,7 @@ def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
 
 
 def test_a_callable_is_refused_by_the_sandbox():
-    from evaluation.agents import AgentSpecError, resolve_agent
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
 
     with pytest.raises(AgentSpecError, match="cannot run in the sandbox"):
         resolve_agent(lambda obs, config: 0, sandbox=True)

@@ -11,8 +11,8 @@ from kaggle_environments.utils import Struct
 
 from agents import solver
 from agents.core import Config, Position
-from agents.solving import time_manager
-from agents.solving.time_manager import MoveClock, move_budget
+from agents.solver_engine import time_manager
+from agents.solver_engine.time_manager import MoveClock, move_budget
 from tests.sample_positions import quiet_game
 
 

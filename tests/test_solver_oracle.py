@@ -14,7 +14,7 @@ import pytest
 
 from agents import solver
 from agents.core import Position
-from agents.solving.time_manager import MoveClock
+from agents.solver_engine.time_manager import MoveClock
 from tests.oracle import load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("bitbully")
 
 from bench import solver_oracle  # noqa: E402
-from agents.solving import time_manager as tm  # noqa: E402
+from agents.solver_engine import time_manager as tm  # noqa: E402
 
 
 def test_the_auto_bank_is_a_game_of_hard_moves_since_ply_4():

@@ -32,7 +32,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from agents.core import Config, Position  # noqa: E402
-from agents.solving.opening_book import canonical, encode_book, mirror_bits  # noqa: E402
+from agents.solver_engine.opening_book import canonical, encode_book, mirror_bits  # noqa: E402
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_book.bin")

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from agents.core.config import Config, field
-from agents.core.threats import winning_cells_function
+from agents.core.winning_cells import winning_cells_function
 
 
 class Geometry:

@@ -3,7 +3,7 @@
 ``load_resource("name")`` is the one way an agent reads a data file. Unbuilt, it reads ``data/name`` from
 the nearest ``data/`` folder that holds it, starting in the calling module's own folder and going up
 through its enclosing packages to its import root (the first folder that is not a package). So
-``agents/solving/opening_book.py`` reads ``agents/data/connect4_book.bin``, and an agent kept outside the
+``agents/solver_engine/opening_book.py`` reads ``agents/data/connect4_book.bin``, and an agent kept outside the
 repository, ``~/bots/my_bot/main.py`` (or ``~/bots/my_bot/lib/model.py``), reads
 ``~/bots/my_bot/data/weights.json``; a notebook cell reads ``data/`` in the notebook's working directory.
 The project's own ``agents/data/`` is searched last, so code anywhere (tools, tests, benchmarks) can read

@@ -18,9 +18,9 @@ import time
 
 from agents.core.config import Config
 from agents.core.position import Position, geometry
-from agents.solving.heuristic import evaluation
-from agents.solving.move_order import move_orderer
-from agents.solving.negamax import SearchTimeout
+from agents.solver_engine.heuristic import evaluation
+from agents.solver_engine.move_order import move_orderer
+from agents.solver_engine.negamax import SearchTimeout
 
 WIN = 1 << 40
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is

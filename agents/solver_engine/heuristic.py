@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from agents.core.position import Geometry
-from agents.core.threats import WinningCells
+from agents.core.winning_cells import WinningCells
 
 Evaluation = Callable[[int, int, int], int]
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from agents.core.config import Config
 from agents.core.position import Position, geometry
-from agents.solving.move_order import move_orderer
-from agents.solving.transposition import TranspositionTable
+from agents.solver_engine.move_order import move_orderer
+from agents.solver_engine.transposition import TranspositionTable
 
 
 @dataclass

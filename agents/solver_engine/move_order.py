@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from agents.core.position import Geometry
-from agents.core.threats import WinningCells, any_in_a_row, four_in_a_row
+from agents.core.winning_cells import WinningCells, any_in_a_row, four_in_a_row
 
 MoveOrderer = Callable[[int, int, int], "list[int]"]
 

@@ -230,7 +230,7 @@ def _check_loads(path: str, sandbox: bool = False) -> str | None:
 _ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
 _SANDBOXED_LOAD = """import sys
 from multiprocessing.connection import Connection
-from evaluation.agents import _load_in_child
+from evaluation.agent_specs import _load_in_child
 _load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
 """
 
