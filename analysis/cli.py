@@ -22,7 +22,7 @@ from analysis.workers import default_workers
 
 __all__ = ["DEFAULT_BUDGET", "add_arguments", "analyse_file", "analyse_records", "check"]
 
-DEFAULT_BUDGET = 6.0  # seconds per position: every position from ply 8 on solved by the compiled solver here
+DEFAULT_BUDGET = 6.0  # CPU seconds per position: every position from ply 8 on solved by the compiled solver here
 
 
 def _budget(text: str) -> float:
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--analyze", action="store_true", help="label every move of the games played with its exact value")
     group.add_argument("--analyze-file", metavar="FILE", help="analyse a results file or a Kaggle episode JSON, then exit")
     group.add_argument("--analysis-budget", type=_budget, default=DEFAULT_BUDGET, metavar="SECONDS",
-                       help=f"search time per position (default {DEFAULT_BUDGET:g})")
+                       help=f"CPU seconds of search per position (default {DEFAULT_BUDGET:g})")
     group.add_argument("--analysis-cache", metavar="PATH", default=None,
                        help=f"SQLite file of solved positions (default {default_cache_path()}; 'none': no cache)")
     group.add_argument("--analysis-dir", metavar="DIR",

@@ -7,6 +7,9 @@
   deadline and returns what it proved: often the outcome class (it asks "is it a win? a draw?" first)
   even when the exact score took longer.
 
+The budget is CPU time of the process that searches, not wall time: a position is solved, or not, the
+same way on an idle machine and on a loaded one, so labels do not depend on what else is running.
+
 Each engine keeps its transposition table from one position to the next, which is why the pool sends a
 worker the positions of one game from the last to the first.
 """
@@ -47,18 +50,18 @@ class PositionSolver:
             self._compiled = Solver()
             self._compiled.solve(WARM_UP)  # load the compiled code now, not on the first timed position
         else:
-            self._exact = ExactSolver(STANDARD, table_capacity=PYTHON_TABLE_ENTRIES)
+            self._exact = ExactSolver(STANDARD, table_capacity=PYTHON_TABLE_ENTRIES, clock=time.process_time)
 
     def solve(self, moves: tuple[int, ...], budget: float) -> Value:
-        """What can be proven about the position after ``moves`` (not won) within ``budget`` seconds."""
+        """What can be proven about the position after ``moves`` (not won) within ``budget`` CPU seconds."""
         position = Position.from_moves(moves, STANDARD)
         trivial = trivial_value(position)
         if trivial is not None:
             return trivial
-        started = time.perf_counter()
+        started = time.process_time()
         if self.engine == "compiled":
             score = self._compiled.solve("".join(str(c + 1) for c in moves))
-            return Value.exact_score(score, "compiled", time.perf_counter() - started)
+            return Value.exact_score(score, "compiled", time.process_time() - started)
         result = self._exact.analyse(position, started + budget)
-        seconds = time.perf_counter() - started
+        seconds = time.process_time() - started
         return Value(result.low, result.high, "python", seconds, timed_out=result.low != result.high)

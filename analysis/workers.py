@@ -6,6 +6,11 @@ and make the earlier ones cheaper), one position per message, and waits on the w
 still busy when its position's budget (plus a little slack for the compiled solver's hand-over) has run
 out is killed — the compiled solver cannot watch a clock — the position is recorded as unknown, and a
 fresh worker takes its place. Workers ignore SIGINT (the parent decides) and die with the parent.
+
+The budget is the worker's CPU time (read from ``/proc/PID/stat``), not wall time: on a machine busy with
+other work a worker gets a smaller share of a core, and a wall-clock budget would then leave positions
+unknown that an idle machine solves. A wall-clock backstop still ends a worker that stops using CPU.
+Where ``/proc`` is missing the budget falls back to wall time.
 """
 
 from __future__ import annotations
@@ -23,11 +28,24 @@ from typing import Callable, Sequence
 
 from analysis.values import Value
 
-__all__ = ["Job", "SolverPool", "default_workers"]
+__all__ = ["Job", "SolverPool", "default_workers", "process_cpu_seconds"]
 
 KILL_SLACK_SECONDS = 0.05  # a compiled search is stopped this long after its budget
 PYTHON_SLACK_SECONDS = 1.0  # the Python search stops itself; the kill is only a safety net
 START_TIMEOUT_SECONDS = 120.0  # a worker loading (or compiling) the solver
+WALL_BACKSTOP_FACTOR = 10.0  # a worker this many budgets past its start in wall time is ended anyway
+SHORTEST_WAIT_SECONDS = 0.01
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds used so far by process ``pid``, or None where ``/proc`` cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # the name, in parentheses, may hold spaces
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime: fields 14 and 15 of stat
 
 
 def default_workers() -> int:
@@ -75,8 +93,17 @@ class _Worker:
     connection: Connection
     ready: bool = False
     job: Job | None = None
-    started: float = 0.0
+    started: float = 0.0  # wall clock (time.monotonic) when the worker started or took its job
+    cpu_started: float | None = None  # the worker's CPU seconds when it took its job
     queue: deque = field(default_factory=deque)
+
+    def spent(self, now: float) -> float:
+        """Seconds of the budget the current job has used: CPU time where known, else wall time."""
+        if self.cpu_started is not None:
+            cpu = process_cpu_seconds(self.process.pid)
+            if cpu is not None:
+                return cpu - self.cpu_started
+        return now - self.started
 
 
 class SolverPool:
@@ -115,9 +142,11 @@ class SolverPool:
                 if not busy:
                     break
                 now = time.monotonic()
-                timeouts = [w.started + self.budget + self.slack - now for w in busy if w.job is not None]
+                # CPU time never runs faster than wall time, so a job cannot be over its budget before
+                # the CPU it has left has passed on the wall clock: wait that long, then look again.
+                timeouts = [self.budget + self.slack - w.spent(now) for w in busy if w.job is not None]
                 starting = [w.started + START_TIMEOUT_SECONDS - now for w in busy if w.job is None]
-                wait_for = max(0.0, min(timeouts + starting)) if timeouts or starting else None
+                wait_for = max(SHORTEST_WAIT_SECONDS, min(timeouts + starting)) if timeouts or starting else None
                 ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy], wait_for)
                 now = time.monotonic()
                 for index, worker in enumerate(pool):
@@ -136,7 +165,9 @@ class SolverPool:
                             in_flight.discard(job.key)
                             on_result(job, answer)
                             continue
-                    overdue = worker.job is not None and now > worker.started + self.budget + self.slack
+                    overdue = worker.job is not None and (
+                        worker.spent(now) > self.budget + self.slack
+                        or now > worker.started + WALL_BACKSTOP_FACTOR * (self.budget + self.slack))
                     dead = worker.process.sentinel in ready or worker.connection in ready
                     if overdue or dead:
                         if not worker.ready and not worker.process.is_alive():
@@ -159,6 +190,7 @@ class SolverPool:
             if job.key in in_flight or known(job.key):
                 continue
             worker.job, worker.started = job, time.monotonic()
+            worker.cpu_started = process_cpu_seconds(worker.process.pid)
             in_flight.add(job.key)
             worker.connection.send((job.moves, self.budget))
             return
@@ -167,7 +199,7 @@ class SolverPool:
                  on_result: Callable[[Job, Value], None]) -> _Worker:
         """Kill ``worker`` (over budget or dead); its position is unknown; a fresh worker takes its games."""
         job = worker.job
-        spent = time.monotonic() - worker.started
+        spent = worker.spent(time.monotonic())
         self._stop(worker, kill=True)
         self.killed += 1
         fresh = self._spare or self._spawn()

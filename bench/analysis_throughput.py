@@ -7,8 +7,10 @@
 For each pairing the games are played once with ``evaluate.py`` (default opening suite, seat-swapped
 pairs; kept under --out, reused when the file exists), then analysed twice from an empty cache: with the
 compiled solver (``tools/fast_solver.py``) and with the agent's Python exact search only. Printed: games
-analysed per minute (wall clock, all worker processes), positions searched and timed out, and the share
-of moves labelled (outcome before and after known) per ply band.
+analysed per minute (wall clock, all worker processes), CPU seconds per game (every process of the
+analysis: the same on a loaded machine, where games/min is not), positions searched and timed out, and
+the share of moves labelled (outcome before and after known) per ply band. The budget is CPU time of the
+searching process, so the labels do not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -43,12 +45,18 @@ def play(a: str, b: str, games: int, out: str) -> str:
     return path
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the analysis workers, once joined)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
     games = read_games(path)
     stats: dict[str, int] = {}
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), cpu_seconds()
     analyses = label_games(games, budget, PositionCache(None), workers, compiled, progress=True, stats=stats)
-    elapsed = time.monotonic() - started
+    elapsed, cpu = time.monotonic() - started, cpu_seconds() - cpu_started
     shares = []
     for low, high in BANDS:
         moves = [m for a in analyses for m in a.moves if low <= m.ply <= high]
@@ -57,7 +65,7 @@ def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
     from_8 = [m for a in analyses for m in a.moves if m.ply >= 8]
     losing = sum(m.loses_outcome for a in analyses for m in a.moves if m.agent)
     print(f"  {'compiled' if compiled else 'python  '}  {len(games) / elapsed * 60:6.1f} games/min "
-          f"({elapsed:.0f} s; {stats['searched']} positions searched, {stats['timed_out']} timed out)  labelled: "
+          f"({elapsed:.0f} s; {cpu / len(games):.1f} CPU s/game; {stats['searched']} positions searched, {stats['timed_out']} timed out)  labelled: "
           + "  ".join(shares) + f"  | ply >= 8: {sum(m.known for m in from_8) / len(from_8):.1%}; "
           f"outcome-losing moves found: {losing}", flush=True)
 
@@ -65,7 +73,7 @@ def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="seconds per position (the default of --analysis-budget)")
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="CPU seconds per position (the default of --analysis-budget)")
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "bench-analysis"))
     parser.add_argument("--engines", default="compiled,python", help="compiled,python (either or both)")
@@ -77,7 +85,7 @@ def main() -> int:
         print("the compiled solver is not installed (numba): measuring the Python search only")
         engines = [e for e in engines if e != "compiled"]
     load = os.getloadavg()[0]
-    print(f"{args.games} games per pairing, budget {args.budget:g} s per position, {args.workers} workers, "
+    print(f"{args.games} games per pairing, budget {args.budget:g} CPU s per position, {args.workers} workers, "
           f"load average {load:.1f} at the start")
     for pairing in args.pairings.split(","):
         a, b = pairing.split("-")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from agents.core.config import Config
 from agents.core.position import Position, geometry
@@ -69,8 +70,11 @@ CLOCK_EVERY = 255  # check the clock when ``nodes & CLOCK_EVERY == 0``
 class ExactSolver:
     """Exact scores for positions of one configuration; keeps its transposition table between calls."""
 
-    def __init__(self, config: Config, table_capacity: int = 2_000_000) -> None:
+    def __init__(self, config: Config, table_capacity: int = 2_000_000,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        """``clock`` is what deadlines are read on: wall time for an agent, a process's CPU time for analysis."""
         g = geometry(config)
+        self.clock = clock
         self.geometry = g
         self.cells = cells = g.rows * g.columns
         self.min_score = -(cells // 2) - 1
@@ -79,7 +83,7 @@ class ExactSolver:
         self.winning_cells = g.winning_cells
         self.ordered = move_orderer(g, self.winning_cells)
         self.nodes = 0
-        self.deadline = float("inf")  # a time.perf_counter() value
+        self.deadline = float("inf")  # a value of self.clock()
         self.negamax = self._build()
 
     # -- the search ---------------------------------------------------------------------------
@@ -89,7 +93,7 @@ class ExactSolver:
         winning_cells, ordered = self.winning_cells, self.ordered
         entries = table.entries
         split, upper_offset, lower_offset = table.split, table.upper_offset, table.lower_offset
-        clock = time.perf_counter
+        clock = self.clock
 
         def negamax(current: int, mask: int, moves: int, alpha: int, beta: int) -> int:
             """A bound on the exact score: ``<= alpha`` means score <= result, ``>= beta`` score >= result."""

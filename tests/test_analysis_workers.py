@@ -1,0 +1,72 @@
+"""The analysis worker pool: a position's budget is CPU time of the searching process, not wall time."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import analysis.solving
+from analysis.values import Value
+from analysis.workers import Job, SolverPool, process_cpu_seconds
+
+BUDGET = 0.3
+
+
+class _SleepingSolver:
+    """Takes three budgets of wall time but almost no CPU: what a search looks like on a crowded machine."""
+
+    def __init__(self, compiled: bool) -> None:
+        pass
+
+    def solve(self, moves, budget):
+        time.sleep(3 * budget)
+        return Value.exact_score(1, "compiled", 0.0)
+
+
+class _SpinningSolver(_SleepingSolver):
+    """Uses three budgets of CPU time: must be stopped and its position left unknown."""
+
+    def solve(self, moves, budget):
+        end = time.process_time() + 3 * budget
+        while time.process_time() < end:
+            pass
+        return Value.exact_score(1, "compiled", 0.0)
+
+
+def _solve_one(monkeypatch, solver_class) -> tuple[Value, SolverPool]:
+    monkeypatch.setattr(analysis.solving, "PositionSolver", solver_class)  # the forked workers see it
+    pool = SolverPool(1, compiled=True, budget=BUDGET)
+    answers: list[Value] = []
+    pool.run([[Job(1, (3, 3))]], lambda job, value: answers.append(value), known=lambda key: False)
+    assert len(answers) == 1
+    return answers[0], pool
+
+
+@pytest.mark.skipif(process_cpu_seconds(os.getpid()) is None, reason="no /proc: the budget is wall time here")
+def test_a_search_waiting_for_a_core_is_not_cut_off_by_the_wall_clock(monkeypatch):
+    value, pool = _solve_one(monkeypatch, _SleepingSolver)
+    assert not value.timed_out and value.low == value.high == 1
+    assert pool.killed == 0
+
+
+def test_a_search_over_its_cpu_budget_is_stopped_and_unknown(monkeypatch):
+    started = time.monotonic()
+    value, pool = _solve_one(monkeypatch, _SpinningSolver)
+    assert value.timed_out and pool.killed == 1
+    assert time.monotonic() - started < 3 * BUDGET + 5  # stopped near its budget, not after the whole search
+
+
+def test_process_cpu_seconds_counts_work_not_waiting():
+    before = process_cpu_seconds(os.getpid())
+    if before is None:
+        pytest.skip("no /proc")
+    time.sleep(0.2)
+    slept = process_cpu_seconds(os.getpid())
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+    worked = process_cpu_seconds(os.getpid())
+    assert slept - before < 0.1
+    assert worked - slept >= 0.25
