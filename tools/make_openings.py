@@ -54,8 +54,7 @@ def enumerate_positions(plies: int, config: Config = STANDARD) -> list[str]:
 
     def walk(position: Position, moves: str) -> None:
         if len(moves) == plies:
-            mirrored = Position.from_string(mirror(moves, config.columns), config)
-            cls = min(position.key(), mirrored.key())
+            cls = position.canonical_key()
             if cls not in by_class or moves < by_class[cls]:
                 by_class[cls] = moves
             return
@@ -66,11 +65,6 @@ def enumerate_positions(plies: int, config: Config = STANDARD) -> list[str]:
 
     walk(Position(config), "")
     return sorted(by_class.values())
-
-
-def mirror(moves: str, columns: int = 7) -> str:
-    """The same moves reflected left-right (column c becomes columns + 1 - c)."""
-    return "".join(str(columns + 1 - int(ch)) for ch in moves)
 
 
 def solve(moves: str) -> int:
