@@ -34,6 +34,7 @@ if ROOT not in sys.path:
 
 from agents.core.config import Config  # noqa: E402
 from agents.core.position import Position  # noqa: E402
+from tools.oracle import Oracle  # noqa: E402  (imports bitbully only when an Oracle is made)
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "openings_6x7.txt")
@@ -69,22 +70,13 @@ def enumerate_positions(plies: int, config: Config = STANDARD) -> list[str]:
 
 def solve(moves: str) -> int:
     """Perfect-play score of the side to move after ``moves`` on 6x7 (Pons' scale), by bitbully."""
-    import bitbully  # dev-only oracle, imported here so the rest of this module works without it
-
-    solver = _solver()
-    return int(solver.negamax(bitbully.Board([int(ch) - 1 for ch in moves])))
-
-
-_SOLVER = None
+    global _ORACLE
+    if _ORACLE is None:
+        _ORACLE = Oracle()  # its 12-ply book makes shallow positions instant
+    return _ORACLE.score([int(ch) - 1 for ch in moves])
 
 
-def _solver():
-    global _SOLVER
-    if _SOLVER is None:
-        import bitbully
-
-        _SOLVER = bitbully.BitBully()  # its 12-ply book makes shallow positions instant
-    return _SOLVER
+_ORACLE: Oracle | None = None
 
 
 def balanced_openings(plies: int, max_score: int) -> list[Opening]:
