@@ -53,6 +53,8 @@ class Negamax:
         if moves >= self.cells - 1:
             return 0.0  # the last cell, and it does not win
         opponent = current ^ mask
+        # Only the forced-block half of Position.non_losing_moves: this search also expands moves just
+        # below an opponent's winning cell, and pruning them would change its values at the horizon.
         forced = g.winning_cells(opponent, mask) & possible
         if forced & (forced - 1):
             return -(WIN - moves - 2)  # two threats: one of them wins next move
@@ -60,7 +62,7 @@ class Negamax:
             return line_heuristic(current, opponent, self.windows, g.inarow)
         best = -WIN
         for column in self.order(mask):
-            bit = (mask + g.bottom_masks[column]) & g.column_masks[column]
+            bit = (mask + g.bottom_masks[column]) & g.column_masks[column]  # inlined Geometry.move_bit
             if forced and not bit & forced:
                 continue
             score = -self.value(opponent, mask | bit, moves + 1, depth - 1, -beta, -alpha)
@@ -78,7 +80,7 @@ class Negamax:
         columns = first_at_front(self.order(mask), first)
         best_columns, best, alpha = [], -2 * WIN, -2 * WIN
         for column in columns:
-            bit = (mask + g.bottom_masks[column]) & g.column_masks[column]
+            bit = position.move_bit(column)
             if g.has_line(current | bit):
                 score = WIN - position.moves - 1
             else:

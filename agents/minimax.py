@@ -43,7 +43,7 @@ def minimax(geometry: Geometry, mine: int, theirs: int, depth: int, maximizing: 
     for column in range(geometry.columns):
         if mask & geometry.top_masks[column]:
             continue
-        bit = (mask + geometry.bottom_masks[column]) & geometry.column_masks[column]
+        bit = geometry.move_bit(mask, column)
         if maximizing:
             values.append(minimax(geometry, mine | bit, theirs, depth - 1, False))
         else:

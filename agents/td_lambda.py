@@ -178,11 +178,8 @@ def candidate_moves(position: Position) -> list[int]:
         return wins
     blocks = position.opponent_threats()
     if blocks:
-        return blocks
-    moves = position.legal_moves()
-    theirs = position.winning_cells(own=False)
-    safe = [c for c in moves if not (position.move_bit(c) << 1) & theirs]
-    return safe or moves
+        return blocks  # unlike non_losing_moves, every block (even a losing one): the filter never empties
+    return position.non_losing_columns() or position.legal_moves()
 
 
 def choose(

@@ -60,6 +60,8 @@ def cell_score(position: Position, column: int) -> float:
 
 def gravity_penalty(position: Position, column: int) -> float:
     """What the move gives away by making the cell above it playable."""
+    # A penalty, not Position.non_losing_moves' filter: it is weighed against the pattern score, and
+    # it also counts our own winning cell above.
     g = position.geometry
     above = (position.move_bit(column) << 1) & g.board
     if above & position.winning_cells(own=False):

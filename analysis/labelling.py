@@ -99,29 +99,6 @@ class GameAnalysis:
                 "moves": [label.to_json() for label in self.moves]}
 
 
-class _Keys:
-    """Canonical keys (position or mirror, the smaller) along a line of moves."""
-
-    def __init__(self) -> None:
-        self.position = Position(STANDARD)
-        self.mirror = Position(STANDARD)
-
-    def play(self, column: int) -> None:
-        self.position.play(column)
-        self.mirror.play(STANDARD.columns - 1 - column)
-
-    @property
-    def key(self) -> int:
-        return min(self.position.key(), self.mirror.key())
-
-
-def _key_after(moves: Sequence[int]) -> int:
-    line = _Keys()
-    for column in moves:
-        line.play(column)
-    return line.key
-
-
 @dataclass
 class _Plan:
     values: dict[int, Value] = field(default_factory=dict)
@@ -164,7 +141,7 @@ def label_games(games: Sequence[Game], budget: float, cache: PositionCache, work
             if child.last_player_won():
                 children[column] = Value.exact_score(win_score(ply), "trivial")
                 continue
-            key = _key_after(prefix + [column])
+            key = child.canonical_key()
             children[column] = key
             if key not in second.values:
                 found = trivial_value(child) or cache.get(key, budget, engine)
@@ -185,15 +162,14 @@ def label_games(games: Sequence[Game], budget: float, cache: PositionCache, work
 
 def _plan_game(game: Game, plan: _Plan, cache: PositionCache, budget: float, engine: str) -> list[int]:
     """Keys of the game's positions (ply 0 .. end), values found without search, and the jobs left."""
-    line = _Keys()
+    position = Position(STANDARD)
     keys: list[int] = []
     jobs: list[Job] = []
     for ply in range(len(game.moves) + 1):
         if ply:
-            line.play(game.moves[ply - 1])
-        key = line.key
+            position.play(game.moves[ply - 1])
+        key = position.canonical_key()
         keys.append(key)
-        position = line.position
         if position.last_player_won() or key in plan.values:
             continue
         found = trivial_value(position) or cache.get(key, budget, engine)
@@ -203,7 +179,7 @@ def _plan_game(game: Game, plan: _Plan, cache: PositionCache, budget: float, eng
         suggested = book_move(position)
         if suggested is not None:
             child_moves = game.moves[:ply] + (suggested,)
-            child_key = _key_after(child_moves)
+            child_key = position.played(suggested).canonical_key()
             plan.book_links.append((ply, key, child_key))
             if ply < len(game.moves) and suggested == game.moves[ply]:
                 continue  # the next position of the game: on the list already

@@ -79,9 +79,7 @@ class Value:
 
 def canonical_key(moves: tuple[int, ...] | list[int]) -> int:
     """One key for a position and its mirror image (they have the same score): the smaller Pons key."""
-    position = Position.from_moves(moves)
-    mirror = Position.from_moves([6 - c for c in moves])
-    return min(position.key(), mirror.key())
+    return Position.from_moves(moves).canonical_key()
 
 
 def trivial_value(position: Position) -> Value | None:

@@ -23,19 +23,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from agents.core import Position  # noqa: E402
-from tests.oracle import load_oracle_set  # noqa: E402
+from tools.oracle import Oracle, load_oracle_set  # noqa: E402
 from tools.make_book import STANDARD, canonical_position, children  # noqa: E402
 
 
 def tree_sizes(depth: int) -> list[int]:
     """Agent positions to answer at each ply 0..depth (canonical, both seats)."""
-    import bitbully
-
-    oracle = bitbully.BitBully()
+    oracle = Oracle()
 
     def best(position: Position) -> int:
-        flat = position.to_board()
-        scores = oracle.score_all_moves(bitbully.Board.from_array([flat[r * 7:(r + 1) * 7] for r in range(6)]))
+        scores = oracle.position_scores(position)
         top = max(scores.values())
         return min((c for c in scores if scores[c] == top), key=lambda c: (abs(c - 3), c))
 

@@ -18,7 +18,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.oracle import load_oracle_set  # noqa: E402
+from tools.oracle import Oracle, load_oracle_set  # noqa: E402
 from tools.fast_solver import Solver  # noqa: E402
 
 
@@ -34,13 +34,12 @@ def main() -> int:
     except ValueError:
         print(f"book_solver_speed: bad --plies {args.plies!r}", file=sys.stderr)
         return 2
-    import bitbully
-
     entries = load_oracle_set(args.set, low, high)
     entries = entries[:: max(1, len(entries) // args.limit)][: args.limit]
     ours = Solver()
     ours.score_moves(entries[-1].moves)  # compile before timing
-    theirs = bitbully.BitBully(None)
+    oracle = Oracle(book=False)
+    theirs = oracle.solver
 
     our_time = our_nodes = their_time = their_nodes = wrong = 0
     for entry in entries:
@@ -53,7 +52,7 @@ def main() -> int:
 
         theirs.reset_transposition_table()
         theirs.reset_node_counter()
-        board = bitbully.Board.from_moves([int(ch) - 1 for ch in entry.moves])
+        board = oracle.board([int(ch) - 1 for ch in entry.moves])
         started = time.perf_counter()
         by_column = theirs.score_all_moves(board)
         their_time += time.perf_counter() - started

@@ -43,12 +43,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import bitbully  # noqa: E402  (dev-only oracle)
 from kaggle_environments import make  # noqa: E402
 from kaggle_environments.agent import build_agent, get_last_callable  # noqa: E402
 
 from evaluation.openings import SUITE_6X7, read_suite  # noqa: E402
 from agents.core import Config  # noqa: E402
+from tools.oracle import Oracle  # noqa: E402  (bitbully, dev-only)
 
 OPPONENTS = ("negamax", "perfect", "perfect30", "random")
 
@@ -63,14 +63,6 @@ def board_moves(board: list[int], previous: list[int], columns: int = 7) -> list
     if len(added) > 1:
         raise RuntimeError("lost track of the game")
     return previous + added
-
-
-class Oracle:
-    def __init__(self) -> None:
-        self.solver = bitbully.BitBully()  # with its 12-ply book: fast
-
-    def scores(self, moves: list[int]) -> dict[int, int]:
-        return self.solver.score_all_moves(bitbully.Board.from_moves(moves))
 
 
 class Tracker:

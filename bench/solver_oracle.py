@@ -34,7 +34,7 @@ from agents import solver  # noqa: E402
 from agents.core import Config  # noqa: E402
 from agents.solver_engine import time_manager  # noqa: E402
 from agents.solver_engine.time_manager import MoveClock, hard_budget, normal_budget  # noqa: E402
-from tests.oracle import load_oracle_set  # noqa: E402
+from tools.oracle import load_oracle_set  # noqa: E402
 
 GROUPS = ((0, 11), (12, 15), (16, 19), (20, 23), (24, 29), (30, 41))
 OFF_BOOK_PLY = 4  # the suite's openings are 4 plies: the first move the book may not know

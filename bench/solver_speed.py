@@ -24,11 +24,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import bitbully  # noqa: E402  (dev-only oracle: never imported by agents/)
-
 from agents.core import Config, Position  # noqa: E402
 from agents.solver_engine.negamax import ExactSolver  # noqa: E402
-from tests.sample_positions import quiet_game  # noqa: E402
+from tools.oracle import Oracle  # noqa: E402  (dev-only: never imported by agents/)
+from tools.sample_positions import quiet_game  # noqa: E402
 
 
 def random_positions(ply: int, count: int, rng: random.Random) -> list[list[int]]:
@@ -43,7 +42,8 @@ def random_positions(ply: int, count: int, rng: random.Random) -> list[list[int]
 
 def measure(ply: int, games: list[list[int]]) -> dict[str, float]:
     ours_nodes, ours_time, theirs_nodes, theirs_time, disagreements = [], 0.0, [], 0.0, 0
-    oracle = bitbully.BitBully(None)
+    oracle = Oracle(book=False)
+    engine = oracle.solver
     for moves in games:
         solver = ExactSolver(Config())
         start = time.process_time()
@@ -51,12 +51,13 @@ def measure(ply: int, games: list[list[int]]) -> dict[str, float]:
         ours_time += time.process_time() - start
         ours_nodes.append(solver.nodes)
 
-        oracle.reset_transposition_table()
-        oracle.reset_node_counter()
+        engine.reset_transposition_table()
+        engine.reset_node_counter()
+        board = oracle.board(moves)
         start = time.process_time()
-        reference = oracle.mtdf(bitbully.Board("".join(map(str, moves))))
+        reference = engine.mtdf(board)
         theirs_time += time.process_time() - start
-        theirs_nodes.append(oracle.get_node_counter())
+        theirs_nodes.append(engine.get_node_counter())
         disagreements += score != reference
     n = len(games)
     return {

@@ -10,7 +10,7 @@ from agents.alphabeta import ConnectX, alphabeta_search, minimax_search
 from agents.core import Config, Position
 from agents.core.clock import Deadline
 from agents.heuristic_search.line_heuristic import line_heuristic
-from tests.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 
 class Nim:

@@ -14,8 +14,9 @@ from analysis.labelling import label_games
 from analysis.summary import agent_summary, analysis_json
 from evaluation.replays import replay_environment
 from evaluation.results import read
+from tools.oracle import Oracle
 
-bitbully = pytest.importorskip("bitbully")
+pytest.importorskip("bitbully")
 
 # Three games of `python evaluate.py greedy negamax -n 16 --seed 3` (games 3, 10, 15), default opening suite:
 # both agents throw away wins, a draw is lost, a win is drawn.
@@ -44,8 +45,8 @@ _oracle: list = []
 def oracle_scores(moves) -> dict[int, int]:
     """bitbully's exact score of every column (its opening book loaded once)."""
     if not _oracle:
-        _oracle.append(bitbully.BitBully())
-    return _oracle[0].score_all_moves(bitbully.Board("".join(map(str, moves))))
+        _oracle.append(Oracle())
+    return _oracle[0].scores(moves)
 
 
 def outcome(score: int) -> str:

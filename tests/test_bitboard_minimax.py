@@ -11,7 +11,7 @@ from agents.core import Config, Position
 from agents.core.clock import Deadline
 from agents.core.lines import windows
 from agents.heuristic_search.line_heuristic import line_heuristic
-from tests.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 
 def test_line_heuristic_generalises_the_seeds_weights():

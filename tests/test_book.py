@@ -5,14 +5,15 @@ import random
 import pytest
 
 from agents.core import Config, Position
-from agents.solver_engine.opening_book import OpeningBook, book_move, canonical, encode_book, load_book, mirror_bits, mix
-from tests.oracle import ORACLE_SETS, load_oracle_set
+from agents.solver_engine.opening_book import OpeningBook, book_move, encode_book, load_book, mix
+from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
 
 STANDARD = Config(6, 7, 4)
 
 
-def mirrored(position: Position) -> Position:
-    return Position(STANDARD, mirror_bits(position.current), mirror_bits(position.mask), position.moves)
+def reflected(moves: str) -> Position:
+    """The position after ``moves`` (Pons' notation) played in the mirrored columns."""
+    return Position.from_moves([7 - int(ch) for ch in moves], STANDARD)
 
 
 def test_mix_is_a_bijection_on_a_sample():
@@ -27,20 +28,20 @@ def test_round_trip_with_mirrors_and_misses():
     stored = {}
     for entry in entries[::2]:
         position = entry.position()
-        key, is_mirror = canonical(position.current, position.mask)
+        key = position.canonical_key()
         move = entry.best_moves[-1]
-        stored[key] = 6 - move if is_mirror else move
+        stored[key] = 6 - move if key != position.key() else move
     book = OpeningBook(encode_book(stored, {"depth": 0}))
     assert len(book) == len(stored) == book.metadata["entries"]
     hits = 0
     for entry in entries:
-        position, reflection = entry.position(), mirrored(entry.position())
-        move = book.move(position.current, position.mask)
-        if canonical(position.current, position.mask)[0] in stored:
+        position, reflection = entry.position(), reflected(entry.moves)
+        move = book.move(position)
+        if position.canonical_key() in stored:
             hits += 1
             assert move in entry.best_moves, entry.moves
             if reflection.key() != position.key():  # a symmetric position is its own mirror
-                assert book.move(reflection.current, reflection.mask) == 6 - move
+                assert book.move(reflection) == 6 - move
         else:
             assert move is None
     assert hits >= len(entries) // 2
@@ -133,7 +134,7 @@ def test_book_covers_every_position_up_to_all_plies():
 def test_book_moves_have_the_exact_best_score(name):
     for entry in load_oracle_set(name):
         position = entry.position()
-        for candidate in (position, mirrored(position)):
+        for candidate in (position, reflected(entry.moves)):
             move = book_move(candidate)
             if move is None:
                 continue
@@ -145,14 +146,12 @@ def test_book_moves_have_the_exact_best_score(name):
 @needs_book
 def test_book_moves_agree_with_the_independent_solver():
     """Every book move in the agent's trees (a sample when large) has bitbully's best score."""
-    bitbully = pytest.importorskip("bitbully")
-    oracle = bitbully.BitBully()
+    pytest.importorskip("bitbully")
+    oracle = Oracle()
     depth = min(BOOK.metadata["depth"], 9)
     positions = [p for seat in (0, 1) for p, _ in agent_tree(seat, depth)]
     for position in random.Random(5).sample(positions, min(150, len(positions))):
-        flat = position.to_board()  # mark 1 moved first
-        board = bitbully.Board.from_array([flat[row * 7:(row + 1) * 7] for row in range(6)])
-        scores = oracle.score_all_moves(board)
+        scores = oracle.position_scores(position)
         assert scores[book_move(position)] == max(scores.values()), str(position)
 
 
@@ -184,7 +183,7 @@ def test_builder_covers_the_trees_with_best_moves(sub_book):
             grown = []
             for position in frontier:
                 if ply % 2 == seat:
-                    move = book.move(position.current, position.mask)
+                    move = book.move(position)
                     assert move is not None and position.can_play(move)
                     current, mask = position.current, position.mask
                     scores = solver.score_moves_bitboards(current, mask, position.moves)

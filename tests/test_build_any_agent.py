@@ -21,7 +21,7 @@ import pytest
 import build_submission as builder
 from agents.core import Config
 from building import BuildError, BuildReport, build, build_text
-from tests.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
 PREVIOUS = b"# the previous, good submission\n"

@@ -198,3 +198,194 @@ def test_random_games_end_correctly():
         while not pos.last_player_won() and not pos.is_full():
             pos.play(rng.choice(pos.legal_moves()))
         assert pos.last_player_won() or pos.is_full()
+
+
+# -- rules that search loops inline: the core method, and every copy agreeing with it ---------------
+
+def grid_game(cfg: Config, rng: random.Random) -> tuple[list[int], list[list[int]]] | None:
+    """Random moves on a plain grid (``grid[column]`` lists the marks from the bottom up) until a
+    random length, a full board or a line; None if a line was completed."""
+    grid: list[list[int]] = [[] for _ in range(cfg.columns)]
+    moves: list[int] = []
+    for _ in range(rng.randrange(cfg.cells + 1)):
+        open_columns = [c for c in range(cfg.columns) if len(grid[c]) < cfg.rows]
+        if not open_columns:
+            break
+        column = rng.choice(open_columns)
+        mark = len(moves) % 2 + 1
+        grid[column].append(mark)
+        moves.append(column)
+        if grid_completes_line(cfg, grid, column):
+            return None
+    return moves, grid
+
+
+def grid_completes_line(cfg: Config, grid: list[list[int]], column: int) -> bool:
+    """Does the top stone of ``column`` lie in ``inarow`` same-coloured cells in a row?"""
+    row = len(grid[column]) - 1
+    mark = grid[column][row]
+
+    def same(c: int, r: int) -> bool:
+        return 0 <= c < cfg.columns and 0 <= r < len(grid[c]) and grid[c][r] == mark
+
+    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        run = 1
+        for sign in (1, -1):
+            step = 1
+            while same(column + sign * step * dc, row + sign * step * dr):
+                run += 1
+                step += 1
+        if run >= cfg.inarow:
+            return True
+    return False
+
+
+def grid_wins_at_once(cfg: Config, grid: list[list[int]], mark: int) -> bool:
+    """Can ``mark`` complete a line with one stone?"""
+    for column in range(cfg.columns):
+        if len(grid[column]) < cfg.rows:
+            grid[column].append(mark)
+            wins = grid_completes_line(cfg, grid, column)
+            grid[column].pop()
+            if wins:
+                return True
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(configs, st.randoms(use_true_random=False))
+def test_non_losing_moves_match_brute_force(cfg, rng):
+    """A move is non-losing iff, on a plain grid, the opponent then has no stone that completes a line."""
+    game = grid_game(cfg, rng)
+    if game is None:
+        return
+    moves, grid = game
+    mover, other = len(moves) % 2 + 1, 2 - len(moves) % 2
+    if grid_wins_at_once(cfg, grid, mover):
+        return  # the rule is for a player to move who cannot win at once
+    expected = []
+    for column in range(cfg.columns):
+        if len(grid[column]) < cfg.rows:
+            grid[column].append(mover)
+            if not grid_wins_at_once(cfg, grid, other):
+                expected.append(column)
+            grid[column].pop()
+    position = Position.from_moves(moves, cfg)
+    assert position.non_losing_columns() == expected
+    assert position.non_losing_moves() == sum(position.move_bit(c) for c in expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(configs, st.randoms(use_true_random=False))
+def test_mirror_is_an_involution_that_mirrors_the_moves(cfg, rng):
+    moves = []
+    position = Position(cfg)
+    for _ in range(rng.randrange(cfg.cells + 1)):
+        moves.append(rng.choice(position.legal_moves()))
+        position.play(moves[-1])
+    reflected = Position.from_moves([cfg.columns - 1 - c for c in moves], cfg)
+    mirrored = position.mirrored()
+    assert (mirrored.current, mirrored.mask, mirrored.moves) == (reflected.current, reflected.mask, reflected.moves)
+    back = mirrored.mirrored()
+    assert (back.current, back.mask, back.moves) == (position.current, position.mask, position.moves)
+    assert position.canonical_key() == mirrored.canonical_key() == min(position.key(), reflected.key())
+
+
+@settings(max_examples=100, deadline=None)
+@given(configs, st.randoms(use_true_random=False))
+def test_move_bit_is_where_the_stone_lands(cfg, rng):
+    position = random_game_prefix(cfg, rng)
+    for column in position.legal_moves():
+        assert position.move_bit(column) == position.played(column).mask ^ position.mask
+        assert position.geometry.move_bit(position.mask, column) == position.move_bit(column)
+
+
+def quiet_positions(cfg: Config, count: int, seed: int, min_moves: int = 0) -> list[Position]:
+    """Random positions (at least ``min_moves`` deep) where nobody has a line and the player to move
+    cannot win at once."""
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        position = random_game_prefix(cfg, rng)
+        if (position.moves >= min_moves and not position.last_player_won() and not position.is_full()
+                and not position.immediate_wins()):
+            found.append(position)
+    return found
+
+
+def recording(ordered, seen: list):
+    """A move orderer that also records the candidates each search node hands it."""
+
+    def record(current: int, mask: int, candidates: int) -> list[int]:
+        seen.append((current, mask, candidates))
+        return ordered(current, mask, candidates)
+
+    return record
+
+
+SEARCH_CONFIGS = [Config(), Config(5, 6, 4), Config(6, 5, 3)]
+
+
+@pytest.mark.parametrize("cfg, min_moves", [(Config(), 28), (Config(5, 6, 4), 14), (Config(6, 5, 3), 2)])
+def test_exact_solver_inlines_non_losing_moves(cfg, min_moves):
+    from agents.solver_engine.negamax import ExactSolver
+
+    solver, seen = ExactSolver(cfg), []
+    solver.ordered = recording(solver.ordered, seen)
+    solver.negamax = solver._build()
+    cells = cfg.rows * cfg.columns
+    for position in quiet_positions(cfg, 20, seed=1, min_moves=min_moves):
+        score = solver.negamax(position.current, position.mask, position.moves, -cells, cells)
+        if not position.non_losing_moves():
+            assert score == -((cells - position.moves) // 2)  # the copy's "no candidate" exit
+        assert set(solver.non_losing_columns(position)) == set(position.non_losing_columns())
+    assert len(seen) > 100
+    for current, mask, candidates in seen:
+        assert candidates == Position(cfg, current, mask).non_losing_moves()
+
+
+@pytest.mark.parametrize("cfg", SEARCH_CONFIGS)
+def test_depth_search_inlines_non_losing_moves(cfg):
+    from agents.solver_engine.depth_search import WIN, DepthSearch
+
+    search, seen = DepthSearch(cfg), []
+    search.ordered = recording(search.ordered, seen)
+    search.negamax = search._build()
+    for position in quiet_positions(cfg, 20, seed=2, min_moves=4):
+        value = search.negamax(position.current, position.mask, position.moves, 4, -WIN - 1, WIN + 1)
+        if not position.non_losing_moves():
+            assert value == position.moves + 1 - WIN  # the copy's "no candidate" exit
+    assert len(seen) > 100
+    for current, mask, candidates in seen:
+        assert candidates == Position(cfg, current, mask).non_losing_moves()
+
+
+@pytest.mark.parametrize("cfg", SEARCH_CONFIGS)
+def test_bitboard_minimax_inlines_move_bit(cfg):
+    """Every child the search expands is its parent plus Geometry.move_bit of a legal column."""
+    from agents.bitboard_minimax import Negamax
+
+    expanded: list[tuple[int, int, int]] = []
+
+    class Recording(Negamax):
+        def value(self, current, mask, moves, depth, alpha, beta):
+            expanded.append((current, mask, moves))
+            return super().value(current, mask, moves, depth, alpha, beta)
+
+    for position in quiet_positions(cfg, 10, seed=3):
+        if position.opponent_threats():
+            continue
+        expanded.clear()
+        Recording(position.geometry).value(position.current, position.mask, position.moves, 1, -1e18, 1e18)
+        children = {(c, m) for c, m, n in expanded[1:]}
+        assert children == {(position.opponent, position.mask | position.move_bit(c)) for c in position.legal_moves()}
+
+
+def test_fast_solver_compiles_non_losing_moves():
+    pytest.importorskip("numba")
+    import numpy as np
+
+    from tools.fast_solver import _non_losing_moves
+
+    for position in quiet_positions(Config(), 200, seed=4):
+        expected = position.non_losing_moves()
+        assert int(_non_losing_moves(np.uint64(position.current), np.uint64(position.mask))) == expected

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from tests.oracle import load_oracle_set  # noqa: E402
+from tools.oracle import load_oracle_set  # noqa: E402
 from tools.fast_solver import Solver, parse_moves  # noqa: E402
 
 

@@ -8,7 +8,7 @@ win at once, and the known scores of the empty board.
 
 import pytest
 
-from tests.oracle import ORACLE_SETS, DATA_DIR, load_oracle_set
+from tools.oracle import ORACLE_SETS, DATA_DIR, Oracle, load_oracle_set
 
 PHASES = {"early": (4, 11), "middle": (12, 23), "late": (24, 41)}
 
@@ -57,6 +57,6 @@ def test_outcome_helpers():
 
 
 def test_oracle_sign_convention_on_the_empty_board():
-    bitbully = pytest.importorskip("bitbully")
-    scores = bitbully.BitBully().score_all_moves(bitbully.Board())
+    pytest.importorskip("bitbully")
+    scores = Oracle().scores([])
     assert [scores[c] for c in range(7)] == [-2, -1, 0, 1, 0, -1, -2]

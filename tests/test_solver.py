@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import time
 
-import bitbully
 import pytest
 from kaggle_environments.utils import Struct
 
@@ -13,7 +12,8 @@ from agents import solver
 from agents.core import Config, Position
 from agents.solver_engine import time_manager
 from agents.solver_engine.time_manager import MoveClock, move_budget
-from tests.sample_positions import quiet_game
+from tools.oracle import Oracle
+from tools.sample_positions import quiet_game
 
 
 def kaggle_call(position: Position, **timing) -> tuple[int, float]:
@@ -35,12 +35,12 @@ def test_takes_an_immediate_win_and_blocks_one():
 
 def test_keeps_the_outcome_class_in_random_middle_and_late_positions():
     rng = random.Random(5)
-    oracle = bitbully.BitBully(None)
+    oracle = Oracle(book=False)
     for _ in range(30):
         history, position = quiet_game(rng, rng.randrange(20, 34))
         if position.is_full() or any(position.is_winning_move(c) for c in position.legal_moves()):
             continue
-        scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))
+        scores = oracle.scores(history)
         move = solver.choose(position, MoveClock(0.5))
         best = max(scores.values())
         assert (scores[move] > 0) == (best > 0) and (scores[move] >= 0) == (best >= 0), (history, scores, move)
@@ -102,11 +102,11 @@ def test_big_boards_keep_the_budget_with_a_low_bank():
 
 def test_solves_late_positions_exactly():
     # Random 26-ply positions: the exact search finishes, so the move has the oracle's best score.
-    rng, oracle, checked = random.Random(26), bitbully.BitBully(None), 0
+    rng, oracle, checked = random.Random(26), Oracle(book=False), 0
     while checked < 8:
         history, position = quiet_game(rng, 26)
         if len(history) < 26:
             continue
-        scores = oracle.score_all_moves(bitbully.Board("".join(map(str, history))))
+        scores = oracle.scores(history)
         assert scores[solver.choose(position, MoveClock(0.8))] == max(scores.values()), history
         checked += 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-import bitbully
 import pytest
 
 from agents.core import Config, Position
@@ -13,7 +12,8 @@ from agents.core.position import geometry
 from agents.solver_engine.move_order import move_orderer
 from agents.solver_engine.negamax import ExactSolver
 from agents.solver_engine.transposition import TranspositionTable
-from tests.sample_positions import quiet_game
+from tools.oracle import Oracle
+from tools.sample_positions import quiet_game
 
 
 def random_position(config: Config, plies: int, rng: random.Random) -> Position | None:
@@ -94,7 +94,7 @@ def test_pruning_and_ordering_keep_exact_scores_on_small_boards(config, plies):
 
 
 def bitbully_scores(history: list[int]) -> dict[int, int]:
-    return bitbully.BitBully(None).score_all_moves(bitbully.Board("".join(map(str, history))))
+    return Oracle(book=False).scores(history)
 
 
 @pytest.mark.parametrize("plies,count", [(22, 8), (26, 10), (32, 10)])

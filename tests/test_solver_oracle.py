@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import random
 
-import bitbully
 import pytest
 
 from agents import solver
 from agents.core import Position
 from agents.solver_engine.time_manager import MoveClock
-from tests.oracle import load_oracle_set
+from tools.oracle import Oracle, load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move
 # In the full games each move gets Kaggle's hard limit instead, so that a slower machine cannot turn
@@ -47,7 +46,7 @@ def test_middle_game_positions_keep_the_outcome_97_percent(origin):
 
 
 def perfect_move(oracle, history: list[int], rng: random.Random) -> int:
-    scores = oracle.score_all_moves(bitbully.Board.from_moves(history))
+    scores = oracle.scores(history)
     best = max(scores.values())
     return rng.choice([c for c, s in scores.items() if s == best])
 
@@ -56,14 +55,14 @@ def perfect_move(oracle, history: list[int], rng: random.Random) -> int:
     (True, False, 0.0), (False, False, 0.0), (False, True, 0.0), (True, False, 0.3), (False, True, 0.3)])
 def test_full_games_against_a_perfect_player(solver_first, random_first, noise):
     """Every solver move keeps the outcome class; as first player it never loses."""
-    rng, oracle = random.Random(7), bitbully.BitBully()
+    rng, oracle = random.Random(7), Oracle()
     for game in range(3):
         solver._engines.clear()
         position, history, kept, exact, moves = Position(), [], 0, 0, 0
         while True:
             ours = (position.moves % 2 == 0) == solver_first
             if ours:
-                scores = oracle.score_all_moves(bitbully.Board.from_moves(history))
+                scores = oracle.scores(history)
                 move = solver.choose(position, MoveClock(IN_PLAY_BUDGET))
                 best = max(scores.values())
                 assert (scores[move] > 0) - (scores[move] < 0) == (best > 0) - (best < 0), (history, move, scores)

@@ -32,7 +32,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from agents.core import Config, Position  # noqa: E402
-from agents.solver_engine.opening_book import canonical, encode_book, mirror_bits  # noqa: E402
+from agents.solver_engine.opening_book import encode_book  # noqa: E402
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_book.bin")
@@ -41,10 +41,7 @@ DEFAULT_CHECKPOINT = os.path.join(ROOT, "tools", "book_checkpoint.txt")
 
 def canonical_position(position: Position) -> Position:
     """The orientation (position or its mirror) whose key is the book's key."""
-    key, mirrored = canonical(position.current, position.mask)
-    if not mirrored:
-        return position
-    return Position(STANDARD, mirror_bits(position.current), mirror_bits(position.mask), position.moves)
+    return position if position.canonical_key() == position.key() else position.mirrored()
 
 
 _worker_solver = None  # each worker process keeps one solver (and its transposition table)

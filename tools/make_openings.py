@@ -34,6 +34,7 @@ if ROOT not in sys.path:
 
 from agents.core.config import Config  # noqa: E402
 from agents.core.position import Position  # noqa: E402
+from tools.oracle import Oracle  # noqa: E402  (imports bitbully only when an Oracle is made)
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "openings_6x7.txt")
@@ -54,8 +55,7 @@ def enumerate_positions(plies: int, config: Config = STANDARD) -> list[str]:
 
     def walk(position: Position, moves: str) -> None:
         if len(moves) == plies:
-            mirrored = Position.from_string(mirror(moves, config.columns), config)
-            cls = min(position.key(), mirrored.key())
+            cls = position.canonical_key()
             if cls not in by_class or moves < by_class[cls]:
                 by_class[cls] = moves
             return
@@ -68,29 +68,15 @@ def enumerate_positions(plies: int, config: Config = STANDARD) -> list[str]:
     return sorted(by_class.values())
 
 
-def mirror(moves: str, columns: int = 7) -> str:
-    """The same moves reflected left-right (column c becomes columns + 1 - c)."""
-    return "".join(str(columns + 1 - int(ch)) for ch in moves)
-
-
 def solve(moves: str) -> int:
     """Perfect-play score of the side to move after ``moves`` on 6x7 (Pons' scale), by bitbully."""
-    import bitbully  # dev-only oracle, imported here so the rest of this module works without it
-
-    solver = _solver()
-    return int(solver.negamax(bitbully.Board([int(ch) - 1 for ch in moves])))
-
-
-_SOLVER = None
+    global _ORACLE
+    if _ORACLE is None:
+        _ORACLE = Oracle()  # its 12-ply book makes shallow positions instant
+    return _ORACLE.score([int(ch) - 1 for ch in moves])
 
 
-def _solver():
-    global _SOLVER
-    if _SOLVER is None:
-        import bitbully
-
-        _SOLVER = bitbully.BitBully()  # its 12-ply book makes shallow positions instant
-    return _SOLVER
+_ORACLE: Oracle | None = None
 
 
 def balanced_openings(plies: int, max_score: int) -> list[Opening]:

@@ -27,6 +27,12 @@ import random
 import shlex
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tools.oracle import Oracle  # noqa: E402  (imports bitbully only when an Oracle is made)
+
 ROWS, COLUMNS = 6, 7
 
 
@@ -37,24 +43,6 @@ def parse_plies(text: str) -> range:
     if not 0 <= first <= last <= ROWS * COLUMNS - 1:
         raise ValueError(f"plies must lie in 0..{ROWS * COLUMNS - 1}, got {text!r}")
     return range(first, last + 1)
-
-
-class Oracle:
-    """bitbully, wrapped so that the rest of the tool speaks 0-based columns and Pons' scores."""
-
-    def __init__(self) -> None:
-        import bitbully  # dev-only dependency: imported here so `--help` works without it
-
-        self._bitbully = bitbully
-        self._solver = bitbully.BitBully()  # its bundled 12-ply book has exact distances
-
-    def board(self, moves: list[int]):
-        return self._bitbully.Board.from_moves(moves)
-
-    def scores(self, moves: list[int]) -> list[int | None]:
-        """Exact score of every column after ``moves`` (None for a full column)."""
-        by_column = self._solver.score_all_moves(self.board(moves))
-        return [by_column.get(c) for c in range(COLUMNS)]
 
 
 def legal_columns(heights: list[int]) -> list[int]:
@@ -89,7 +77,7 @@ def random_positions(oracle: Oracle, rng: random.Random, plies: range, per_ply: 
             if text is None or text in seen:
                 continue
             seen.add(text)
-            entries.append({"moves": text, "scores": oracle.scores(moves)})
+            entries.append({"moves": text, "scores": oracle.column_scores(moves)})
             found += 1
             bar.update(1)
     return entries
@@ -110,7 +98,7 @@ def strong_positions(oracle: Oracle, rng: random.Random, plies: range, per_ply: 
         moves: list[int] = []
         heights = [0] * COLUMNS
         while len(moves) < plies.stop:
-            scores = oracle.scores(moves)
+            scores = oracle.column_scores(moves)
             text = "".join(str(c + 1) for c in moves)
             ply = len(moves)
             if ply in found and len(found[ply]) < per_ply and text not in seen:

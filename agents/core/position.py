@@ -15,6 +15,10 @@ line never wraps from one column into the next. For 6 rows x 7 columns:
 ``mask`` has a 1 for every stone, ``current`` for the stones of the player to move. Python
 integers are unbounded, so the same code serves a 10 x 12 board. The four line directions are
 shifts by 1 (vertical), H (horizontal), H - 1 and H + 1 (the diagonals).
+
+Rules that search loops inline for speed (each copy says which method it copies, and
+tests/test_core.py checks that the copies agree): ``Geometry.move_bit`` and
+``Position.non_losing_moves``.
 """
 
 from __future__ import annotations
@@ -53,6 +57,24 @@ class Geometry:
 
     def bit(self, column: int, row_from_bottom: int) -> int:
         return 1 << (column * self.height + row_from_bottom)
+
+    def move_bit(self, mask: int, column: int) -> int:
+        """The cell a stone dropped into ``column`` would land on, ``mask`` being the stones so far."""
+        return (mask + self.bottom_masks[column]) & self.column_masks[column]
+
+    def mirror(self, bits: int) -> int:
+        """``bits`` reflected left to right: column ``c`` becomes column ``columns - 1 - c``."""
+        h, last = self.height, self.columns - 1
+        column = (1 << h) - 1
+        out = 0
+        for c in range(self.columns):
+            out |= ((bits >> (c * h)) & column) << ((last - c) * h)
+        return out
+
+    def columns_of(self, cells: int) -> list[int]:
+        """The columns, left to right, that hold at least one of ``cells``."""
+        masks = self.column_masks
+        return [c for c in range(self.columns) if cells & masks[c]]
 
     def has_line(self, stones: int) -> bool:
         """True if ``stones`` contains ``inarow`` cells in a row in any direction."""
@@ -143,6 +165,20 @@ class Position:
         """A unique integer for this position (given the configuration)."""
         return self.current + self.mask
 
+    def mirrored(self) -> "Position":
+        """The position reflected left to right (the same score, every move mirrored)."""
+        g = self.geometry
+        return Position(g.config, g.mirror(self.current), g.mirror(self.mask), self.moves)
+
+    def canonical_key(self) -> int:
+        """One key for the position and its mirror image: the smaller of their two keys.
+
+        Within a column ``current + mask`` stays below ``1 << height`` (the sentinel bit's place),
+        so the mirror's key is the mirrored key.
+        """
+        g = self.geometry
+        return min(self.current + self.mask, g.mirror(self.current) + g.mirror(self.mask))
+
     def can_play(self, column: int) -> bool:
         g = self.geometry
         return 0 <= column < g.columns and not self.mask & g.top_masks[column]
@@ -164,8 +200,7 @@ class Position:
 
     def move_bit(self, column: int) -> int:
         """The cell a stone dropped into ``column`` would land on."""
-        g = self.geometry
-        return (self.mask + g.bottom_masks[column]) & g.column_masks[column]
+        return self.geometry.move_bit(self.mask, column)
 
     def is_winning_move(self, column: int) -> bool:
         """Would playing ``column`` (playable) complete a line for the player to move?"""
@@ -190,13 +225,33 @@ class Position:
 
     def immediate_wins(self) -> list[int]:
         """Columns that win at once for the player to move."""
-        hits = self.winning_cells(True) & self.possible()
-        return [c for c in self.legal_moves() if hits & self.geometry.column_masks[c]]
+        return self.geometry.columns_of(self.winning_cells(True) & self.possible())
 
     def opponent_threats(self) -> list[int]:
         """Columns where the opponent would win at once if it were their move."""
-        hits = self.winning_cells(False) & self.possible()
-        return [c for c in self.legal_moves() if hits & self.geometry.column_masks[c]]
+        return self.geometry.columns_of(self.winning_cells(False) & self.possible())
+
+    def non_losing_moves(self) -> int:
+        """Bitmask of the moves after which the opponent cannot win with its next stone (Pons'
+        ``possibleNonLosingMoves``); 0 if every move loses.
+
+        Meant for a player to move who cannot win at once (a winning move is not singled out here).
+        With one opponent winning cell playable, blocking it is the only candidate; with two, no
+        move saves the game. A move just below an opponent's winning cell makes that cell playable.
+        """
+        g = self.geometry
+        opponent_wins = g.winning_cells(self.current ^ self.mask, self.mask)
+        possible = (self.mask + g.bottom) & g.board
+        forced = possible & opponent_wins
+        if forced:
+            if forced & (forced - 1):  # two threats: cannot block both
+                return 0
+            possible = forced
+        return possible & ~(opponent_wins >> 1)
+
+    def non_losing_columns(self) -> list[int]:
+        """The columns of :meth:`non_losing_moves`, left to right."""
+        return self.geometry.columns_of(self.non_losing_moves())
 
     # -- conversion ---------------------------------------------------------------------------
     def to_board(self, mark_to_move: int | None = None) -> list[int]:

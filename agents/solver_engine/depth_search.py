@@ -57,6 +57,7 @@ class DepthSearch:
             nodes = search.nodes = search.nodes + 1
             if not nodes & CLOCK_EVERY and clock() > search.deadline:
                 raise SearchTimeout
+            # Inlined for speed: a copy of Position.non_losing_moves (tests/test_core.py checks they agree).
             opponent_wins = winning_cells(current ^ mask, mask)
             possible = (mask + bottom) & board
             forced = possible & opponent_wins

@@ -7,7 +7,7 @@ lose later, not just keep the outcome.
 
 What keeps the tree small (Pons' recipe):
 - moves that let the opponent win at once are never searched, and a single forced block is the
-  only move searched (``non_losing_moves``);
+  only move searched (``Position.non_losing_moves``, inlined in ``negamax``);
 - the score window is first clipped to what the number of remaining moves allows;
 - a transposition table keeps one bound per position;
 - moves are searched in the order of the threats they create (:mod:`move_order`);
@@ -108,6 +108,7 @@ class ExactSolver:
                         return stored - lower_offset
                 elif stored - upper_offset <= alpha:
                     return stored - upper_offset
+            # Inlined for speed: a copy of Position.non_losing_moves (tests/test_core.py checks they agree).
             opponent_wins = winning_cells(current ^ mask, mask)
             possible = (mask + bottom) & board
             forced = possible & opponent_wins
@@ -155,15 +156,9 @@ class ExactSolver:
 
     def non_losing_columns(self, position: Position) -> list[int]:
         """Columns that do not let the opponent win at once, best-ordered; empty if every move loses."""
-        current, mask = position.current, position.mask
-        g = self.geometry
-        opponent_wins = self.winning_cells(current ^ mask, mask)
-        possible = (mask + g.bottom) & g.board
-        forced = possible & opponent_wins
-        if forced & (forced - 1):
-            return []
-        candidates = (forced or possible) & ~(opponent_wins >> 1)
-        return [self.column_of(move) for move in self.ordered(current, mask, candidates)] if candidates else []
+        candidates = position.non_losing_moves()
+        ordered = self.ordered(position.current, position.mask, candidates) if candidates else []
+        return [self.column_of(move) for move in ordered]
 
     def column_of(self, move: int) -> int:
         return (move.bit_length() - 1) // self.geometry.height

@@ -2,7 +2,7 @@
 
 Made offline by ``tools/make_book.py`` from the project's own solver; read here with the standard
 library only. A position and its left-right mirror share one entry, stored under the smaller of the
-two position keys (``current + mask``, Pons' key) together with the move for that orientation.
+two position keys (``Position.canonical_key``) together with the move for that orientation.
 
 File format (``agents/data/connect4_book.bin``):
     b"C4BK" | uint32 little-endian length n | n bytes of JSON metadata | zlib(payload)
@@ -33,7 +33,7 @@ LOW_BITS = KEY_BITS - BUCKET_BITS  # 29, + 3 bits of move = one uint32 per entry
 _KEY_MASK = (1 << KEY_BITS) - 1
 _LOW_MASK = (1 << LOW_BITS) - 1
 _ODD_1, _ODD_2 = 0x1E3779B97F4A7, 0x0BF58476D1CE5  # odd multipliers: invertible modulo 2**49
-COLUMNS, COLUMN_BITS = 7, 7
+COLUMNS = 7
 
 
 def _entry_array() -> array:
@@ -50,22 +50,6 @@ def mix(key: int) -> int:
     key ^= key >> 25
     key = (key * _ODD_2) & _KEY_MASK
     return key ^ (key >> 25)
-
-
-def mirror_bits(bits: int) -> int:
-    """The bitboard reflected left to right."""
-    column_mask = (1 << COLUMN_BITS) - 1
-    out = 0
-    for column in range(COLUMNS):
-        out |= ((bits >> (column * COLUMN_BITS)) & column_mask) << ((COLUMNS - 1 - column) * COLUMN_BITS)
-    return out
-
-
-def canonical(current: int, mask: int) -> tuple[int, bool]:
-    """(key shared by the position and its mirror, whether that key is the mirror's)."""
-    key = current + mask
-    mirrored = mirror_bits(current) + mirror_bits(mask)
-    return (mirrored, True) if mirrored < key else (key, False)
 
 
 def encode_book(moves_by_key: dict[int, int], metadata: dict) -> bytes:
@@ -91,7 +75,7 @@ def encode_book(moves_by_key: dict[int, int], metadata: dict) -> bytes:
 
 
 class OpeningBook:
-    """A decoded book: ``move(current, mask)`` -> best column or None."""
+    """A decoded book: ``move(position)`` -> best column or None."""
 
     def __init__(self, data: bytes) -> None:
         if data[:4] != MAGIC:
@@ -113,8 +97,10 @@ class OpeningBook:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def move(self, current: int, mask: int) -> int | None:
-        key, mirrored = canonical(current, mask)
+    def move(self, position: Position) -> int | None:
+        """The stored best column for ``position`` (6x7), or None if the book does not cover it."""
+        key = position.canonical_key()
+        mirrored = key != position.key()  # a symmetric position is its own mirror: either move serves
         scrambled = mix(key)
         bucket, low = scrambled >> LOW_BITS, scrambled & _LOW_MASK
         lo, hi = self._starts[bucket], self._starts[bucket + 1]
@@ -146,5 +132,5 @@ def book_move(position: Position) -> int | None:
     book = load_book()
     if book is None:
         return None
-    move = book.move(position.current, position.mask)
+    move = book.move(position)
     return move if move is not None and position.can_play(move) else None

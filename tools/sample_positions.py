@@ -1,4 +1,4 @@
-"""Positions for search tests: random games stopped before anyone completes a line."""
+"""Positions for search tests and benches: random games stopped before anyone completes a line."""
 
 import random
 
