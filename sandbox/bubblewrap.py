@@ -134,18 +134,22 @@ class Sandbox:
 def _parents(path: str, covered: list[str]) -> list[str]:
     """``--dir`` options for the ancestors of ``path`` that do not exist yet inside, made traversable (0755).
 
-    ``covered`` lists what is bound already (its insides exist); the private /tmp is empty, so ancestors
+    ``covered`` lists what is bound already (its insides exist) and, ending in "/", the directories made
+    empty so far (only they exist, not what lies below them); the private /tmp is empty, so ancestors
     below it are made too. Without this bubblewrap makes them 0700, which the sandbox's uid cannot enter.
     """
+    def exists(directory: str) -> bool:
+        return any(directory + "/" == c or directory == c or directory.startswith(c + "/") for c in covered)
+
     chain = []
     parent = os.path.dirname(path)
-    while parent not in ("/", "/tmp") and not any(parent == c or parent.startswith(c + "/") for c in covered):
+    while parent not in ("/", "/tmp") and not exists(parent):
         chain.append(parent)
         parent = os.path.dirname(parent)
     options = []
     for directory in reversed(chain):
         options += ["--perms", "0755", "--dir", directory]
-        covered.append(directory)
+        covered.append(directory + "/")
     return options
 
 
@@ -171,9 +175,13 @@ def _readable_paths() -> list[tuple[str, str]]:
     targets = sorted(pairs)
     kept = [t for t in targets if not any(t != o and t.startswith(o.rstrip("/") + "/") for o in targets)]
     result = [(t, t) for t in kept]
-    for target, path in pairs.items():  # a symlinked path (e.g. a venv link in the project) also resolves
-        if path != target and not any(path.startswith(t.rstrip("/") + "/") or path == t for t in kept):
+    links: list[str] = []
+    # a symlinked path (e.g. a venv link in the project) also resolves; one inside another link (the
+    # venv's site-packages below a linked venv) already does, and its parents could not be made
+    for path, target in sorted((path, target) for target, path in pairs.items() if path != target):
+        if not any(path == o or path.startswith(o.rstrip("/") + "/") for o in kept + links):
             result.append((path, target))
+            links.append(path)
     return result
 
 

@@ -486,17 +486,26 @@ def test_the_builder_notes_an_agent_outside_the_project(tmp_path):
     assert f"{bot} lies outside this project" in run.stderr and "--sandbox" in run.stderr
 
 
-def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbox_works):
-    # A fresh clone in /tmp (as CI may make) must not be hidden by the sandbox's private /tmp.
+@pytest.mark.parametrize("linked_venv", [False, True], ids=["venv", "linked-venv"])
+def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbox_works, linked_venv):
+    # A fresh clone in /tmp (as CI may make) must not be hidden by the sandbox's private /tmp; nor may a
+    # Python environment reached through a symlink (a checkout whose .venv links to another one's).
     import shutil
 
     clone = tmp_path / "clone"
     shutil.copytree(os.path.join(PROJECT_ROOT, "sandbox"), clone / "sandbox",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    python = sys.executable
+    if linked_venv:
+        if sys.prefix == sys.base_prefix:
+            pytest.skip("not running in a virtual environment")
+        (tmp_path / "checkout").mkdir()
+        (tmp_path / "checkout" / ".venv").symlink_to(os.path.realpath(sys.prefix))
+        python = str(tmp_path / "checkout" / ".venv" / "bin" / os.path.basename(sys.executable))
     script = ("import sys; from sandbox import Sandbox, require; require(); "
               "run = Sandbox().run([sys.executable, '-c', 'import os; print(os.getcwd(), os.path.isdir(\"sandbox\"))'], "
               "capture_output=True, text=True, timeout=60); print(run.stdout.strip() or run.stderr.strip())")
-    run = subprocess.run([sys.executable, "-c", script], cwd=clone, capture_output=True, text=True, timeout=120,
+    run = subprocess.run([python, "-c", script], cwd=clone, capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": str(clone)})
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == f"{clone} True"
