@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, Sequence, TypeVar
 
 from agents.core import Config, Position
-from agents.core.clock import Deadline, move_deadline
+from agents.core.clock import MoveClock, move_deadline
 from agents.core.lines import windows
 from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
 from agents.heuristic_search.line_heuristic import line_heuristic
@@ -64,7 +64,7 @@ class Decision(Generic[Action]):
 @dataclass
 class _Counter:
     nodes: int = 0
-    deadline: Deadline | None = field(default=None)
+    deadline: MoveClock | None = field(default=None)
 
     def visit(self) -> None:
         self.nodes += 1
@@ -101,7 +101,7 @@ def alphabeta_search(
     game: Game[State, Action],
     state: State,
     depth: int,
-    deadline: Deadline | None = None,
+    deadline: MoveClock | None = None,
     first: Action | None = None,
 ) -> Decision[Action]:
     """Depth-limited minimax with alpha-beta pruning; same value as ``minimax_search`` at equal depth.
@@ -180,7 +180,7 @@ class ConnectX:
         return line_heuristic(mine, theirs, self.windows, self.config.inarow)
 
 
-def choose(position: Position, deadline: Deadline, rng: random.Random | None = None) -> int:
+def choose(position: Position, deadline: MoveClock, rng: random.Random | None = None) -> int:
     """A best column of the deepest alpha-beta search finished before ``deadline``."""
     game = ConnectX(position.config)
 

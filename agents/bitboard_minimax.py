@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from agents.core import Config, Position
-from agents.core.clock import Deadline, move_deadline
+from agents.core.clock import MoveClock, move_deadline
 from agents.core.lines import windows
 from agents.core.position import Geometry
 from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
@@ -29,7 +29,7 @@ WIN = 1_000_000.0  # a win scores WIN minus the plies it takes; heuristic values
 class Negamax:
     """One search: the configuration's masks, the deadline and a node counter."""
 
-    def __init__(self, geometry: Geometry, deadline: Deadline | None = None) -> None:
+    def __init__(self, geometry: Geometry, deadline: MoveClock | None = None) -> None:
         self.g = geometry
         self.windows = windows(geometry.config)
         self.cells = geometry.rows * geometry.columns
@@ -94,7 +94,7 @@ class Negamax:
         return best_columns, best
 
 
-def search(position: Position, deadline: Deadline, max_depth: int = MAX_DEPTH) -> tuple[list[int], int, Negamax]:
+def search(position: Position, deadline: MoveClock, max_depth: int = MAX_DEPTH) -> tuple[list[int], int, Negamax]:
     """The best columns of the deepest search finished before ``deadline``, that depth (0 if none
     finished: then the centremost legal column) and the search with its node count."""
     g = position.geometry
@@ -109,7 +109,7 @@ def search(position: Position, deadline: Deadline, max_depth: int = MAX_DEPTH) -
     return best, depth, negamax
 
 
-def choose(position: Position, deadline: Deadline, rng: random.Random | None = None) -> int:
+def choose(position: Position, deadline: MoveClock, rng: random.Random | None = None) -> int:
     """The best column of the deepest search that fits before ``deadline``, random among equals."""
     best, _, _ = search(position, deadline)
     return (rng or random).choice(best)

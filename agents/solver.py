@@ -19,10 +19,11 @@ nodes and always have a move ready; their tables persist from one move of the ga
 from __future__ import annotations
 
 from agents.core import Config, Position
+from agents.core.clock import MoveClock
 from agents.solver_engine.opening_book import book_move
 from agents.solver_engine.depth_search import DepthSearch
 from agents.solver_engine.negamax import ExactSolver
-from agents.solver_engine.time_manager import MoveClock, move_clock
+from agents.solver_engine.time_manager import move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
 # Try the exact solver once this few cells are left: on the standard board from ply 8 (earlier it

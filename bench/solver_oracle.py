@@ -32,8 +32,9 @@ if ROOT not in sys.path:
 
 from agents import solver  # noqa: E402
 from agents.core import Config  # noqa: E402
+from agents.core.clock import MoveClock  # noqa: E402
 from agents.solver_engine import time_manager  # noqa: E402
-from agents.solver_engine.time_manager import MoveClock, hard_budget, normal_budget  # noqa: E402
+from agents.solver_engine.time_manager import hard_budget, normal_budget  # noqa: E402
 from tools.oracle import load_oracle_set  # noqa: E402
 
 GROUPS = ((0, 11), (12, 15), (16, 19), (20, 23), (24, 29), (30, 41))
@@ -51,7 +52,7 @@ def game_bank(ply: int, act: float, cells: int = 42, bank: float = time_manager.
 def clock_for(ply: int, args: argparse.Namespace) -> tuple[MoveClock, float | None]:
     """The clock of one position, and the bank it was planned with (None: a fixed budget)."""
     if args.budget is not None:
-        return MoveClock(args.budget), None
+        return MoveClock(max(time_manager.MINIMUM_SECONDS, args.budget)), None
     bank = game_bank(ply, args.act_timeout) if args.bank == "auto" else float(args.bank)
     cells = Config().rows * Config().columns
     return MoveClock(normal_budget(args.act_timeout, bank), hard_budget(args.act_timeout, bank, ply, cells)), bank

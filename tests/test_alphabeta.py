@@ -8,7 +8,7 @@ from kaggle_environments.utils import Struct
 from agents import alphabeta
 from agents.alphabeta import ConnectX, alphabeta_search, minimax_search
 from agents.core import Config, Position
-from agents.core.clock import Deadline
+from agents.core.clock import MoveClock
 from agents.heuristic_search.line_heuristic import line_heuristic
 from tools.sample_positions import undecided_position
 
@@ -76,8 +76,8 @@ def test_connectx_plugs_the_line_heuristic_and_utility_in_from_each_side():
 
 
 def test_takes_a_win_and_blocks_a_loss():
-    assert alphabeta.choose(Position.from_string("121212"), Deadline(1.0)) == 0
-    assert alphabeta.choose(Position.from_string("12131"), Deadline(1.0)) == 0
+    assert alphabeta.choose(Position.from_string("121212"), MoveClock(1.0)) == 0
+    assert alphabeta.choose(Position.from_string("12131"), MoveClock(1.0)) == 0
     # X to move with two on the bottom (columns 4-5): extending to an open three wins within 3 plies.
     decision = alphabeta_search(ConnectX(Config()), Position.from_string("4151"), 4)
     assert set(decision.actions) <= {2, 5}
@@ -86,7 +86,7 @@ def test_takes_a_win_and_blocks_a_loss():
 def test_agent_keeps_its_time_budget_on_a_large_board():
     cfg = Struct(rows=10, columns=12, inarow=5, actTimeout=2)
     pos = undecided_position(random.Random(1), Config(10, 12, 5), 20)
-    deadline = Deadline(2.0)
+    deadline = MoveClock(2.0)
     move = alphabeta.agent(Struct(board=pos.to_board(), mark=1 + pos.moves % 2), cfg)
     assert type(move) is int and pos.can_play(move)
     assert deadline.elapsed() < alphabeta.TIME_CEILING + 0.2

@@ -8,7 +8,7 @@ from kaggle_environments.utils import Struct
 from agents import bitboard_minimax
 from agents.bitboard_minimax import WIN, search
 from agents.core import Config, Position
-from agents.core.clock import Deadline
+from agents.core.clock import MoveClock
 from agents.core.lines import windows
 from agents.heuristic_search.line_heuristic import line_heuristic
 from tools.sample_positions import undecided_position
@@ -39,7 +39,7 @@ def _o_pairs(pos):
 def test_finds_a_forced_win_and_stops_deepening():
     # X to move with two on the bottom (columns 4-5): an open three wins by ply 3.
     pos = Position.from_string("4151")
-    best, depth, negamax = search(pos, Deadline(5.0))
+    best, depth, negamax = search(pos, MoveClock(5.0))
     assert set(best) <= {2, 5}
     assert depth <= 4  # the forced result ends iterative deepening early
     _, value = negamax.root(pos, depth, None)
@@ -47,14 +47,14 @@ def test_finds_a_forced_win_and_stops_deepening():
 
 
 def test_takes_a_win_and_blocks_a_loss():
-    assert bitboard_minimax.choose(Position.from_string("121212"), Deadline(1.0)) == 0
-    assert bitboard_minimax.choose(Position.from_string("12131"), Deadline(1.0)) == 0
+    assert bitboard_minimax.choose(Position.from_string("121212"), MoveClock(1.0)) == 0
+    assert bitboard_minimax.choose(Position.from_string("12131"), MoveClock(1.0)) == 0
 
 
 @pytest.mark.parametrize("cfg,budget", [(Config(), 0.15), (Config(10, 12, 5), 0.15), (Config(10, 12, 5), 0.4)])
 def test_iterative_deepening_respects_the_deadline(cfg, budget):
     pos = undecided_position(random.Random(2), cfg, 10)
-    deadline = Deadline(budget)
+    deadline = MoveClock(budget)
     best, depth, negamax = search(pos, deadline)
     elapsed = deadline.elapsed()
     print(f"\n{cfg} budget {budget}s: depth {depth}, {negamax.nodes} nodes in {elapsed:.3f}s")
@@ -64,7 +64,7 @@ def test_iterative_deepening_respects_the_deadline(cfg, budget):
 
 def test_no_time_still_gives_a_legal_column():
     pos = Position.from_moves([3, 3, 3, 3, 3, 3])  # the centre column is full
-    best, depth, _ = search(pos, Deadline(0.0))
+    best, depth, _ = search(pos, MoveClock(0.0))
     assert depth <= 1 and best and pos.can_play(best[0])  # only the few root nodes run before a check
 
 

@@ -10,8 +10,9 @@ from kaggle_environments.utils import Struct
 
 from agents import solver
 from agents.core import Config, Position
+from agents.core.clock import MoveClock
 from agents.solver_engine import time_manager
-from agents.solver_engine.time_manager import MoveClock, move_budget
+from agents.solver_engine.time_manager import move_budget
 from tools.oracle import Oracle
 from tools.sample_positions import quiet_game
 

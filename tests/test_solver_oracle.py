@@ -13,7 +13,7 @@ import pytest
 
 from agents import solver
 from agents.core import Position
-from agents.solver_engine.time_manager import MoveClock
+from agents.core.clock import MoveClock
 from tools.oracle import Oracle, load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move

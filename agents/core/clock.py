@@ -1,4 +1,9 @@
-"""Move deadlines from Kaggle's time rules: ``actTimeout`` per move, overage bank as a safety net."""
+"""The clock of a move, from Kaggle's time rules: ``actTimeout`` per move, overage bank as a safety net.
+
+The agents that search against time (alphabeta, bitboard_minimax, the solver) time their moves with
+:class:`MoveClock`; the solver's two budgets (normal and hard) come from
+:mod:`agents.solver_engine.time_manager`.
+"""
 
 from __future__ import annotations
 
@@ -27,14 +32,20 @@ def overage(obs: Any) -> float:
         return 0.0
 
 
-class Deadline:
-    """A point in time; ``expired()`` is cheap enough to call inside a search loop."""
+class MoveClock:
+    """The time budget of one move, started when the move starts; ``expired()`` is cheap enough for a search loop.
 
-    __slots__ = ("start", "end")
+    ``end`` is the deadline the move aims at. A move that turns out hard may :meth:`extend` it to
+    ``hard_end`` (``hard_seconds`` after the start, if given; without it the move cannot be extended).
+    All three are ``time.perf_counter()`` values, so a search can compare its own clock readings to them.
+    """
 
-    def __init__(self, seconds: float) -> None:
+    __slots__ = ("start", "end", "hard_end")
+
+    def __init__(self, seconds: float, hard_seconds: float | None = None) -> None:
         self.start = time.perf_counter()
         self.end = self.start + max(0.0, seconds)
+        self.hard_end = max(self.end, self.start + hard_seconds) if hard_seconds is not None else self.end
 
     def remaining(self) -> float:
         return self.end - time.perf_counter()
@@ -45,8 +56,21 @@ class Deadline:
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
+    def phase_end(self, share: float) -> float:
+        """A ``time.perf_counter()`` deadline that leaves ``1 - share`` of the remaining time to later phases."""
+        now = time.perf_counter()
+        return now + max(0.0, self.end - now) * share
 
-def move_deadline(obs: Any, config: Any, share: float = 0.5, ceiling: float = 1.0) -> Deadline:
+    @property
+    def extensible(self) -> bool:
+        return self.hard_end > self.end
+
+    def extend(self) -> None:
+        """The move is hard: from now on ``end`` is the hard deadline."""
+        self.end = self.hard_end
+
+
+def move_deadline(obs: Any, config: Any, share: float = 0.5, ceiling: float = 1.0) -> MoveClock:
     """A deadline for this move: ``share`` of the act timeout, at most ``ceiling`` seconds.
 
     The overage bank is never planned into: it only absorbs a late return. Agents that know a move
@@ -54,4 +78,4 @@ def move_deadline(obs: Any, config: Any, share: float = 0.5, ceiling: float = 1.
     act timeout itself.
     """
     act = act_timeout(config)
-    return Deadline(min(act * share, ceiling, act))
+    return MoveClock(min(act * share, ceiling, act))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from agents.core.clock import Deadline
+from agents.core.clock import MoveClock
 
 
 # The next depth costs several times the last one; starting it with less time left than this
@@ -27,7 +27,7 @@ class OutOfTime(Exception):
 def deepen(
     search: Callable[[int, Sequence[Any]], tuple[list[Any], float]],
     fallback: list[Any],
-    deadline: Deadline,
+    deadline: MoveClock,
     max_depth: int,
     decided: Callable[[float], bool] = lambda value: False,
 ) -> tuple[list[Any], int]:

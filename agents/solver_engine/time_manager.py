@@ -25,10 +25,9 @@ so that tests and benchmarks can plan with exactly the figures the agent uses.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
-from agents.core.clock import act_timeout, overage
+from agents.core.clock import MoveClock, act_timeout, overage
 from agents.core.config import field
 
 TYPICAL_SECONDS = 0.8  # the normal budget of a move when the act timeout allows it
@@ -76,40 +75,6 @@ def hard_budget(act: float, bank: float | None, stones: int, cells: int, first_m
     if bank < LOW_BANK_SECONDS:
         return normal
     return max(normal, act - safety_margin(act, first_move) + bank_share(bank, stones, cells))
-
-
-class MoveClock:
-    """The budget of one move, started when the move starts; phases take slices of what is left.
-
-    ``end`` is the normal deadline; :meth:`extend` moves it to the hard one (``hard_seconds`` after
-    the start, if given: without it the move cannot be extended).
-    """
-
-    __slots__ = ("start", "end", "hard_end")
-
-    def __init__(self, seconds: float, hard_seconds: float | None = None) -> None:
-        self.start = time.perf_counter()
-        self.end = self.start + max(MINIMUM_SECONDS, seconds)
-        self.hard_end = max(self.end, self.start + hard_seconds) if hard_seconds is not None else self.end
-
-    def remaining(self) -> float:
-        return self.end - time.perf_counter()
-
-    def phase_end(self, share: float) -> float:
-        """A ``time.perf_counter()`` deadline that leaves ``1 - share`` of the remaining time to later phases."""
-        now = time.perf_counter()
-        return now + max(0.0, self.end - now) * share
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    @property
-    def extensible(self) -> bool:
-        return self.hard_end > self.end
-
-    def extend(self) -> None:
-        """The move is hard: from now on ``end`` is the hard deadline."""
-        self.end = self.hard_end
 
 
 _first_move = True  # of this process: loading the submission may be counted towards it
