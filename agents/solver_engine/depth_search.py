@@ -42,7 +42,7 @@ class DepthSearch:
         self.nodes = 0
         self.deadline = float("inf")
         self.completed_depth = 0
-        self.extended = False  # did the last best_move search past its deadline (see best_move)?
+        self.extended = False  # did the last best_move go on past its deadline towards the hard one?
         self.negamax = self._build()
 
     def _build(self):
@@ -118,7 +118,9 @@ class DepthSearch:
         Always returns a move: the first column if not even depth 1 completes before ``deadline``.
         With ``hard_deadline`` (later than ``deadline``), a search whose best move is unsettled (it
         changed at one of the last two completed depths) goes on until then, and stops as soon as
-        it settles; ``extended`` tells whether it searched past ``deadline``.
+        it settles; ``extended`` tells whether it searched past ``deadline`` that way. (Without that,
+        the iteration running at ``deadline`` may still end a few nodes later, before the next clock
+        check: that is not an extension.)
         """
         self.deadline = deadline
         if len(self.table) > self.table_capacity:
@@ -147,7 +149,7 @@ class DepthSearch:
             except SearchTimeout:
                 self.extended = self.extended or self.deadline > deadline
                 break
-            self.extended = self.extended or time.perf_counter() > deadline
+            self.extended = self.extended or (self.deadline > deadline and time.perf_counter() > deadline)
             order.sort(key=lambda c: -scores[c])  # stable: ties keep the previous (central-first) order
             if order[0] != best:
                 changed_at = depth
