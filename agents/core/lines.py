@@ -20,8 +20,6 @@ def windows(config: Config) -> tuple[int, ...]:
                 end_c, end_r = c + dc * (k - 1), r + dr * (k - 1)
                 if not (0 <= end_c < columns and 0 <= end_r < rows):
                     continue
-                if k > 1 and dc == 0 and dr == 0:
-                    continue
                 mask = 0
                 for i in range(k):
                     mask |= g.bit(c + dc * i, r + dr * i)
@@ -29,6 +27,3 @@ def windows(config: Config) -> tuple[int, ...]:
     # With k == 1 each direction yields the same single cells: keep each window once.
     return tuple(dict.fromkeys(result))
 
-
-def popcount(x: int) -> int:
-    return x.bit_count()
