@@ -33,11 +33,11 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from evaluation.record import GameRecord, GameTask
+from evaluation.record import GameRecord, GameTask, forfeit
 from evaluation.worker import CELLS, CELLS_BYTES, IDLE, THINKING, SharedMonitor, preload, serve
 from sandbox import Sandbox
 
-__all__ = ["SharedMonitor", "default_workers", "forfeit", "run_games"]
+__all__ = ["SharedMonitor", "default_workers", "run_games"]
 
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
@@ -276,31 +276,4 @@ def checked_record(task: GameTask, payload: bytes) -> GameRecord:
         game_id=task.game_id, agents=[spec.name for spec in task.seats], opening=list(task.opening),
         moves=moves, statuses=statuses, outcomes=outcomes, move_times=times, config=dict(task.config),
         seed=task.seed, swapped=task.swapped, note=note[:1000], steps=steps,
-    )
-
-
-def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:
-    """The record of a game whose worker had to be killed: ``seat`` forfeits it.
-
-    Only the fatal move's time is known (``thinking``); earlier moves died with the worker.
-    """
-    times: list[list[float]] = [[], []]
-    if thinking is not None:
-        times[seat].append(round(thinking, 6))
-    outcomes = ["win", "win"]
-    outcomes[seat] = outcome
-    statuses = ["DONE", "DONE"]
-    statuses[seat] = outcome.upper()
-    return GameRecord(
-        game_id=task.game_id,
-        agents=[spec.name for spec in task.seats],
-        opening=list(task.opening),
-        moves=list(task.opening),
-        statuses=statuses,
-        outcomes=outcomes,
-        move_times=times,
-        config=dict(task.config),
-        seed=task.seed,
-        swapped=task.swapped,
-        note=note,
     )

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable
 
-from evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS, forfeit
-from evaluation.record import GameRecord, GameTask
+from evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
+from evaluation.record import GameRecord, GameTask, forfeit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_GAMES_PER_TASK = 8

@@ -85,3 +85,30 @@ class GameRecord:
 def score_of(outcome: str) -> float:
     """Points for an outcome: a forfeit is a loss for its agent."""
     return 1.0 if outcome == "win" else 0.5 if outcome == "draw" else 0.0
+
+
+def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:
+    """The record of a game whose worker had to be killed: ``seat`` forfeits it.
+
+    Only the fatal move's time is known (``thinking``); earlier moves died with the worker.
+    """
+    times: list[list[float]] = [[], []]
+    if thinking is not None:
+        times[seat].append(round(thinking, 6))
+    outcomes = ["win", "win"]
+    outcomes[seat] = outcome
+    statuses = ["DONE", "DONE"]
+    statuses[seat] = outcome.upper()
+    return GameRecord(
+        game_id=task.game_id,
+        agents=[spec.name for spec in task.seats],
+        opening=list(task.opening),
+        moves=list(task.opening),
+        statuses=statuses,
+        outcomes=outcomes,
+        move_times=times,
+        config=dict(task.config),
+        seed=task.seed,
+        swapped=task.swapped,
+        note=note,
+    )

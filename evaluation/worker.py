@@ -28,6 +28,8 @@ import sys
 import time
 from typing import Any
 
+from evaluation.record import forfeit
+
 IDLE, THINKING = -1.0, 1.0
 CELLS = 4  # state, seat, deadline, start
 CELLS_BYTES = CELLS * ctypes.sizeof(ctypes.c_double)
@@ -65,7 +67,6 @@ def preload() -> None:
 
 def serve(conn: Any, cells: Any, memory_mb: int, sandboxed: bool = False) -> None:
     """Play each task received on ``conn`` and send its record back, until the pipe closes or None."""
-    from evaluation.pool import forfeit
     from evaluation.runner import play_task
 
     isolate(memory_mb)

@@ -9,8 +9,7 @@ import tempfile
 import pytest
 
 from evaluation.agent_specs import resolve_agent
-from evaluation.pool import forfeit
-from evaluation.record import GameTask
+from evaluation.record import GameTask, forfeit
 from evaluation.replays import replay_environment, replay_name, save_replay
 from evaluation.runner import play_game
 
