@@ -103,8 +103,7 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> Ag
         return _register(spec)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
-    from building import BuildError
-    from building.targets import split_function
+    from building import BuildError, split_function
 
     try:
         base, function = split_function(spec)
@@ -151,8 +150,7 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
 
 def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
-    from building import BuildError, build_text
-    from building.modules import ANY_EXTERNAL
+    from building import ANY_EXTERNAL, BuildError, build_text
 
     try:
         text = build_text(spec, allow_imports=(ANY_EXTERNAL,))[0]
