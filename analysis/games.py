@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from agents.core import Config, Position
-from evaluation.record import OUTCOMES, GameRecord
-from evaluation.results import FORMAT
+from evaluation.record import GameRecord
+from evaluation.results import ResultsError, ResultsReader
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
 
@@ -83,43 +83,23 @@ def read_games(path: str) -> list[Game]:
 def read_results_file(text: str, path: str) -> list[Game]:
     """Games of an ``evaluate.py`` results file; any line that is not what the format says is an error.
 
+    Read with the evaluator's own reader in its strict mode (:class:`evaluation.results.ResultsReader`).
     A last line without its newline is a write torn by a killed run: it is skipped, as the evaluator's
     ``--resume`` does. Every other unreadable line stops the analysis.
     """
-    lines = text.split("\n")
-    torn = lines.pop() if lines else ""  # "" when the file ends with a newline
-    header: dict[str, Any] | None = None
+    reader = ResultsReader(text.encode("utf-8"), path, strict=True)
     games: dict[int, Game] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError:
-            raise AnalysisInputError(f"{path}:{number}: corrupt line (not JSON)") from None
-        if not isinstance(item, dict):
-            raise AnalysisInputError(f"{path}:{number}: corrupt line (not a JSON object)")
-        kind = item.get("kind")
-        if header is None:
-            if kind != "run":
-                raise AnalysisInputError(f"{path!r} is not a results file of evaluate.py (no run header on line {number})")
-            if item.get("format") != FORMAT:
-                raise AnalysisInputError(f"{path}:{number}: results format {item.get('format')!r}, expected {FORMAT}")
-            header = item
-            _config(item.get("config"), f"{path}")
-            continue
-        if kind != "game":
-            raise AnalysisInputError(f"{path}:{number}: corrupt line (kind {kind!r}, expected 'game')")
-        try:
-            record = GameRecord.from_json(item)
-            if len(record.agents) != 2 or len(record.outcomes) != 2 or not set(record.outcomes) <= set(OUTCOMES):
-                raise TypeError
-        except (TypeError, KeyError):
-            raise AnalysisInputError(f"{path}:{number}: corrupt line (not a complete game record)") from None
-        game = from_record(record, f"{path}:{number}")
-        games.setdefault(game.game_id, game)
-    if header is None:
-        if torn.strip():
+    try:
+        for number, item in reader:
+            if isinstance(item, GameRecord):
+                game = from_record(item, f"{path}:{number}")
+                games.setdefault(game.game_id, game)
+            else:
+                _config(item.get("config"), f"{path}")
+    except ResultsError as error:
+        raise AnalysisInputError(str(error)) from None
+    if reader.header is None:
+        if reader.torn.decode("utf-8").strip():
             raise AnalysisInputError(f"{path!r} is neither a results file nor a Kaggle episode JSON")
         raise AnalysisInputError(f"{path!r} is empty, not a results file")
     return sorted(games.values(), key=lambda g: g.game_id)

@@ -14,5 +14,8 @@ Public API (stable; other tools build on it):
   inside a bubblewrap sandbox (the ``sandbox`` package).
 - ``evaluation.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
   ``evaluation.summary.summarize(records, names, config) -> dict``.
+- ``evaluation.results.ResultsLog`` and ``evaluation.results.read(path, strict=False)`` — the JSON Lines
+  results file every run writes (``ResultsReader`` reads it line by line; ``strict``: a corrupt line
+  is an error instead of where a torn write ends).
 - ``evaluation.stats`` — score, Elo, likelihood of superiority, SPRT.
 """
