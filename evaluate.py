@@ -23,9 +23,13 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from agents.core import Config
+
+if TYPE_CHECKING:
+    from evaluation.gate import GateSettings
+    from evaluation.league import LeagueSettings
 
 
 class Usage(Exception):
@@ -109,11 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.league:
             from evaluation import league
 
-            return league.main(args)
+            return league.main(league_settings(args), as_json=args.json)
         if args.gate or args.baseline:
             from evaluation import gate
 
-            return gate.main(args)
+            return gate.main(gate_settings(args), as_json=args.json)
         return run(args, real_stdout)
     except Usage as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
@@ -139,6 +143,46 @@ def check_sandbox(args: argparse.Namespace) -> None:
         require()
     except SandboxUnavailable as error:
         raise Usage(str(error)) from None
+
+
+def gate_settings(args: argparse.Namespace) -> GateSettings:
+    """``--gate``/``--baseline`` and the options the gate uses; raises Usage for flags it cannot take."""
+    from evaluation.gate import DEFAULT_SPRT, GateSettings
+
+    if not args.gate:
+        raise Usage("--baseline needs --gate CANDIDATE")
+    if not args.baseline:
+        raise Usage("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
+    if args.agents:
+        raise Usage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
+    if args.resume:
+        raise Usage("--gate cannot --resume")
+    return GateSettings(
+        candidate=args.gate, baseline=args.baseline, games=args.games, rows=args.rows, columns=args.columns,
+        inarow=args.inarow, seed=args.seed, openings=args.openings, workers=args.workers,
+        act_timeout=args.act_timeout, overage=args.overage, memory_mb=args.memory_mb,
+        sprt=(args.sprt[0], args.sprt[1]) if args.sprt else DEFAULT_SPRT, alpha=args.alpha, beta=args.beta,
+        replays=args.replays, backend=args.backend, sandbox=args.sandbox,
+    )
+
+
+def league_settings(args: argparse.Namespace) -> LeagueSettings:
+    """``--league`` and the options the league uses; raises Usage for flags it cannot take."""
+    from evaluation.league import LeagueSettings
+
+    if args.agents:
+        raise Usage(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
+    for flag, given in (("--gate", args.gate), ("--baseline", args.baseline), ("--resume", args.resume),
+                        ("--sprt", args.sprt)):
+        if given:
+            raise Usage(f"--league cannot be combined with {flag}")
+    return LeagueSettings(
+        agents=tuple(args.league), games=args.games, rows=args.rows, columns=args.columns, inarow=args.inarow,
+        seed=args.seed, openings=args.openings, workers=args.workers, act_timeout=args.act_timeout,
+        overage=args.overage, memory_mb=args.memory_mb,
+        directory=args.results,  # a league's --results names its directory (a single match's is one file)
+        replays=args.replays, backend=args.backend, sandbox=args.sandbox, progress=not args.no_progress,
+    )
 
 
 @dataclass

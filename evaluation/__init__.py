@@ -7,6 +7,9 @@ Public API (stable; other tools build on it):
   with one clear line for anything unusable.
 - ``evaluation.api.play_match(a, b, games, ...) -> dict`` — a match from Python (callables welcome); the
   dict ``evaluate.py A B --json`` prints.
+- ``evaluation.api.run_gate(GateSettings(candidate, baseline, ...)) -> dict`` and
+  ``evaluation.api.run_league(LeagueSettings(agents, ...)) -> dict`` — the gate and the league with the
+  settings ``evaluate.py --gate`` and ``--league`` build from their flags; the dicts their ``--json`` prints.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game on ``kaggle_environments`` in this process (no isolation).
 - ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated

@@ -1,4 +1,4 @@
-"""Playing a match from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s dict.
+"""Evaluating from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s dict.
 
     from evaluation.api import play_match
 
@@ -15,6 +15,13 @@ deadline enforced by killing the worker. Callables reach the workers because the
 process: a function defined in a notebook, with whatever it closes over, plays as it is (each worker
 holds its own copy, so state it keeps carries over between that worker's games). The Ray backend
 cannot take callables and says so.
+
+The gate and the league take the same settings as ``evaluate.py --gate`` and ``--league``:
+
+    from evaluation.api import GateSettings, LeagueSettings, run_gate, run_league
+
+    run_gate(GateSettings("submissions/submission.py", "greedy"))["verdict"]  # "PASS" or "FAIL"
+    run_league(LeagueSettings(("solver", "alphabeta", "greedy"), games=20))["ratings"]
 """
 
 from __future__ import annotations
@@ -23,6 +30,11 @@ from typing import Any, Callable, Union
 
 from agents.core import Config
 from evaluation.agent_specs import AgentSpec, resolve_agent
+from evaluation.gate import GateSettings, GateUsage
+from evaluation.league import LeagueSettings, LeagueUsage
+
+__all__ = ["Agent", "GateSettings", "GateUsage", "LeagueSettings", "LeagueUsage", "play_match", "run_gate",
+           "run_league"]
 
 Agent = Union[str, Callable[..., Any], AgentSpec]
 
@@ -90,3 +102,26 @@ def play_match(
     summary = summarize(records, names, config.as_dict())
     summary["results"] = log.path if log else None
     return summary
+
+
+def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"`` PASS or FAIL.
+
+    ``log`` receives the running commentary the command line prints, line by line. Raises ``GateUsage``
+    (a ``ValueError``, one line) for bad input; a candidate that cannot load is a FAIL, not an error.
+    """
+    from evaluation import gate
+
+    return gate.run(settings, log)
+
+
+def run_league(settings: LeagueSettings) -> dict[str, Any]:
+    """A round-robin league (``evaluate.py --league``): the report ``--json`` prints.
+
+    Writes ``league.md``, ``league.json``, ``league.png`` and ``games.jsonl`` to ``settings.directory``
+    (default ``results/league-<UTC time>-<pid>``). Raises ``LeagueUsage`` (a ``ValueError``, one line)
+    for bad input.
+    """
+    from evaluation import league
+
+    return league.run(settings)

@@ -24,12 +24,12 @@ and strength means nothing for an agent that cannot play a legal game in time):
 
 In every game of checks 2, 4 and 5 any invalid move, error or timeout of CANDIDATE is a FAIL.
 Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
-saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``.
+saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``. From Python:
+``evaluation.api.run_gate(GateSettings(CANDIDATE, BASELINE, ...))`` returns the ``--json`` report.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -45,8 +45,37 @@ MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
 BUILTINS = ("random", "negamax")
 
 
-class GateUsage(Exception):
+class GateUsage(ValueError):
     """Bad input for the gate: one line for the user, exit 2."""
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """What the gate is asked to check: ``evaluate.py --gate CANDIDATE --baseline BASELINE`` and its options.
+
+    Every field is the command-line option of the same name (``sprt``: ``--sprt ELO0 ELO1``, default
+    ``DEFAULT_SPRT``; ``memory_mb`` 0: no cap), with the same default. ``candidate`` and ``baseline``
+    are anything ``evaluate.py`` takes as an agent.
+    """
+
+    candidate: str
+    baseline: str
+    games: int = 100
+    rows: int = 6
+    columns: int = 7
+    inarow: int = 4
+    seed: int = 0
+    openings: str | None = None
+    workers: int | None = None
+    act_timeout: float = 2.0
+    overage: float = 60.0
+    memory_mb: int = 2048
+    sprt: tuple[float, float] = DEFAULT_SPRT
+    alpha: float = 0.05
+    beta: float = 0.05
+    replays: str | None = None
+    backend: str = "process"
+    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
 
 
 @dataclass
@@ -63,25 +92,13 @@ class Check:
 
 @dataclass
 class GateContext:
-    """What every check needs: the resolved agents and the match settings taken from the command line."""
+    """What every check needs: the settings, the resolved agents and the board."""
 
+    settings: GateSettings
     candidate: Any
     baseline: Any
     config: Config
-    games: int
-    seed: int
-    act_timeout: float
-    overage: float
-    openings: str | None
-    workers: int | None
-    backend: str
-    memory_mb: int | None
-    sprt: tuple[float, float]
-    alpha: float
-    beta: float
-    replays: str | None
     played: int = 0
-    sandbox: bool = False  # every agent process inside a bubblewrap sandbox (--sandbox)
     check: str = ""  # the check being run: replays go to a subdirectory of that name
 
     def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float = 0.0,
@@ -90,33 +107,35 @@ class GateContext:
         or draw (among those ``replay`` selects) are saved."""
         from evaluation.match import run_match
 
+        settings = self.settings
+
         def on_game(record: Any) -> None:
             self.played += 1
-            if self.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
+            if settings.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
                 from evaluation.replays import save_replay
 
-                save_replay(record, os.path.join(self.replays, self.check))
+                save_replay(record, os.path.join(settings.replays, self.check))
 
         return run_match(
-            spec_a, spec_b, games, config=self.config, openings=self.openings, act_timeout=self.act_timeout,
-            overage=overage, seed=self.seed, workers=self.workers, on_game=on_game, stop=stop,
-            backend=self.backend, memory_mb=self.memory_mb, sandbox=self.sandbox,
+            spec_a, spec_b, games, config=self.config, openings=settings.openings, act_timeout=settings.act_timeout,
+            overage=overage, seed=settings.seed, workers=settings.workers, on_game=on_game, stop=stop,
+            backend=settings.backend, memory_mb=settings.memory_mb, sandbox=settings.sandbox,
         )
 
 
-def main(args: argparse.Namespace, out: Any = None) -> int:
-    """Run the gate for ``evaluate.py --gate``; returns the exit code (0 PASS, 1 FAIL, 2 bad input)."""
+def main(settings: GateSettings, out: Any = None, as_json: bool = False) -> int:
+    """Run the gate for ``evaluate.py --gate``; returns the exit code (0 PASS, 1 FAIL, 2 bad input).
+
+    Prints the checks as they end and the verdict, or with ``as_json`` only the report as one JSON object.
+    """
     if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
-        out = sys.__stdout__ if args.json else sys.stdout
+        out = sys.__stdout__ if as_json else sys.stdout
     try:
-        context, load = prepare(args)
+        report = run(settings, log=None if as_json else lambda line: print(line, file=out, flush=True))
     except GateUsage as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
-    started = time.monotonic()
-    report = run_gate(context, load, log=None if args.json else lambda line: print(line, file=out, flush=True))
-    report["elapsed_s"] = round(time.monotonic() - started, 1)
-    if args.json:
+    if as_json:
         out.write(json.dumps(report) + "\n")
     else:
         out.write(render_verdict(report) + "\n")
@@ -124,38 +143,44 @@ def main(args: argparse.Namespace, out: Any = None) -> int:
     return 0 if report["verdict"] == "PASS" else 1
 
 
-def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
-    """Validate the command line and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
+def run(settings: GateSettings, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The gate's report (``verdict``, ``reasons``, ``checks`` ..., ``elapsed_s``): what ``--json`` prints.
+
+    ``log`` receives each line of the running commentary. Raises ``GateUsage`` (one line) for bad input;
+    a candidate that fails to load is a FAIL, not bad input.
+    """
+    context, load = prepare(settings)
+    started = time.monotonic()
+    report = run_gate(context, load, log=log)
+    report["elapsed_s"] = round(time.monotonic() - started, 1)
+    return report
+
+
+def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
+    """Validate the settings and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
     from evaluation.agent_specs import AgentSpecError, resolve_agent
 
-    if not args.gate:
-        raise GateUsage("--baseline needs --gate CANDIDATE")
-    if not args.baseline:
-        raise GateUsage("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
-    if args.agents:
-        raise GateUsage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
-    if getattr(args, "resume", None):
-        raise GateUsage("--gate cannot --resume")
-    sprt = tuple(args.sprt) if args.sprt else DEFAULT_SPRT
+    sprt = settings.sprt
     if not sprt[0] < sprt[1]:
         raise GateUsage("--sprt ELO0 ELO1 needs ELO0 < ELO1")
-    if not (0 < args.alpha < 1 and 0 < args.beta < 1):
+    if not (0 < settings.alpha < 1 and 0 < settings.beta < 1):
         raise GateUsage("--alpha and --beta must lie strictly between 0 and 1")
-    if args.act_timeout <= 0:
+    if settings.act_timeout <= 0:
         raise GateUsage("--act-timeout must be > 0")
     try:
-        config = Config(args.rows, args.columns, args.inarow)
+        config = Config(settings.rows, settings.columns, settings.inarow)
     except ValueError as error:
         raise GateUsage(str(error)) from None
     try:
-        baseline = resolve_agent(args.baseline, sandbox=getattr(args, "sandbox", False))
+        baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox)
     except AgentSpecError as error:
         raise GateUsage(f"baseline: {error}") from None
     load = Check("load")
     try:
-        candidate = resolve_agent(args.gate, sandbox=getattr(args, "sandbox", False))
+        candidate = resolve_agent(settings.candidate, sandbox=settings.sandbox)
     except AgentSpecError as error:
-        if not os.path.exists(args.gate.rpartition(":")[0] or args.gate):  # FILE:FUNCTION names a file too
+        named = settings.candidate.rpartition(":")[0] or settings.candidate  # FILE:FUNCTION names a file too
+        if not os.path.exists(named):
             raise GateUsage(f"candidate: {error}") from None
         load.passed, load.detail = False, str(error)
         load.reasons.append(f"load: {error}")
@@ -163,14 +188,8 @@ def prepare(args: argparse.Namespace) -> tuple[GateContext | None, Check]:
     load.passed = True
     load.detail = f"{candidate.kind} {candidate.target}" + (
         " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else "")
-    _check_suite(args.openings, config, args.seed)
-    context = GateContext(
-        candidate=candidate, baseline=baseline, config=config, games=args.games, seed=args.seed,
-        act_timeout=args.act_timeout, overage=args.overage, openings=args.openings, workers=args.workers,
-        backend=args.backend, memory_mb=getattr(args, "memory_mb", None), sprt=sprt, alpha=args.alpha,
-        beta=args.beta, replays=args.replays, sandbox=getattr(args, "sandbox", False),
-    )
-    return context, load
+    _check_suite(settings.openings, config, settings.seed)
+    return GateContext(settings, candidate, baseline, config), load
 
 
 def _check_suite(openings: str | None, config: Config, seed: int) -> None:
@@ -189,7 +208,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
                "builtins": check_builtins}
     if log and context:
         log(f"gate: {context.candidate.name} against baseline {context.baseline.name} "
-            f"(act timeout {context.act_timeout:g} s, {context.config.rows}x{context.config.columns} "
+            f"(act timeout {context.settings.act_timeout:g} s, {context.config.rows}x{context.config.columns} "
             f"in a row {context.config.inarow})")
     if log:
         log(_line(load))
@@ -211,7 +230,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         "reasons": reasons,
         "candidate": context.candidate.name if context else None,
         "baseline": context.baseline.name if context else None,
-        "act_timeout": context.act_timeout if context else None,
+        "act_timeout": context.settings.act_timeout if context else None,
         "config": context.config.as_dict() if context else None,
         "games": context.played if context else 0,
         "checks": [check.to_json() for check in checks],
@@ -234,12 +253,12 @@ def check_validation(context: GateContext, check: Check) -> None:
     from evaluation.record import GameTask
 
     shape = tuple(context.config.as_dict().items())
-    task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.act_timeout,
-                    context.overage, context.seed)
-    (record,) = context.match(context.candidate, context.candidate, [task], overage=context.overage)
+    task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.settings.act_timeout,
+                    context.settings.overage, context.settings.seed)
+    (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage)
     check.passed = record.statuses == ["DONE", "DONE"]
     check.data = {"statuses": record.statuses, "moves": len(record.moves), "max_move_s": _slowest([record])}
-    check.detail = (f"candidate vs itself from the empty board, overage {context.overage:g} s: "
+    check.detail = (f"candidate vs itself from the empty board, overage {context.settings.overage:g} s: "
                     f"statuses {record.statuses}, {len(record.moves)} moves")
     if not check.passed:
         note = f" ({record.note})" if record.note else ""
@@ -251,15 +270,16 @@ def check_baseline(context: GateContext, check: Check) -> None:
     from evaluation import stats
     from evaluation.summary import pair_counts, score_model
 
-    elo0, elo1 = context.sprt
+    settings = context.settings
+    elo0, elo1 = settings.sprt
 
     def decided(records: list) -> bool:
         return len(records) >= MIN_SPRT_GAMES and sprt_result(records).verdict is not None
 
     def sprt_result(records: list) -> stats.SprtResult:
-        return stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, context.alpha, context.beta)
+        return stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, settings.alpha, settings.beta)
 
-    records = context.match(context.candidate, context.baseline, context.games, stop=decided)
+    records = context.match(context.candidate, context.baseline, settings.games, stop=decided)
     _forfeits(records, check, "vs baseline")
     result = sprt_result(records)
     model, score = score_model(records)
@@ -269,7 +289,7 @@ def check_baseline(context: GateContext, check: Check) -> None:
     check.data = {
         "games": len(records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
         "score_model": model, "elo": _finite(elo.value), "elo_ci": [_finite(elo.low), _finite(elo.high)],
-        "sprt": {"elo0": elo0, "elo1": elo1, "alpha": context.alpha, "beta": context.beta,
+        "sprt": {"elo0": elo0, "elo1": elo1, "alpha": settings.alpha, "beta": settings.beta,
                  "llr": round(result.llr, 3), "lower": round(result.lower, 3), "upper": round(result.upper, 3),
                  "verdict": result.verdict},
         "baseline_forfeits": baseline_forfeits, "max_move_s": _slowest(records),
@@ -294,15 +314,16 @@ def check_builtins(context: GateContext, check: Check) -> None:
     from evaluation.openings import load_suite
     from evaluation.record import score_of
 
-    games = builtin_games(context.games)
-    suite = load_suite(context.openings, context.config, context.seed, count=max(64, games // 2))
+    settings = context.settings
+    games = builtin_games(settings.games)
+    suite = load_suite(settings.openings, context.config, settings.seed, count=max(64, games // 2))
     # All four matches share one schedule (same openings, seats and seeds, so candidate and baseline are
     # compared game by game) and one worker pool: game ids are offset per match, seeds stay the same.
     matches = [(agent, name) for name in BUILTINS for agent in (context.candidate, context.baseline)]
     tasks = []
     for index, (agent, name) in enumerate(matches):
-        for task in schedule(agent, resolve_agent(name), games, context.config, suite, context.act_timeout, 0.0,
-                             context.seed):
+        for task in schedule(agent, resolve_agent(name), games, context.config, suite, settings.act_timeout, 0.0,
+                             settings.seed):
             tasks.append(replace(task, game_id=index * games + task.game_id))
     candidate_games = {task.game_id for task in tasks if task.spec_a is context.candidate}
     records = context.match(context.candidate, context.candidate, tasks,

@@ -11,49 +11,94 @@ directory:
 - ``league.png``  the ratings with their intervals (matplotlib);
 - ``games.jsonl`` every game as it ends (a results file as ``evaluate.py`` writes them).
 
-The directory is ``--results DIR`` or, by default, ``results/league-<UTC time>-<pid>``.
+The directory is ``--results DIR`` or, by default, ``results/league-<UTC time>-<pid>``. From Python:
+``evaluation.api.run_league(LeagueSettings((A, B, C, ...), ...))`` returns the ``--json`` report.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
 import sys
 import time
-from dataclasses import replace
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from agents.core import Config
+from evaluation.agent_specs import AgentSpec
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
 
-class LeagueUsage(Exception):
+class LeagueUsage(ValueError):
     """Bad input for the league: one line for the user, exit 2."""
 
 
-def main(args: argparse.Namespace, out: Any = None) -> int:
-    """Run ``evaluate.py --league``; returns the exit code (0 done, 2 bad input, 130 interrupted)."""
+@dataclass(frozen=True)
+class LeagueSettings:
+    """What a league is asked to play: ``evaluate.py --league AGENT ...`` and its options.
+
+    ``agents`` are anything ``evaluate.py`` takes as an agent; ``games`` is per match (``-n``);
+    ``directory`` is where the league's files go (``--results DIR``; default
+    ``results/league-<UTC time>-<pid>``); ``progress`` False is ``--no-progress``. Every other field is
+    the command-line option of the same name (``memory_mb`` 0: no cap), with the same default.
+    """
+
+    agents: tuple[str, ...]
+    games: int = 100
+    rows: int = 6
+    columns: int = 7
+    inarow: int = 4
+    seed: int = 0
+    openings: str | None = None
+    workers: int | None = None
+    act_timeout: float = 2.0
+    overage: float = 60.0
+    memory_mb: int = 2048
+    directory: str | None = None
+    replays: str | None = None  # an HTML replay of every game someone forfeited, per match
+    backend: str = "process"
+    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
+    progress: bool = True
+
+
+@dataclass(frozen=True)
+class League:
+    """A league ready to play: its settings, the resolved agents, the board, the openings and its directory."""
+
+    settings: LeagueSettings
+    specs: tuple[AgentSpec, ...]  # in the order of ``settings.agents``
+    config: Config
+    suite: list[list[int]]
+    directory: str
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.settings.agents)
+
+
+def main(settings: LeagueSettings, out: Any = None, as_json: bool = False) -> int:
+    """Run ``evaluate.py --league``; returns the exit code (0 done, 2 bad input, 130 interrupted).
+
+    Prints the tables and the files written, or with ``as_json`` only the report as one JSON object.
+    """
     if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
-        out = sys.__stdout__ if args.json else sys.stdout
+        out = sys.__stdout__ if as_json else sys.stdout
     try:
-        league = prepare(args)
+        league = prepare(settings)
     except LeagueUsage as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
     try:
-        records = play(league, args)
+        report, paths = complete(league)
     except KeyboardInterrupt:
         print("\ninterrupted: the league was not finished; games so far are in "
-              f"{os.path.join(league['out'], 'games.jsonl')}", file=sys.stderr)
+              f"{os.path.join(league.directory, 'games.jsonl')}", file=sys.stderr)
         return 130
-    report = summarize(records, league)
-    paths = write_outputs(report, league["out"])
-    if args.json:
+    if as_json:
         out.write(json.dumps(report) + "\n")
     else:
         out.write(render_table(report) + "\n\n" + "\n".join(f"saved {path}" for path in paths) + "\n")
@@ -61,40 +106,47 @@ def main(args: argparse.Namespace, out: Any = None) -> int:
     return 0
 
 
-def prepare(args: argparse.Namespace) -> dict[str, Any]:
-    """Check the command line and resolve the agents (raises ``LeagueUsage``)."""
+def run(settings: LeagueSettings) -> dict[str, Any]:
+    """Play the league and write its files; returns the report (what ``--json`` prints).
+
+    Raises ``LeagueUsage`` (one line) for bad input.
+    """
+    report, _ = complete(prepare(settings))
+    return report
+
+
+def complete(league: League) -> tuple[dict[str, Any], list[str]]:
+    """Play every match, then write the outputs: (the report, the paths written)."""
+    report = summarize(play(league), league)
+    return report, write_outputs(report, league.directory)
+
+
+def prepare(settings: LeagueSettings) -> League:
+    """Check the settings and resolve the agents (raises ``LeagueUsage``)."""
     from evaluation.agent_specs import AgentSpecError, resolve_agent
     from evaluation.match import BackendUnavailable, backend_runner
     from evaluation.openings import OpeningError, load_suite
 
-    names = list(args.league)
-    if args.agents:
-        raise LeagueUsage(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
-    for flag, given in (("--gate", args.gate), ("--baseline", args.baseline), ("--resume", args.resume),
-                        ("--sprt", args.sprt)):
-        if given:
-            raise LeagueUsage(f"--league cannot be combined with {flag}")
+    names = list(settings.agents)
     if len(names) < 2:
         raise LeagueUsage("--league needs at least two agents")
     if len(set(names)) != len(names):
         raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
     try:
-        config = Config(args.rows, args.columns, args.inarow)
-        specs = [resolve_agent(name, sandbox=getattr(args, "sandbox", False)) for name in names]
-        suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
-        backend_runner(args.backend)
+        config = Config(settings.rows, settings.columns, settings.inarow)
+        specs = tuple(resolve_agent(name, sandbox=settings.sandbox) for name in names)
+        suite = load_suite(settings.openings, config, settings.seed, count=max(64, (settings.games + 1) // 2))
+        backend_runner(settings.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
         raise LeagueUsage(str(error)) from None
-    # ``--results DIR`` names the league's results directory (a single match's --results is one file)
-    directory = getattr(args, "out", None) or args.results or default_directory()
+    directory = settings.directory or default_directory()
     if os.path.exists(os.path.join(directory, "league.json")):
         raise LeagueUsage(f"{directory} already holds a league (league.json); choose another directory")
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as error:
         raise LeagueUsage(f"cannot create {directory}: {error.strerror}") from None
-    return {"names": names, "specs": specs, "config": config, "suite": suite, "out": directory,
-            "games": args.games, "seed": args.seed, "act_timeout": args.act_timeout, "overage": args.overage}
+    return League(settings, specs, config, suite, directory)
 
 
 def matches(k: int) -> list[tuple[int, int]]:
@@ -102,45 +154,44 @@ def matches(k: int) -> list[tuple[int, int]]:
     return list(itertools.combinations(range(k), 2))
 
 
-def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, int], list]:
+def play(league: League) -> dict[tuple[int, int], list]:
     """All matches on one pool of workers; returns the records of each match (i, j), by game id."""
     from evaluation.match import backend_runner, schedule
     from evaluation.results import ResultsLog
 
-    games = league["games"]
-    pairs = matches(len(league["specs"]))
+    settings = league.settings
+    games = settings.games
+    pairs = matches(len(league.specs))
     tasks = []
     for number, (i, j) in enumerate(pairs):
-        for task in schedule(league["specs"][i], league["specs"][j], games, league["config"], league["suite"],
-                             league["act_timeout"], league["overage"], league["seed"]):
+        for task in schedule(league.specs[i], league.specs[j], games, league.config, league.suite,
+                             settings.act_timeout, settings.overage, settings.seed):
             tasks.append(replace(task, game_id=number * games + task.game_id))
-    header = {"league": league["names"], "games_per_match": games, "config": league["config"].as_dict(),
-              "seed": league["seed"], "act_timeout": league["act_timeout"], "overage": league["overage"],
-              "openings": args.openings, "matches": [list(p) for p in pairs]}
-    log = ResultsLog.create(os.path.join(league["out"], "games.jsonl"), header)
+    header = {"league": league.names, "games_per_match": games, "config": league.config.as_dict(),
+              "seed": settings.seed, "act_timeout": settings.act_timeout, "overage": settings.overage,
+              "openings": settings.openings, "matches": [list(p) for p in pairs]}
+    log = ResultsLog.create(os.path.join(league.directory, "games.jsonl"), header)
     records: dict[tuple[int, int], list] = {pair: [] for pair in pairs}
-    progress = _progress(len(tasks), args.no_progress)
+    progress = _progress(len(tasks), not settings.progress)
 
     def on_record(record: Any) -> None:
         log.append(record)  # league-wide game id: match number * games per match + id within the match
         number = record.game_id // games
         record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
         records[pairs[number]].append(record)
-        if args.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
+        if settings.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
             from evaluation.replays import save_replay
 
             offender = 0 if record.outcome_of(0) in ("invalid", "error", "timeout") else 1
-            save_replay(record, os.path.join(args.replays, f"match-{number:03d}"), perspective=offender)
+            save_replay(record, os.path.join(settings.replays, f"match-{number:03d}"), perspective=offender)
         if progress is not None:
             progress.update(1)
 
-    kwargs: dict[str, Any] = {"workers": args.workers, "on_record": on_record}
-    if getattr(args, "memory_mb", None) is not None:
-        kwargs["memory_mb"] = args.memory_mb
-    if getattr(args, "sandbox", False):
+    kwargs: dict[str, Any] = {"workers": settings.workers, "on_record": on_record, "memory_mb": settings.memory_mb}
+    if settings.sandbox:
         kwargs["sandbox"] = True
     try:
-        backend_runner(args.backend)(tasks, **kwargs)
+        backend_runner(settings.backend)(tasks, **kwargs)
     finally:
         if progress is not None:
             progress.close()
@@ -148,12 +199,12 @@ def play(league: dict[str, Any], args: argparse.Namespace) -> dict[tuple[int, in
     return {pair: sorted(found, key=lambda r: r.game_id) for pair, found in records.items()}
 
 
-def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> dict[str, Any]:
+def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str, Any]:
     """Ratings, per-agent counts and the cross table as one JSON-able dict."""
     from evaluation.ratings import rate
     from evaluation.record import score_of
 
-    names = league["names"]
+    names = league.names
     k = len(names)
     points, games = np.zeros((k, k)), np.zeros((k, k))
     for (i, j), found in records.items():
@@ -197,10 +248,10 @@ def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> d
     all_records = [r for found in records.values() for r in found]
     return {
         "league": names,
-        "games_per_match": league["games"],
+        "games_per_match": league.settings.games,
         "games": len(all_records),
         "distinct_games": len({tuple(r.moves) for r in all_records}),
-        "config": league["config"].as_dict(),
+        "config": league.config.as_dict(),
         "model": "Bradley-Terry (draw = half a win), Elo scale, fitted by minorisation-maximisation",
         "anchor": "mean rating 0",
         "prior": f"{PRIOR_DRAWS:g} virtual draw between every two agents",
@@ -208,7 +259,7 @@ def summarize(records: dict[tuple[int, int], list], league: dict[str, Any]) -> d
         "ratings": [rows[a] for a in order],
         "cross_table": {"agents": [names[a] for a in order],
                         "score": [[cross[a][b] for b in order] for a in order]},
-        "out": league["out"],
+        "out": league.directory,
     }
 
 
