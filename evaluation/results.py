@@ -88,6 +88,7 @@ class ResultsReader:
         self.torn = lines.pop()  # b"" when the data ends with a newline
         for number, line in enumerate(lines, 1):
             if strict and not line.decode("utf-8", "replace").strip():
+                self.complete_bytes += len(line) + 1
                 continue
             try:  # strict: as text, the way the analysis has always read it (a byte-order mark is corrupt)
                 item = json.loads(line.decode("utf-8") if strict else line)
