@@ -8,12 +8,13 @@ cd "$(dirname "$0")"
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up .venv (one time, about a minute)..." >&2
   "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt >&2
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . >&2  # the checkout (pyproject.toml)
   echo "$want" > "$stamp"
 fi
 export PATH="$PWD/.venv/bin:$PATH"

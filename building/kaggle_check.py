@@ -1,7 +1,8 @@
 """Kaggle's checks on one submission file, run in a clean interpreter.
 
 Run as ``python -I building/kaggle_check.py SUBMISSION REPORT`` with an empty working directory:
-``-I`` keeps the script's directory and the project off ``sys.path``, so the file sees what it sees on
+``-I`` keeps the script's directory off ``sys.path`` and ``forget_editable_installs()`` drops the checkout
+that an editable install (run.sh's ``pip install -e .``) puts there, so the file sees what it sees on
 Kaggle (the standard library, numpy and kaggle_environments, nothing next to it). The script
 
 1. confirms the project is not importable (``import agents`` must fail);
@@ -17,9 +18,11 @@ This file depends on nothing in the project; ``building.validation`` runs it and
 
 from __future__ import annotations
 
+import glob
 import importlib.util
 import json
 import os
+import site
 import sys
 import sysconfig
 import time
@@ -29,6 +32,38 @@ from typing import Any
 GAMES = (("itself", (0, 1)), ("random", (0,)), ("negamax", (1,)))
 FAILED = ("ERROR", "INVALID", "TIMEOUT")
 STDERR_TAIL = 600  # characters of an agent's stderr quoted in a failure reason
+
+
+def forget_editable_installs() -> None:
+    """Undo what editable installs (``pip install -e``) add at start-up: Kaggle's interpreter has no checkout.
+
+    ``-I`` does not keep them out, since ``site`` runs the environment's ``.pth`` files. An editable install
+    is either a ``.pth`` line naming a directory outside the environment (setuptools with this project's
+    pyproject.toml, and most other build tools) or setuptools' import hook, a module named
+    ``__editable__...``. Both are dropped here, before anything is imported through them.
+    """
+    site_dirs = [os.path.realpath(directory) for directory in site.getsitepackages()]
+    added = set()
+    for site_dir in site_dirs:
+        for pth in sorted(glob.glob(os.path.join(site_dir, "*.pth"))):
+            with open(pth, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    line = line.strip()
+                    if not line or line.startswith(("#", "import ", "import\t")):
+                        continue
+                    directory = os.path.realpath(os.path.join(site_dir, line))
+                    if not any(directory == d or directory.startswith(d + os.sep) for d in site_dirs):
+                        added.add(directory)
+
+    def editable(hook: object) -> bool:
+        return str(getattr(hook, "__module__", "")).startswith("__editable__")
+
+    # setuptools' hook also puts a placeholder entry "__editable__.<project>.finder.__path_hook__" on sys.path
+    sys.path[:] = [entry for entry in sys.path
+                   if os.path.realpath(entry) not in added and not entry.startswith("__editable__")]
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not editable(finder)]
+    sys.path_hooks[:] = [hook for hook in sys.path_hooks if not editable(hook)]
+    sys.path_importer_cache.clear()
 
 
 def load(path: str) -> dict[str, Any]:
@@ -139,6 +174,7 @@ def watch_reads(submission: str) -> list[str]:
 
 
 def check(path: str) -> dict[str, Any]:
+    forget_editable_installs()
     if importlib.util.find_spec("agents") is not None:
         return {"ok": False, "reason": "the project is importable in the check interpreter (not a clean room)"}
     import kaggle_environments

@@ -23,6 +23,7 @@ from kaggle_environments.agent import get_last_callable
 from kaggle_environments.utils import Struct
 
 import build_submission as builder
+from building.validation import CHECK_SCRIPT
 from agents import greedy
 from agents.core import Config, Position
 
@@ -50,8 +51,9 @@ def run_clean(tmp_path, text: str, script: str, *args: str) -> dict:
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     prelude = textwrap.dedent(
-        """
-        import importlib.util, json, sys
+        f"""
+        import importlib.util, json, runpy, sys
+        runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()  # as the validator does
         assert importlib.util.find_spec("agents") is None, "the project is importable"
         assert importlib.util.find_spec("fxagents") is None, "the fixtures are importable"
         from kaggle_environments.agent import get_last_callable

@@ -21,6 +21,7 @@ import pytest
 import build_submission as builder
 from agents.core import Config
 from building import BuildError, BuildReport, build, build_text
+from building.validation import CHECK_SCRIPT
 from tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
@@ -79,8 +80,9 @@ def built_moves(tmp_path: Path, submission: Path, cases: list[dict]) -> list[int
     cwd = work / "cwd"
     cwd.mkdir(exist_ok=True)
     # Checked before kaggle_environments is imported: importing it puts a folder holding an agents.py on sys.path.
-    script = textwrap.dedent("""
-        import importlib.util
+    script = textwrap.dedent(f"""
+        import importlib.util, runpy
+        runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()  # as the validator does
         assert importlib.util.find_spec("agents") is None and importlib.util.find_spec("building") is None
     """) + PLAY + textwrap.dedent("""
         from kaggle_environments.agent import get_last_callable

@@ -1,0 +1,83 @@
+"""The editable install (run.sh's ``pip install -e .``) and the clean interpreter that stands in for Kaggle.
+
+The install makes the project importable from any interpreter of the environment, ``python -I`` included;
+the validator's check interpreter must still not see it (``kaggle_check.forget_editable_installs``), or a
+submission that imports the project would pass here and fail on Kaggle.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+
+import pytest
+
+from building import build_text
+from building.validation import CHECK_SCRIPT, validate
+from sandbox import SandboxUnavailable, require
+
+PROJECT_MODULES = ("agents", "analysis", "building", "evaluation", "sandbox", "tools", "build_submission", "evaluate")
+
+
+def clean_python(tmp_path, script: str) -> dict:
+    """Run ``script`` in ``python -I`` in an empty directory; it prints one JSON object."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir(exist_ok=True)
+    run = subprocess.run([sys.executable, "-I", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def installed():
+    try:
+        importlib.metadata.distribution("connectx-toolkit")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("the project is not installed in this environment (bash run.sh installs it)")
+
+
+def test_the_installed_project_is_importable_from_anywhere(tmp_path, installed):
+    found = clean_python(tmp_path, f"""
+import importlib.util, json
+print(json.dumps({{name: importlib.util.find_spec(name) is not None for name in {PROJECT_MODULES!r}}}))
+""")
+    assert all(found.values()), found
+
+
+def test_forgetting_editable_installs_hides_the_project_and_keeps_the_environment(tmp_path):
+    found = clean_python(tmp_path, f"""
+import importlib.util, json, runpy
+runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()
+names = {PROJECT_MODULES!r} + ("kaggle_environments", "numpy", "json")
+print(json.dumps({{name: importlib.util.find_spec(name) is not None for name in names}}))
+""")
+    assert found == {**dict.fromkeys(PROJECT_MODULES, False), "kaggle_environments": True, "numpy": True,
+                     "json": True}
+
+
+# Dynamic imports: an import statement of a project module is followed by the builder (embedded or refused).
+IMPORTS = {
+    "load": '__import__({module!r})\n\n\ndef agent(obs, config):\n    return 3\n',
+    "move": 'def agent(obs, config):\n    __import__({module!r})\n    return 3\n',
+}
+STAGES = {"load": "Kaggle's loader failed", "move": "game against itself"}
+# Once kaggle_environments is imported, ``agents`` is its lux_ai_s3/agents.py (on Kaggle too), which fails alone.
+FAILURES = {"agents": "attempted relative import with no known parent package", "building": "No module named 'building'"}
+
+
+@pytest.mark.parametrize("sandbox", [False, True], ids=["plain", "sandbox"])
+@pytest.mark.parametrize("module", ["agents", "building"])
+@pytest.mark.parametrize("stage", ["load", "move"])
+def test_a_submission_that_imports_the_project_fails_validation(tmp_path, stage, module, sandbox):
+    if sandbox:
+        try:
+            require()
+        except SandboxUnavailable as error:
+            pytest.skip(str(error))
+    bot = tmp_path / "bot.py"
+    bot.write_text(IMPORTS[stage].format(module=module), encoding="utf-8")
+    report = validate(build_text(str(bot))[0], sandbox=sandbox)
+    assert not report["ok"]
+    assert report["reason"].startswith(STAGES[stage]) and FAILURES[module] in report["reason"], report["reason"]
