@@ -28,16 +28,14 @@ import statistics
 import sys
 from typing import Any, Sequence
 
+from tqdm import tqdm
+
+from agents.core import Config
+from evaluation.agent_specs import AgentSpecError, resolve_agent
+from evaluation.match import run_match
+from evaluation.record import GameRecord
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tqdm import tqdm  # noqa: E402
-
-from agents.core import Config  # noqa: E402
-from evaluation.agent_specs import AgentSpecError, resolve_agent  # noqa: E402
-from evaluation.match import run_match  # noqa: E402
-from evaluation.record import GameRecord  # noqa: E402
 
 DEFAULT_OUT = os.path.join("bench", "out", "agent_table.md")
 AGENTS_DIR = os.path.join(ROOT, "agents")

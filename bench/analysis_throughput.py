@@ -21,16 +21,15 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from analysis.cache import PositionCache
+from analysis.cli import DEFAULT_BUDGET
+from analysis.games import read_games
+from analysis.labelling import label_games
+from analysis.solving import compiled_solver_available
+from analysis.summary import BANDS
+from analysis.workers import default_workers
 
-from analysis.cache import PositionCache  # noqa: E402
-from analysis.cli import DEFAULT_BUDGET  # noqa: E402
-from analysis.games import read_games  # noqa: E402
-from analysis.labelling import label_games  # noqa: E402
-from analysis.solving import compiled_solver_available  # noqa: E402
-from analysis.summary import BANDS  # noqa: E402
-from analysis.workers import default_workers  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PAIRINGS = (("solver", "negamax"), ("greedy", "alphabeta"))
 

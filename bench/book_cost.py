@@ -15,16 +15,12 @@ Prints both tables and, for the plies measured, their product. Figures only.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from agents.core import Position  # noqa: E402
-from tools.oracle import Oracle, load_oracle_set  # noqa: E402
-from tools.make_book import STANDARD, canonical_position, children  # noqa: E402
+from agents.core import Position
+from tools.oracle import Oracle, load_oracle_set
+from tools.make_book import STANDARD, canonical_position, children
 
 
 def tree_sizes(depth: int) -> list[int]:

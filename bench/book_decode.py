@@ -10,16 +10,12 @@ size and decode time are what a real book of that many entries costs. Figures on
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from agents.core.resources import has_resource, load_resource  # noqa: E402
-from agents.solver_engine.opening_book import OpeningBook, encode_book  # noqa: E402
+from agents.core.resources import has_resource, load_resource
+from agents.solver_engine.opening_book import OpeningBook, encode_book
 
 
 def decode_seconds(data: bytes, repeats: int = 3) -> float:

@@ -11,15 +11,11 @@ ratios; also checks that both agree with the stored labels. Figures only: nothin
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from tools.oracle import Oracle, load_oracle_set  # noqa: E402
-from tools.fast_solver import Solver  # noqa: E402
+from tools.oracle import Oracle, load_oracle_set
+from tools.fast_solver import Solver
 
 
 def main() -> int:

@@ -17,12 +17,10 @@ import resource
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from agents.core import Config  # noqa: E402
-from evaluation.agent_specs import resolve_agent  # noqa: E402
-from evaluation.match import schedule  # noqa: E402
-from evaluation.pool import run_games  # noqa: E402
+from agents.core import Config
+from evaluation.agent_specs import resolve_agent
+from evaluation.match import schedule
+from evaluation.pool import run_games
 
 
 def cpu_seconds(who: int | None = None) -> float:

@@ -24,14 +24,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from agents.core import Config  # noqa: E402
-from evaluation.agent_specs import resolve_agent  # noqa: E402
-from evaluation.match import schedule  # noqa: E402
-from evaluation.openings import load_suite  # noqa: E402
-from evaluation.pool import run_games  # noqa: E402
-from sandbox import Sandbox, require  # noqa: E402
+from agents.core import Config
+from evaluation.agent_specs import resolve_agent
+from evaluation.match import schedule
+from evaluation.openings import load_suite
+from evaluation.pool import run_games
+from sandbox import Sandbox, require
 
 
 def play(tasks: list, sandbox: bool, workers: int) -> tuple[float, float, list]:

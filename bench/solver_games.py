@@ -39,16 +39,14 @@ import tempfile
 import time
 from typing import Any, Callable
 
+from kaggle_environments import make
+from kaggle_environments.agent import build_agent, get_last_callable
+
+from evaluation.openings import SUITE_6X7, read_suite
+from agents.core import Config
+from tools.oracle import Oracle  # bitbully, dev-only
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from kaggle_environments import make  # noqa: E402
-from kaggle_environments.agent import build_agent, get_last_callable  # noqa: E402
-
-from evaluation.openings import SUITE_6X7, read_suite  # noqa: E402
-from agents.core import Config  # noqa: E402
-from tools.oracle import Oracle  # noqa: E402  (bitbully, dev-only)
 
 OPPONENTS = ("negamax", "perfect", "perfect30", "random")
 

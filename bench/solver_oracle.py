@@ -21,21 +21,16 @@ nothing.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from agents import solver  # noqa: E402
-from agents.core import Config  # noqa: E402
-from agents.core.clock import MoveClock  # noqa: E402
-from agents.solver_engine import time_manager  # noqa: E402
-from agents.solver_engine.time_manager import hard_budget, normal_budget  # noqa: E402
-from tools.oracle import load_oracle_set  # noqa: E402
+from agents import solver
+from agents.core import Config
+from agents.core.clock import MoveClock
+from agents.solver_engine import time_manager
+from agents.solver_engine.time_manager import hard_budget, normal_budget
+from tools.oracle import load_oracle_set
 
 GROUPS = ((0, 11), (12, 15), (16, 19), (20, 23), (24, 29), (30, 41))
 OFF_BOOK_PLY = 4  # the suite's openings are 4 plies: the first move the book may not know

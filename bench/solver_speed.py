@@ -14,20 +14,15 @@ count less), and the ratios bitbully / ours. Prints a Markdown table; asserts no
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from agents.core import Config, Position  # noqa: E402
-from agents.solver_engine.negamax import ExactSolver  # noqa: E402
-from tools.oracle import Oracle  # noqa: E402  (dev-only: never imported by agents/)
-from tools.sample_positions import quiet_game  # noqa: E402
+from agents.core import Config, Position
+from agents.solver_engine.negamax import ExactSolver
+from tools.oracle import Oracle  # dev-only: never imported by agents/
+from tools.sample_positions import quiet_game
 
 
 def random_positions(ply: int, count: int, rng: random.Random) -> list[list[int]]:

@@ -1,12 +1,9 @@
 """The agent table: discovery, dependency digests, row arithmetic and a real two-game run."""
 
 import os
-import sys
 
+from bench import agent_table
 from evaluation.record import GameRecord
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-import agent_table  # noqa: E402
 
 
 def record(game_id, swapped, outcomes, times):

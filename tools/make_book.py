@@ -27,12 +27,10 @@ import os
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+from agents.core import Config, Position
+from agents.solver_engine.opening_book import encode_book
 
-from agents.core import Config, Position  # noqa: E402
-from agents.solver_engine.opening_book import encode_book  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_book.bin")

@@ -28,13 +28,11 @@ import random
 import sys
 from dataclasses import dataclass
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+from agents.core.config import Config
+from agents.core.position import Position
+from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
-from agents.core.config import Config  # noqa: E402
-from agents.core.position import Position  # noqa: E402
-from tools.oracle import Oracle  # noqa: E402  (imports bitbully only when an Oracle is made)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STANDARD = Config(6, 7, 4)
 DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "openings_6x7.txt")

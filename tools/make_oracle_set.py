@@ -27,11 +27,7 @@ import random
 import shlex
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tools.oracle import Oracle  # noqa: E402  (imports bitbully only when an Oracle is made)
+from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROWS, COLUMNS = 6, 7
 
