@@ -58,7 +58,7 @@ def test_full_games_against_a_perfect_player(solver_first, random_first, noise):
     rng, oracle = random.Random(7), Oracle()
     for game in range(3):
         solver._engines.clear()
-        position, history, kept, exact, moves = Position(), [], 0, 0, 0
+        position, history, exact, moves = Position(), [], 0, 0
         while True:
             ours = (position.moves % 2 == 0) == solver_first
             if ours:
