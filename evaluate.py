@@ -158,11 +158,9 @@ def gate_settings(args: argparse.Namespace) -> GateSettings:
     if args.resume:
         raise Usage("--gate cannot --resume")
     return GateSettings(
-        candidate=args.gate, baseline=args.baseline, games=args.games, rows=args.rows, columns=args.columns,
-        inarow=args.inarow, seed=args.seed, openings=args.openings, workers=args.workers,
-        act_timeout=args.act_timeout, overage=args.overage, memory_mb=args.memory_mb,
+        candidate=args.gate, baseline=args.baseline, games=args.games,
         sprt=(args.sprt[0], args.sprt[1]) if args.sprt else DEFAULT_SPRT, alpha=args.alpha, beta=args.beta,
-        replays=args.replays, backend=args.backend, sandbox=args.sandbox,
+        **play_settings(args),
     )
 
 
@@ -177,12 +175,19 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
         if given:
             raise Usage(f"--league cannot be combined with {flag}")
     return LeagueSettings(
-        agents=tuple(args.league), games=args.games, rows=args.rows, columns=args.columns, inarow=args.inarow,
-        seed=args.seed, openings=args.openings, workers=args.workers, act_timeout=args.act_timeout,
-        overage=args.overage, memory_mb=args.memory_mb,
+        agents=tuple(args.league), games=args.games,
         directory=args.results,  # a league's --results names its directory (a single match's is one file)
-        replays=args.replays, backend=args.backend, sandbox=args.sandbox, progress=not args.no_progress,
+        progress=not args.no_progress, **play_settings(args),
     )
+
+
+def play_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The fields of ``PlaySettings`` (how games are played), from the flags of the same names."""
+    from dataclasses import fields
+
+    from evaluation.settings import PlaySettings
+
+    return {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
 
 
 @dataclass

@@ -10,6 +10,8 @@ Public API (stable; other tools build on it):
 - ``evaluation.api.run_gate(GateSettings(candidate, baseline, ...)) -> dict`` and
   ``evaluation.api.run_league(LeagueSettings(agents, ...)) -> dict`` — the gate and the league with the
   settings ``evaluate.py --gate`` and ``--league`` build from their flags; the dicts their ``--json`` prints.
+  Both settings share ``evaluation.settings.PlaySettings`` (board, openings, clock, workers, sandbox),
+  keyword-only.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game on ``kaggle_environments`` in this process (no isolation).
 - ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from agents.core import Config
+from evaluation.settings import PlaySettings
 
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
@@ -50,32 +51,20 @@ class GateUsage(ValueError):
 
 
 @dataclass(frozen=True)
-class GateSettings:
+class GateSettings(PlaySettings):
     """What the gate is asked to check: ``evaluate.py --gate CANDIDATE --baseline BASELINE`` and its options.
 
     Every field is the command-line option of the same name (``sprt``: ``--sprt ELO0 ELO1``, default
-    ``DEFAULT_SPRT``; ``memory_mb`` 0: no cap), with the same default. ``candidate`` and ``baseline``
-    are anything ``evaluate.py`` takes as an agent.
+    ``DEFAULT_SPRT``), with the same default; how the games are played is :class:`PlaySettings`.
+    ``candidate`` and ``baseline`` are anything ``evaluate.py`` takes as an agent.
     """
 
     candidate: str
     baseline: str
     games: int = 100
-    rows: int = 6
-    columns: int = 7
-    inarow: int = 4
-    seed: int = 0
-    openings: str | None = None
-    workers: int | None = None
-    act_timeout: float = 2.0
-    overage: float = 60.0
-    memory_mb: int = 2048
     sprt: tuple[float, float] = DEFAULT_SPRT
     alpha: float = 0.05
     beta: float = 0.05
-    replays: str | None = None
-    backend: str = "process"
-    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
 
 
 @dataclass

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.core import Config
+from evaluation.settings import PlaySettings
 from evaluation.agent_specs import AgentSpec
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
@@ -38,30 +39,18 @@ class LeagueUsage(ValueError):
 
 
 @dataclass(frozen=True)
-class LeagueSettings:
+class LeagueSettings(PlaySettings):
     """What a league is asked to play: ``evaluate.py --league AGENT ...`` and its options.
 
     ``agents`` are anything ``evaluate.py`` takes as an agent; ``games`` is per match (``-n``);
     ``directory`` is where the league's files go (``--results DIR``; default
-    ``results/league-<UTC time>-<pid>``); ``progress`` False is ``--no-progress``. Every other field is
-    the command-line option of the same name (``memory_mb`` 0: no cap), with the same default.
+    ``results/league-<UTC time>-<pid>``); ``progress`` False is ``--no-progress``; how the games are
+    played is :class:`PlaySettings` (``replays``: an HTML replay of every forfeited game, per match).
     """
 
     agents: tuple[str, ...]
     games: int = 100
-    rows: int = 6
-    columns: int = 7
-    inarow: int = 4
-    seed: int = 0
-    openings: str | None = None
-    workers: int | None = None
-    act_timeout: float = 2.0
-    overage: float = 60.0
-    memory_mb: int = 2048
     directory: str | None = None
-    replays: str | None = None  # an HTML replay of every game someone forfeited, per match
-    backend: str = "process"
-    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
     progress: bool = True
 
 

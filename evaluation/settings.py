@@ -1,0 +1,29 @@
+"""How the games of a gate or a league are played: the options the two share with ``evaluate.py A B``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PlaySettings"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaySettings:
+    """The board, the openings, Kaggle's clock and where the games run.
+
+    Every field is the ``evaluate.py`` option of the same name (``memory_mb`` 0: no cap), with the same
+    default; keyword-only, so the settings built on it keep their own fields first.
+    """
+
+    rows: int = 6
+    columns: int = 7
+    inarow: int = 4
+    seed: int = 0
+    openings: str | None = None
+    workers: int | None = None
+    act_timeout: float = 2.0
+    overage: float = 60.0
+    memory_mb: int = 2048
+    replays: str | None = None  # where HTML replays of forfeited games go
+    backend: str = "process"
+    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
