@@ -91,24 +91,25 @@ class Sandbox:
         # The private /tmp comes first, so that a project or Python environment kept under /tmp (a fresh
         # clone, a CI checkout) is bound on top of it rather than hidden by it.
         command += ["--perms", "1777", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-        covered = ["/usr", "/proc", "/dev"]
+        covered = ["/usr", "/proc", "/dev"]  # bound whole: whatever lies below them exists inside
+        made: set[str] = set()  # directories made empty inside: only they exist, not what lies below
         for path, target in _readable_paths():
-            command += _parents(target, covered) + ["--ro-bind", target, target]
+            command += _parents(target, covered, made) + ["--ro-bind", target, target]
             covered.append(target)
             if path != target:
-                command += _parents(path, covered) + ["--symlink", target, path]
+                command += _parents(path, covered, made) + ["--symlink", target, path]
         for directory in self.writable:
             directory = os.path.abspath(directory)
             if uid is not None:  # the sandbox's uid owns it; bubblewrap (root without capabilities) must enter it
                 os.chown(directory, uid, uid)
                 os.chmod(directory, 0o755)
-            command += _parents(directory, covered) + ["--bind", directory, directory]
+            command += _parents(directory, covered, made) + ["--bind", directory, directory]
         fds = []
         try:
             for path in self.files:
                 fds.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
                 path = os.path.abspath(path)
-                command += _parents(path, covered) + ["--perms", "0444", "--ro-bind-data", str(fds[-1]), path]
+                command += _parents(path, covered, made) + ["--perms", "0444", "--ro-bind-data", str(fds[-1]), path]
         except OSError:
             for fd in fds:
                 os.close(fd)
@@ -131,25 +132,24 @@ class Sandbox:
         return command + ["--", *confine, "--", *argv], fds
 
 
-def _parents(path: str, covered: list[str]) -> list[str]:
+def _parents(path: str, covered: list[str], made: set[str]) -> list[str]:
     """``--dir`` options for the ancestors of ``path`` that do not exist yet inside, made traversable (0755).
 
-    ``covered`` lists what is bound already (its insides exist) and, ending in "/", the directories made
-    empty so far (only they exist, not what lies below them); the private /tmp is empty, so ancestors
-    below it are made too. Without this bubblewrap makes them 0700, which the sandbox's uid cannot enter.
+    ``covered`` lists what is bound already (its insides exist); ``made`` the directories made empty so
+    far (they exist, what lies below them does not), to which this adds. The private /tmp is empty, so
+    ancestors below it are made too. Without this bubblewrap makes them 0700, which the sandbox's uid
+    cannot enter.
     """
-    def exists(directory: str) -> bool:
-        return any(directory + "/" == c or directory == c or directory.startswith(c + "/") for c in covered)
-
     chain = []
     parent = os.path.dirname(path)
-    while parent not in ("/", "/tmp") and not exists(parent):
+    while (parent not in ("/", "/tmp") and parent not in made
+           and not any(parent == c or parent.startswith(c + "/") for c in covered)):
         chain.append(parent)
         parent = os.path.dirname(parent)
     options = []
     for directory in reversed(chain):
         options += ["--perms", "0755", "--dir", directory]
-        covered.append(directory + "/")
+        made.add(directory)
     return options
 
 
