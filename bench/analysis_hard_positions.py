@@ -52,11 +52,12 @@ def outcome_then_exact(moves: str) -> tuple[str, float, int, float]:
 
     solver = fast_solver.Solver()
     solver.solve(WARM_UP)
-    current, mask, plies = (np.uint64(v) if i < 2 else v for i, v in enumerate(fast_solver.parse_moves(moves)))
+    current, mask, plies = fast_solver.parse_moves(moves)
+    board = (np.uint64(current), np.uint64(mask), plies)
     started = time.process_time()
-    if fast_solver._negamax(current, mask, plies, 0, 1, solver.keys, solver.values, solver._nodes) > 0:
+    if fast_solver._negamax(*board, 0, 1, solver.keys, solver.values, solver._nodes) > 0:
         outcome = "win"
-    elif fast_solver._negamax(current, mask, plies, -1, 0, solver.keys, solver.values, solver._nodes) > -1:
+    elif fast_solver._negamax(*board, -1, 0, solver.keys, solver.values, solver._nodes) > -1:
         outcome = "draw"
     else:
         outcome = "loss"
