@@ -22,7 +22,7 @@ import re
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Sequence
 
 from agents.core import Config
@@ -183,8 +183,6 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
 
 def play_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The fields of ``PlaySettings`` (how games are played), from the flags of the same names."""
-    from dataclasses import fields
-
     from evaluation.settings import PlaySettings
 
     return {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
