@@ -287,6 +287,49 @@ class Solver:
         """(0-based column, exact score) of the best move, the most central among equals."""
         return self.best_move_bitboards(*parse_moves(moves))
 
+    def outcome_bitboards(self, current: int, mask: int, plies: int) -> int:
+        """1 (win), 0 (draw) or -1 (loss) for the player to move in a position not already won.
+
+        Two null-window searches at most (is it a win? is it a loss?) instead of the exact score's
+        many. Driven from Python: a cached compiled caller of the recursive ``_negamax`` crashed
+        when numba loaded it back from its cache.
+        """
+        current, mask = np.uint64(current), np.uint64(mask)
+        if _can_win_next(current, mask):
+            return 1
+        if _negamax(current, mask, plies, 0, 1, self.keys, self.values, self._nodes) > 0:
+            return 1
+        return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes) < 0 else 0
+
+    def outcome_and_move_bitboards(self, current: int, mask: int, plies: int) -> tuple[int, int]:
+        """(outcome, column): the outcome for the player to move and the most central move that keeps
+        it, or column -1 for a lost position (every move keeps a loss)."""
+        outcome = self.outcome_bitboards(current, mask, plies)
+        if outcome < 0:
+            return outcome, -1
+        current, mask = np.uint64(current), np.uint64(mask)
+        wins = _winning_cells(current, mask)
+        for column in COLUMN_ORDER:
+            if mask & _top_mask(column):
+                continue
+            move = (mask + (np.uint64(1) << np.uint64(column * H1))) & _column_mask(column)
+            if move & wins:
+                return outcome, int(column)  # only a win can be kept by winning at once
+            child_current, child_mask = current ^ mask, mask | move
+            if plies + 1 == CELLS:
+                return outcome, int(column)  # the last cell: a draw
+            if _can_win_next(child_current, child_mask):
+                continue  # the opponent wins at once
+            # Kept if the child's value for the opponent is at most -outcome: one null window around it.
+            if _negamax(child_current, child_mask, plies + 1, -outcome, -outcome + 1,
+                        self.keys, self.values, self._nodes) <= -outcome:
+                return outcome, int(column)
+        raise AssertionError("no move keeps the outcome")
+
+    def outcome(self, moves: str) -> int:
+        """1 (win), 0 (draw) or -1 (loss) for the player to move after ``moves`` (game not over)."""
+        return self.outcome_bitboards(*parse_moves(moves))
+
     def solve(self, moves: str) -> int:
         """Exact score of the position after ``moves`` for the player to move (game not over)."""
         current, mask, plies = parse_moves(moves)
