@@ -1,0 +1,221 @@
+"""The outcome table (tools/make_outcomes.py) and the book of outcome-keeping moves made from it."""
+
+import random
+
+import pytest
+
+from agents.core import Config, Position
+from agents.solver_engine.opening_book import OpeningBook, book_move, load_outcome_book, outcome_move
+from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
+
+STANDARD = Config(6, 7, 4)
+
+
+def oracle_outcome(oracle: Oracle, position: Position) -> int:
+    """1, 0 or -1 for the player to move, by bitbully."""
+    return sign(max(oracle.position_scores(position).values()))
+
+
+def keeps_the_outcome(oracle: Oracle, position: Position, move: int) -> bool:
+    scores = oracle.position_scores(position)
+    return sign(scores[move]) == sign(max(scores.values()))
+
+
+CENTRE_FIRST = [3, 2, 4, 1, 5, 0, 6]
+
+
+def oracle_outcome_and_move(oracle: Oracle, position: Position) -> tuple[int, int]:
+    """What tools/make_outcomes.py records: the outcome and the most central move keeping it (-1 if lost)."""
+    scores = oracle.position_scores(position)
+    outcome = sign(max(scores.values()))
+    if outcome < 0:
+        return outcome, -1
+    return outcome, min((c for c in scores if sign(scores[c]) == outcome), key=CENTRE_FIRST.index)
+
+
+def test_positions_at_a_ply_match_perft_up_to_mirrors():
+    from tools.make_outcomes import positions_at
+
+    counts = [len(positions_at(ply)) for ply in range(7)]
+    assert counts == [1, 4, 25, 121, 568, 2144, 8231]  # distinct positions, a mirror pair counted once
+    assert len({p.canonical_key() for p in positions_at(6)}) == 8231
+    assert all(not p.last_player_won() for p in positions_at(6))
+
+
+def test_the_solver_outcome_and_move_agree_with_the_oracle():
+    pytest.importorskip("numba")
+    from tools.fast_solver import Solver, parse_moves
+
+    solver = Solver()
+    entries = [e for e in load_oracle_set("random", 10, 30) if e.legal_moves][::6]
+    assert len(entries) >= 20
+    for entry in entries:
+        outcome = sign(entry.best_score)
+        assert solver.outcome(entry.moves) == outcome, entry.moves
+        kept = [c for c in entry.legal_moves if sign(entry.scores[c]) == outcome]
+        expected = min(kept, key=CENTRE_FIRST.index) if outcome >= 0 else -1
+        assert solver.outcome_and_move_bitboards(*parse_moves(entry.moves)) == (outcome, expected), entry.moves
+
+
+def subtree_table(oracle: Oracle, root: Position, ply: int) -> dict[int, tuple[int, int]]:
+    """What the command records for every position at ``ply`` below ``root`` (nobody has won)."""
+    layer, table = [root], {}
+    while layer and layer[0].moves < ply:
+        layer = [p.played(c) for p in layer for c in p.legal_moves() if not p.is_winning_move(c)]
+    for position in layer:
+        canonical = position if position.key() == position.canonical_key() else position.mirrored()
+        table[canonical.key()] = oracle_outcome_and_move(oracle, canonical)
+    return table
+
+
+@pytest.mark.parametrize("moves", ["44556", "12345", "44332", "77112"])
+def test_moves_derived_from_a_table_keep_the_outcome(moves):
+    """A table of one subtree settles the subtree's root; with entries missing, what is derived is still right."""
+    pytest.importorskip("bitbully")
+    from tools.make_outcomes import outcome_moves
+
+    oracle = Oracle()
+    root = Position.from_string(moves, STANDARD)
+    table = subtree_table(oracle, root, 7)
+    derived = outcome_moves(table, 7, root)
+    children = [root.played(c) for c in root.legal_moves() if not root.is_winning_move(c)]
+    below = [root] + children + [c.played(m) for c in children for m in c.legal_moves() if not c.is_winning_move(m)]
+    for position in below:
+        entry = derived.get(position.canonical_key())
+        if oracle_outcome(oracle, position) < 0 or position.immediate_wins():
+            assert entry is None  # lost, or won at once: the agent needs no entry
+            continue
+        assert entry is not None, str(position)
+        move = entry if position.key() == position.canonical_key() else 6 - entry
+        assert keeps_the_outcome(oracle, position, move), str(position)
+    rng = random.Random(moves)
+    for _ in range(5):
+        partial = {k: v for k, v in table.items() if rng.random() < 0.8}
+        for key, entry in outcome_moves(partial, 7, root).items():
+            assert key in derived  # nothing is settled from a partial table that the whole one does not settle
+            position = next(p for p in below if p.canonical_key() == key)
+            move = entry if position.key() == key else 6 - entry
+            assert keeps_the_outcome(oracle, position, move), str(position)
+
+
+def test_the_committed_checkpoint_agrees_with_the_oracle():
+    """A sample of tools/outcomes_ply7.txt (the table the shipped outcome book is made from)."""
+    pytest.importorskip("bitbully")
+    from tools.make_outcomes import DEFAULT_CHECKPOINT, positions_at, read_checkpoint
+
+    solved = read_checkpoint(DEFAULT_CHECKPOINT)
+    assert solved, "no outcome table committed"
+    canonical = {}
+    for position in positions_at(7):
+        canonical[position.canonical_key()] = position if position.key() == position.canonical_key() else position.mirrored()
+    oracle = Oracle()
+    for key in random.Random(7).sample(sorted(solved), min(300, len(solved))):
+        assert solved[key] == oracle_outcome_and_move(oracle, canonical[key]), key
+
+
+OUTCOMES = load_outcome_book()
+needs_outcomes = pytest.mark.skipif(OUTCOMES is None, reason="no outcome book built")
+
+
+@needs_outcomes
+def test_the_shipped_outcome_book_is_what_make_outcomes_writes():
+    from agents.core.resources import load_resource
+
+    data = load_resource("connect4_outcomes.bin")
+    book = OpeningBook(data)
+    assert book.metadata["kind"] == "outcomes" and book.metadata["ply"] == 7
+    assert len(book) == book.metadata["entries"] > 0
+    assert len(data) <= 1 * 2**20
+
+
+@needs_outcomes
+def test_the_shipped_outcome_book_keeps_the_outcome():
+    """A sample of its moves, every ply before 8, checked by bitbully."""
+    pytest.importorskip("bitbully")
+    from tools.make_outcomes import positions_at
+
+    oracle = Oracle()
+    checked = 0
+    for ply in range(8):
+        covered = [p for p in positions_at(ply) if outcome_move(p) is not None]
+        for position in random.Random(ply).sample(covered, min(60, len(covered))):
+            assert keeps_the_outcome(oracle, position, outcome_move(position)), str(position)
+            assert keeps_the_outcome(oracle, position.mirrored(), outcome_move(position.mirrored()))
+            checked += 1
+    assert checked >= 8
+
+
+@needs_outcomes
+@pytest.mark.parametrize("name", ORACLE_SETS)
+def test_outcome_moves_of_the_oracle_positions_keep_the_outcome(name):
+    for entry in load_oracle_set(name, 0, 7):
+        move = outcome_move(entry.position())
+        if move is not None:
+            assert sign(entry.scores[move]) == sign(entry.best_score), entry.moves
+
+
+@needs_outcomes
+def test_the_solver_plays_the_outcome_move_at_once_off_the_book():
+    from agents.solver import agent
+    from tools.make_outcomes import positions_at
+
+    import time
+
+    off_book = [p for p in positions_at(7) if book_move(p) is None and outcome_move(p) is not None
+                and not p.immediate_wins()]
+    assert off_book
+    for position in off_book[:5]:
+        board = position.to_board()
+        started = time.perf_counter()
+        move = agent({"board": board, "mark": 1 + position.moves % 2, "step": position.moves,
+                      "remainingOverageTime": 60}, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2})
+        assert move == outcome_move(position)
+        assert time.perf_counter() - started < 0.5
+
+
+# The command itself: a few positions of the real ply 8, checked against bitbully.
+
+def run(args, tmp_path):
+    from tools import make_outcomes
+
+    return make_outcomes.main(args + ["--checkpoint", str(tmp_path / "o.txt"), "--out", str(tmp_path / "o.bin"),
+                                      "--table-mb", "64", "--no-progress"])
+
+
+def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
+    pytest.importorskip("numba")
+    pytest.importorskip("bitbully")
+    from tools.make_outcomes import positions_at, read_checkpoint
+
+    assert run(["--positions", "4", "--ply", "8"], tmp_path) == 0
+    first = (tmp_path / "o.txt").read_text()
+    assert len(first.splitlines()) == 4
+    with open(tmp_path / "o.txt", "a") as handle:
+        handle.write("12")  # a line cut short by a kill
+    assert run(["--positions", "3", "--ply", "8", "--resume", "--jobs", "2", "--chunk", "2"], tmp_path) == 0
+    solved = read_checkpoint(str(tmp_path / "o.txt"))
+    assert len(solved) == 7 and 12 not in solved
+    by_key = {p.canonical_key(): p for p in positions_at(8)[:7]}
+    assert set(solved) == set(by_key)  # the first positions in visiting order, none twice
+    oracle = Oracle()
+    for key, recorded in solved.items():
+        position = by_key[key] if by_key[key].key() == key else by_key[key].mirrored()
+        assert recorded == oracle_outcome_and_move(oracle, position)
+    book = OpeningBook((tmp_path / "o.bin").read_bytes())
+    assert book.metadata == {"entries": len(book), "kind": "outcomes", "ply": 8, "positions": 91295, "solved": 7}
+    assert run(["--positions", "0", "--ply", "8", "--resume"], tmp_path) == 0  # only rewrites the book
+    assert len(read_checkpoint(str(tmp_path / "o.txt"))) == 7
+
+
+@pytest.mark.parametrize("bad", [["--ply", "0"], ["--ply", "13"], ["--jobs", "0"], ["--chunk", "0"],
+                                 ["--hours", "-1"]])
+def test_the_command_rejects_bad_arguments(bad, tmp_path, capsys):
+    assert run(bad, tmp_path) == 2
+    assert capsys.readouterr().err.startswith("make_outcomes:")
+    assert not (tmp_path / "o.bin").exists() and not (tmp_path / "o.txt").exists()
+
+
+def test_the_command_refuses_to_overwrite_a_checkpoint(tmp_path, capsys):
+    (tmp_path / "o.txt").write_text("1 1 3\n")
+    assert run([], tmp_path) == 2
+    assert "--resume" in capsys.readouterr().err
