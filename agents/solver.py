@@ -2,7 +2,9 @@
 
 Every move:
 1. win at once if possible;
-2. on the standard 6x7 board, play the opening book's move if the book knows the position;
+2. on the standard 6x7 board, play the opening book's move if the book knows the position; before
+   ply 8 off the book's lines, the outcome book's move if the position is not lost (it keeps the win
+   or the draw);
 3. keep the moves that do not let the opponent win at once; if only one is left, play it;
 4. unless the position is too early to solve in time, ask the exact solver, with most of the time
    budget: is it a win? a draw? then the exact score (win soonest, lose latest);
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from agents.core import Config, Position
 from agents.core.clock import MoveClock
-from agents.solver_engine.opening_book import book_move
+from agents.solver_engine.opening_book import book_move, outcome_move
 from agents.solver_engine.depth_search import DepthSearch
 from agents.solver_engine.negamax import ExactSolver
 from agents.solver_engine.time_manager import move_clock
@@ -54,6 +56,8 @@ def choose(position: Position, clock: MoveClock) -> int:
     if wins:
         return most_central(position, wins)
     known = book_move(position)
+    if known is None:
+        known = outcome_move(position)  # early, off the book's lines: a move that keeps the outcome
     if known is not None:
         return known
     exact, deep = engines(position.config)

@@ -1,10 +1,13 @@
-"""The Connect 4 opening book: the best move of every position it covers (6x7, four in a row only).
+"""The Connect 4 opening books (6x7, four in a row only): best moves, and outcome-keeping moves.
 
-Made offline by ``tools/make_book.py`` from the project's own solver; read here with the standard
-library only. A position and its left-right mirror share one entry, stored under the smaller of the
-two position keys (``Position.canonical_key``) together with the move for that orientation.
+Both are made offline from the project's own solver and read here with the standard library only:
+``agents/data/connect4_book.bin`` (``tools/make_book.py``) holds the exact best move of every position
+of the agent's own games up to ply 15; ``agents/data/connect4_outcomes.bin`` (``tools/make_outcomes.py``)
+holds, for positions before ply 8 reached any way at all, a move that keeps the outcome (win or draw).
+A position and its left-right mirror share one entry, stored under the smaller of the two position
+keys (``Position.canonical_key``) together with the move for that orientation.
 
-File format (``agents/data/connect4_book.bin``):
+File format (both files):
     b"C4BK" | uint32 little-endian length n | n bytes of JSON metadata | zlib(payload)
     payload = 2**BUCKET_BITS bytes: entries per bucket, then one little-endian uint32 per entry.
 Each 49-bit canonical key is scrambled by an invertible mix (so buckets fill evenly); the top
@@ -112,14 +115,31 @@ class OpeningBook:
 
 
 BOOK_RESOURCE = "connect4_book.bin"
-_cache: list = []  # [OpeningBook | None], filled on first use
+OUTCOME_RESOURCE = "connect4_outcomes.bin"
+_cache: dict[str, OpeningBook | None] = {}  # by resource name, filled on first use
 
 
 def load_book() -> OpeningBook | None:
-    """The shipped book, decoded once; None if this build has none."""
-    if not _cache:
-        _cache.append(OpeningBook(load_resource("connect4_book.bin")) if has_resource("connect4_book.bin") else None)
-    return _cache[0]
+    """The shipped book of best moves, decoded once; None if this build has none."""
+    if BOOK_RESOURCE not in _cache:
+        found = has_resource("connect4_book.bin")  # literal names: the builder embeds what they name
+        _cache[BOOK_RESOURCE] = OpeningBook(load_resource("connect4_book.bin")) if found else None
+    return _cache[BOOK_RESOURCE]
+
+
+def load_outcome_book() -> OpeningBook | None:
+    """The shipped book of outcome-keeping moves (``tools/make_outcomes.py``), decoded once; None if absent."""
+    if OUTCOME_RESOURCE not in _cache:
+        found = has_resource("connect4_outcomes.bin")
+        _cache[OUTCOME_RESOURCE] = OpeningBook(load_resource("connect4_outcomes.bin")) if found else None
+    return _cache[OUTCOME_RESOURCE]
+
+
+def _playable(book: OpeningBook | None, position: Position) -> int | None:
+    if book is None:
+        return None
+    move = book.move(position)
+    return move if move is not None and position.can_play(move) else None
 
 
 def book_move(position: Position) -> int | None:
@@ -127,10 +147,13 @@ def book_move(position: Position) -> int | None:
 
     Only standard Connect 4 (6 rows, 7 columns, four in a row) has a book.
     """
-    if not position.config.is_standard:
-        return None
-    book = load_book()
-    if book is None:
-        return None
-    move = book.move(position)
-    return move if move is not None and position.can_play(move) else None
+    return _playable(load_book(), position) if position.config.is_standard else None
+
+
+def outcome_move(position: Position) -> int | None:
+    """A move that keeps the best outcome of an early ``position`` the mover does not lose, or None.
+
+    The outcome book covers positions before ply 8, whoever reached them, but only keeps the outcome
+    (a win stays a win, a draw a draw): ask :func:`book_move` first, which has the exact best move.
+    """
+    return _playable(load_outcome_book(), position) if position.config.is_standard else None
