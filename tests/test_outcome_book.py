@@ -219,3 +219,21 @@ def test_the_command_refuses_to_overwrite_a_checkpoint(tmp_path, capsys):
     (tmp_path / "o.txt").write_text("1 1 3\n")
     assert run([], tmp_path) == 2
     assert "--resume" in capsys.readouterr().err
+
+
+@needs_outcomes
+def test_the_coverage_report_adds_up(capsys):
+    from bench import outcome_book_coverage
+
+    assert outcome_book_coverage.main([]) == 0
+    rows = [line.split("|")[1:-1] for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    plies = [r for r in rows if r[0].strip().isdigit()]
+    assert [int(r[0]) for r in plies] == list(range(8))
+    for row in plies:
+        shares = [float(cell.strip().rstrip("%")) for cell in row[2:]]
+        assert abs(sum(shares) - 100) < 0.5, row
+    assert plies[0][2].strip() == "100.0%"  # the empty board is in the opening book
+    sets = [r for r in rows if r[0].strip() in ORACLE_SETS]
+    for row in sets:
+        counts = [int(cell) for cell in row[1:]]
+        assert counts[0] == sum(counts[1:]) > 0

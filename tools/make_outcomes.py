@@ -94,7 +94,13 @@ def _solve_chunk(task: tuple[int, list[tuple[int, int, int]]]) -> tuple[list[tup
 
 def outcome_moves(solved: dict[int, tuple[int, int]], ply: int, root: Position | None = None) -> dict[int, int]:
     """``{canonical key: move}`` for every position up to ``ply`` (from ``root``, by default the empty
-    board) that the table settles as not lost.
+    board) that the table settles as not lost (see :func:`settle`)."""
+    return settle(solved, ply, root)[1]
+
+
+def settle(solved: dict[int, tuple[int, int]], ply: int, root: Position | None = None,
+           ) -> tuple[dict[int, int | None], dict[int, int]]:
+    """``({canonical key: outcome or None}, {canonical key: move})`` for every position up to ``ply``.
 
     At ``ply`` the outcome and the move are the table's; before it, a position's outcome is the best
     of its children's (minimax) and its move the most central one that keeps it, in the orientation
@@ -136,7 +142,7 @@ def outcome_moves(solved: dict[int, tuple[int, int]], ply: int, root: Position |
         return result
 
     value(root or Position(STANDARD))
-    return moves
+    return values, moves
 
 
 def write_outcome_book(path: str, solved: dict[int, tuple[int, int]], ply: int, total: int) -> int:
