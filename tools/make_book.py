@@ -128,6 +128,16 @@ def largest_prime_at_most(n: int) -> int:
     return n
 
 
+def output_problem(checkpoint: str, resume: bool, outputs: list[str]) -> str | None:
+    """Why a build may not write its checkpoint and outputs (one line), or None."""
+    if os.path.exists(checkpoint) and not resume:
+        return f"{checkpoint} exists: pass --resume to continue it, or delete it"
+    for path in outputs:
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            return f"no such directory for {path}"
+    return None
+
+
 def children(position: Position) -> list[Position]:
     """Positions after each legal move that does not end the game."""
     return [position.played(c) for c in position.legal_moves()
@@ -226,14 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1 or args.table_mb < 1:
         print("make_book: --jobs and --table-mb must be >= 1", file=sys.stderr)
         return 2
-    if os.path.exists(args.checkpoint) and not args.resume:
-        print(f"make_book: {args.checkpoint} exists: pass --resume to continue it, or delete it",
-              file=sys.stderr)
+    problem = output_problem(args.checkpoint, args.resume, [args.out, args.checkpoint])
+    if problem:
+        print(f"make_book: {problem}", file=sys.stderr)
         return 2
-    for path in (args.out, args.checkpoint):
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            print(f"make_book: no such directory for {path}", file=sys.stderr)
-            return 2
     started = time.time()
     book = Book(args.checkpoint, args.resume, args.jobs, largest_prime_at_most(args.table_mb * 2**20 // 9))
     try:

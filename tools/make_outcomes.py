@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tqdm import tqdm
 
-    from tools.make_book import largest_prime_at_most
+    from tools.make_book import canonical_position, largest_prime_at_most, output_problem
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ply", type=int, default=DEFAULT_PLY, help="the ply to solve (default 7)")
@@ -180,19 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         print("make_outcomes: need 1 <= --ply <= 12, --jobs, --table-mb and --chunk >= 1, --hours >= 0",
               file=sys.stderr)
         return 2
-    if os.path.exists(args.checkpoint) and not args.resume:
-        print(f"make_outcomes: {args.checkpoint} exists: pass --resume to continue it, or delete it",
-              file=sys.stderr)
+    problem = output_problem(args.checkpoint, args.resume, [args.checkpoint, args.out])
+    if problem:
+        print(f"make_outcomes: {problem}", file=sys.stderr)
         return 2
-    for path in (args.checkpoint, args.out):
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            print(f"make_outcomes: no such directory for {path}", file=sys.stderr)
-            return 2
     started = time.time()
     solved = read_checkpoint(args.checkpoint)
     everything = positions_at(args.ply)
-    canonical = (p if p.key() == p.canonical_key() else p.mirrored() for p in everything)
-    todo = [(p.current, p.mask, p.moves) for p in canonical if p.key() not in solved]
+    todo = [(p.current, p.mask, p.moves) for p in map(canonical_position, everything) if p.key() not in solved]
     if args.positions >= 0:
         todo = todo[:args.positions]
     table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
