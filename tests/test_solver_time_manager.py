@@ -14,6 +14,7 @@ from agents.core import Config, Position
 from agents.core.clock import MoveClock
 from agents.solver_engine import time_manager as tm
 from agents.solver_engine.depth_search import DepthSearch
+from agents.solver_engine.opening_book import book_move, outcome_move
 from agents.solver_engine.time_manager import hard_budget, move_budget, move_clock, normal_budget
 
 acts = st.floats(min_value=0.05, max_value=20.0, allow_nan=False)
@@ -131,11 +132,15 @@ def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch):
     solver._engines.clear()
     act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 9 s
     hard = hard_budget(act, bank, 4, 42)
-    move, seconds = timed_agent(Position.from_moves([1, 4, 6, 6]), bank, act)  # off the book at ply 4
+    # Off the book at ply 4 and lost for the mover, so the outcome book has no move for it either
+    # (it keeps only wins and draws): the search plays it, and the position is hard.
+    lost = Position.from_moves([0, 0, 0, 2])
+    assert book_move(lost) is None and outcome_move(lost) is None
+    move, seconds = timed_agent(lost, bank, act)
     assert 0.3 < seconds < hard + 0.15
     move, seconds = timed_agent(Position.from_moves([3, 3, 3, 3]), bank, act)  # the book's
     assert seconds < 0.1
-    _, seconds = timed_agent(Position.from_moves([1, 4, 6, 6]), 1.0, act)  # the same hard move, bank drained
+    _, seconds = timed_agent(lost, 1.0, act)  # the same hard move, bank drained
     assert seconds < normal_budget(act, 1.0) + 0.1
 
 
