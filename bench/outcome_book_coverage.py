@@ -3,8 +3,8 @@
 For every position before ply 8 (a mirror pair counted once; nobody has won), and for the oracle sets'
 positions at those plies: the share the opening book answers, the share the outcome book answers
 when the opening book does not, and the share the outcome table settles as lost (no move is needed
-to keep a loss; the agent searches for its best resistance). What is left is searched, and there the heuristic search can throw the outcome away.
-The outcome table is built over many runs (tools/make_outcomes.py), so this is its progress report.
+to keep a loss; the agent searches for its best resistance). What is left is searched, and there the
+heuristic search can throw the outcome away. The outcome table is built over many runs (tools/make_outcomes.py), so this is its progress report.
 
     python bench/outcome_book_coverage.py
 """
@@ -30,28 +30,33 @@ def main(argv: list[str] | None = None) -> int:
     solved = read_checkpoint(args.checkpoint)
     meta = outcomes.metadata
     values, _ = settle(solved, meta["ply"])
+
+    def counts(positions: list) -> list[int]:
+        """[opening book, outcome book, lost (table), searched] over ``positions``."""
+        tally = [0, 0, 0, 0]
+        for position in positions:
+            if book_move(position) is not None:
+                tally[0] += 1
+            elif outcome_move(position) is not None:
+                tally[1] += 1
+            elif values.get(position.canonical_key()) == -1:
+                tally[2] += 1
+            else:
+                tally[3] += 1
+        return tally
+
     print(f"outcome table: {meta['solved']:,} of {meta['positions']:,} positions at ply {meta['ply']} solved "
           f"({len(solved):,} in {args.checkpoint}); outcome book: {meta['entries']:,} moves\n")
     print("| ply | positions | opening book | outcome book | lost (table) | searched |")
     print("|---|---|---|---|---|---|")
     for ply in range(meta["ply"] + 1):
         rows = positions_at(ply)
-        opening = sum(book_move(p) is not None for p in rows)
-        outcome = sum(book_move(p) is None and outcome_move(p) is not None for p in rows)
-        lost = sum(book_move(p) is None and values.get(p.canonical_key()) == -1 for p in rows)
-        rest = len(rows) - opening - outcome - lost
-        print(f"| {ply} | {len(rows):,} | {opening / len(rows):.1%} | {outcome / len(rows):.1%} | "
-              f"{lost / len(rows):.1%} | {rest / len(rows):.1%} |")
+        print(f"| {ply} | {len(rows):,} | " + " | ".join(f"{n / len(rows):.1%}" for n in counts(rows)) + " |")
     print("\n| oracle set | positions at plies 0-7 | opening book | outcome book | lost (table) | searched |")
     print("|---|---|---|---|---|---|")
     for name in ORACLE_SETS:
-        entries = load_oracle_set(name, 0, 7)
-        positions = [e.position() for e in entries]
-        opening = sum(book_move(p) is not None for p in positions)
-        outcome = sum(book_move(p) is None and outcome_move(p) is not None for p in positions)
-        lost = sum(book_move(p) is None and values.get(p.canonical_key()) == -1 for p in positions)
-        print(f"| {name} | {len(positions)} | {opening} | {outcome} | {lost} | "
-              f"{len(positions) - opening - outcome - lost} |")
+        positions = [e.position() for e in load_oracle_set(name, 0, 7)]
+        print(f"| {name} | {len(positions)} | " + " | ".join(str(n) for n in counts(positions)) + " |")
     return 0
 
 

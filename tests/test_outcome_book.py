@@ -6,6 +6,7 @@ import pytest
 
 from agents.core import Config, Position
 from agents.solver_engine.opening_book import OpeningBook, book_move, load_outcome_book, outcome_move
+from tools.make_book import canonical_position
 from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
 
 STANDARD = Config(6, 7, 4)
@@ -63,7 +64,7 @@ def subtree_table(oracle: Oracle, root: Position, ply: int) -> dict[int, tuple[i
     while layer and layer[0].moves < ply:
         layer = [p.played(c) for p in layer for c in p.legal_moves() if not p.is_winning_move(c)]
     for position in layer:
-        canonical = position if position.key() == position.canonical_key() else position.mirrored()
+        canonical = canonical_position(position)
         table[canonical.key()] = oracle_outcome_and_move(oracle, canonical)
     return table
 
@@ -107,7 +108,7 @@ def test_the_committed_checkpoint_agrees_with_the_oracle():
     assert solved, "no outcome table committed"
     canonical = {}
     for position in positions_at(7):
-        canonical[position.canonical_key()] = position if position.key() == position.canonical_key() else position.mirrored()
+        canonical[position.canonical_key()] = canonical_position(position)
     oracle = Oracle()
     for key in random.Random(7).sample(sorted(solved), min(300, len(solved))):
         assert solved[key] == oracle_outcome_and_move(oracle, canonical[key]), key
@@ -199,7 +200,7 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     assert set(solved) == set(by_key)  # the first positions in visiting order, none twice
     oracle = Oracle()
     for key, recorded in solved.items():
-        position = by_key[key] if by_key[key].key() == key else by_key[key].mirrored()
+        position = canonical_position(by_key[key])
         assert recorded == oracle_outcome_and_move(oracle, position)
     book = OpeningBook((tmp_path / "o.bin").read_bytes())
     assert book.metadata == {"entries": len(book), "kind": "outcomes", "ply": 8, "positions": 91295, "solved": 7}

@@ -150,11 +150,16 @@ def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int, r
     if root.moves:
         metadata["root_key"] = root.key()  # a sub-book: its trees start from this position
     data = encode_book(entries, metadata)
+    write_atomically(path, data)
+    return len(data)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step: a build stopped midway never leaves half a file."""
     temporary = path + ".tmp"
     with open(temporary, "wb") as handle:
         handle.write(data)
     os.replace(temporary, path)
-    return len(data)
 
 
 def build(book: Book, depth: int, all_plies: int, out: str, progress: bool, root: Position | None = None,

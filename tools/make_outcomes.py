@@ -31,13 +31,14 @@ import time
 
 from agents.core import Config, Position
 from agents.solver_engine.opening_book import encode_book
+from tools.make_book import canonical_position, largest_prime_at_most, output_problem, write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STANDARD = Config(6, 7, 4)
 DEFAULT_PLY = 7
 DEFAULT_CHECKPOINT = os.path.join(ROOT, "tools", "outcomes_ply7.txt")
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_outcomes.bin")
-CENTRE_FIRST = (3, 2, 4, 1, 5, 0, 6)
+CENTRE_FIRST = Position(STANDARD).geometry.center_order  # 3, 2, 4, 1, 5, 0, 6
 
 
 def positions_at(ply: int) -> list[Position]:
@@ -149,10 +150,7 @@ def write_outcome_book(path: str, solved: dict[int, tuple[int, int]], ply: int, 
     """Write the book of outcome-keeping moves atomically; return the number of its entries."""
     moves = outcome_moves(solved, ply)
     data = encode_book(moves, {"kind": "outcomes", "ply": ply, "solved": len(solved), "positions": total})
-    temporary = path + ".tmp"
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-    os.replace(temporary, path)
+    write_atomically(path, data)
     return len(moves)
 
 
@@ -160,8 +158,6 @@ def main(argv: list[str] | None = None) -> int:
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
-
-    from tools.make_book import canonical_position, largest_prime_at_most, output_problem
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ply", type=int, default=DEFAULT_PLY, help="the ply to solve (default 7)")
