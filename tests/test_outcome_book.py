@@ -130,6 +130,16 @@ def test_the_shipped_outcome_book_is_what_make_outcomes_writes():
 
 
 @needs_outcomes
+def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
+    """Byte for byte: a book written by an older derivation than the code's would differ."""
+    from agents.core.resources import load_resource
+    from tools.make_outcomes import DEFAULT_CHECKPOINT, positions_at, read_checkpoint, write_outcome_book
+
+    write_outcome_book(str(tmp_path / "o.bin"), read_checkpoint(DEFAULT_CHECKPOINT), 7, len(positions_at(7)))
+    assert (tmp_path / "o.bin").read_bytes() == load_resource("connect4_outcomes.bin")
+
+
+@needs_outcomes
 def test_the_shipped_outcome_book_keeps_the_outcome():
     """A sample of its moves, every ply before 8, checked by bitbully."""
     pytest.importorskip("bitbully")
