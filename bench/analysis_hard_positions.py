@@ -18,7 +18,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
 
 from agents.core import Config, Position
 from agents.solver_engine.opening_book import book_move
@@ -52,15 +51,8 @@ def outcome_then_exact(moves: str) -> tuple[str, float, int, float]:
 
     solver = fast_solver.Solver()
     solver.solve(WARM_UP)
-    current, mask, plies = fast_solver.parse_moves(moves)
-    board = (np.uint64(current), np.uint64(mask), plies)
     started = time.process_time()
-    if fast_solver._negamax(*board, 0, 1, solver.keys, solver.values, solver._nodes) > 0:
-        outcome = "win"
-    elif fast_solver._negamax(*board, -1, 0, solver.keys, solver.values, solver._nodes) > -1:
-        outcome = "draw"
-    else:
-        outcome = "loss"
+    outcome = {1: "win", 0: "draw", -1: "loss"}[solver.outcome(moves)]
     class_seconds = time.process_time() - started
     started = time.process_time()
     score = solver.solve(moves)

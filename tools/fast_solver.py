@@ -54,19 +54,20 @@ def _popcount(m):
 def _winning_cells(position, mask):
     """Empty cells that would complete four in a row for the stones in ``position``."""
     p = position
-    one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
-    r = (p << one) & (p << two) & (p << three)  # vertical
-    for d in (H1, H1 - 1, H1 + 1):  # horizontal and the two diagonals
-        s = np.uint64(d)
-        s2 = np.uint64(2 * d)
-        s3 = np.uint64(3 * d)
-        pair = (p << s) & (p << s2)
-        r |= pair & (p << s3)
-        r |= pair & (p >> s)
-        pair = (p >> s) & (p >> s2)
-        r |= pair & (p << s)
-        r |= pair & (p >> s3)
+    r = (p << np.uint64(1)) & (p << np.uint64(2)) & (p << np.uint64(3))  # vertical
+    r |= _line_ends(p, np.uint64(H1))  # horizontal
+    r |= _line_ends(p, np.uint64(H1 - 1))  # diagonal /
+    r |= _line_ends(p, np.uint64(H1 + 1))  # diagonal \\
     return r & (BOARD ^ mask)
+
+
+@njit(cache=True, inline="always")
+def _line_ends(p, s):
+    """Cells that complete three stones of ``p`` along the direction of shift ``s`` (gaps included)."""
+    pair = (p << s) & (p << (s + s))
+    r = pair & ((p << (s + s + s)) | (p >> s))
+    pair = (p >> s) & (p >> (s + s))
+    return r | (pair & ((p << s) | (p >> (s + s + s))))
 
 
 @njit(cache=True, inline="always")
@@ -94,7 +95,7 @@ def _can_win_next(current, mask):
 
 
 @njit(cache=True)
-def _negamax(current, mask, plies, alpha, beta, keys, values, nodes):
+def _negamax(current, mask, plies, alpha, beta, keys, values, nodes, order):
     """Score of a position whose player to move cannot win at once, within (alpha, beta)."""
     nodes[0] += 1
     candidates = _non_losing_moves(current, mask)
@@ -129,27 +130,24 @@ def _negamax(current, mask, plies, alpha, beta, keys, values, nodes):
         if alpha >= beta:
             return beta
 
-    # Order the moves: most winning cells created first, centre first on ties (insertion sort).
-    order_moves = np.zeros(WIDTH, dtype=np.uint64)
-    order_scores = np.zeros(WIDTH, dtype=np.int64)
+    # Order the moves: most winning cells created first, centre first on ties (insertion sort of
+    # score * 8 + 7 - centre rank, in row ``plies`` of ``order``: no allocation in the search).
     count = 0
     for i in range(WIDTH):
         move = candidates & _column_mask(COLUMN_ORDER[i])
         if move:
-            score = _popcount(_winning_cells(current | move, mask))
+            sort_key = _popcount(_winning_cells(current | move, mask)) * 8 + 7 - i
             j = count
-            while j > 0 and order_scores[j - 1] < score:
-                order_moves[j] = order_moves[j - 1]
-                order_scores[j] = order_scores[j - 1]
+            while j > 0 and order[plies, j - 1] < sort_key:
+                order[plies, j] = order[plies, j - 1]
                 j -= 1
-            order_moves[j] = move
-            order_scores[j] = score
+            order[plies, j] = sort_key
             count += 1
 
     for i in range(count):
-        move = order_moves[i]
+        move = candidates & _column_mask(COLUMN_ORDER[7 - (order[plies, i] & 7)])
         child_mask = mask | move
-        score = -_negamax(current ^ mask, child_mask, plies + 1, -beta, -alpha, keys, values, nodes)
+        score = -_negamax(current ^ mask, child_mask, plies + 1, -beta, -alpha, keys, values, nodes, order)
         if score >= beta:
             keys[slot] = key
             values[slot] = np.int8(score + MAX_SCORE - 2 * MIN_SCORE + 2)
@@ -167,7 +165,7 @@ def _half_toward_zero(x):
 
 
 @njit(cache=True)
-def _solve(current, mask, plies, keys, values, nodes):
+def _solve(current, mask, plies, keys, values, nodes, order):
     """Exact score of a position (not already won) by null-window searches narrowing the window."""
     if _can_win_next(current, mask):
         return (CELLS + 1 - plies) // 2
@@ -179,7 +177,7 @@ def _solve(current, mask, plies, keys, values, nodes):
             middle = _half_toward_zero(low)
         elif middle >= 0 and _half_toward_zero(high) > middle:
             middle = _half_toward_zero(high)
-        result = _negamax(current, mask, plies, middle, middle + 1, keys, values, nodes)
+        result = _negamax(current, mask, plies, middle, middle + 1, keys, values, nodes, order)
         if result <= middle:
             high = result
         else:
@@ -188,7 +186,7 @@ def _solve(current, mask, plies, keys, values, nodes):
 
 
 @njit(cache=True)
-def _score_moves(current, mask, plies, keys, values, nodes, out):
+def _score_moves(current, mask, plies, keys, values, nodes, order, out):
     """``out[c]`` = exact score of playing column c; -1000 for a full column."""
     wins = _winning_cells(current, mask)
     for column in range(WIDTH):
@@ -201,11 +199,11 @@ def _score_moves(current, mask, plies, keys, values, nodes, out):
         elif plies + 1 == CELLS:
             out[column] = 0
         else:
-            out[column] = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+            out[column] = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes, order)
 
 
 @njit(cache=True)
-def _best_move(current, mask, plies, keys, values, nodes):
+def _best_move(current, mask, plies, keys, values, nodes, order):
     """(column, score): a move of exact best score, the most central one among equals."""
     wins = _winning_cells(current, mask)
     for i in range(WIDTH):  # winning at once is the fastest possible win
@@ -223,15 +221,15 @@ def _best_move(current, mask, plies, keys, values, nodes):
         if plies + 1 == CELLS:
             score = 0
         elif best_column < 0:
-            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes, order)
         else:
             # Only "is it better than the best so far?" matters: one null-window search answers
             # it, and the exact score is needed only when it is better.
             child = _negamax(current ^ mask, mask | move, plies + 1, -best_score - 1, -best_score,
-                             keys, values, nodes) if not _can_win_next(current ^ mask, mask | move) else 1000
+                             keys, values, nodes, order) if not _can_win_next(current ^ mask, mask | move) else 1000
             if -child <= best_score:
                 continue
-            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes)
+            score = -_solve(current ^ mask, mask | move, plies + 1, keys, values, nodes, order)
         if score > best_score:
             best_column, best_score = column, score
     return best_column, best_score
@@ -258,6 +256,7 @@ class Solver:
         self.keys = np.zeros(table_size, dtype=np.uint64)
         self.values = np.zeros(table_size, dtype=np.int8)
         self._nodes = np.zeros(1, dtype=np.int64)
+        self._order = np.zeros((CELLS, WIDTH), dtype=np.int64)  # move ordering scratch, a row per ply
 
     @property
     def nodes(self) -> int:
@@ -272,7 +271,7 @@ class Solver:
 
     def score_moves_bitboards(self, current: int, mask: int, plies: int) -> list[int | None]:
         out = np.zeros(WIDTH, dtype=np.int64)
-        _score_moves(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes, out)
+        _score_moves(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes, self._order, out)
         return [None if s == -1000 else int(s) for s in out]
 
     def score_moves(self, moves: str) -> list[int | None]:
@@ -280,7 +279,7 @@ class Solver:
         return self.score_moves_bitboards(*parse_moves(moves))
 
     def best_move_bitboards(self, current: int, mask: int, plies: int) -> tuple[int, int]:
-        column, score = _best_move(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes)
+        column, score = _best_move(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes, self._order)
         return int(column), int(score)
 
     def best_move(self, moves: str) -> tuple[int, int]:
@@ -297,9 +296,9 @@ class Solver:
         current, mask = np.uint64(current), np.uint64(mask)
         if _can_win_next(current, mask):
             return 1
-        if _negamax(current, mask, plies, 0, 1, self.keys, self.values, self._nodes) > 0:
+        if _negamax(current, mask, plies, 0, 1, self.keys, self.values, self._nodes, self._order) > 0:
             return 1
-        return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes) < 0 else 0
+        return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes, self._order) < 0 else 0
 
     def outcome_and_move_bitboards(self, current: int, mask: int, plies: int) -> tuple[int, int]:
         """(outcome, column): the outcome for the player to move and the most central move that keeps
@@ -322,7 +321,7 @@ class Solver:
                 continue  # the opponent wins at once
             # Kept if the child's value for the opponent is at most -outcome: one null window around it.
             if _negamax(child_current, child_mask, plies + 1, -outcome, -outcome + 1,
-                        self.keys, self.values, self._nodes) <= -outcome:
+                        self.keys, self.values, self._nodes, self._order) <= -outcome:
                 return outcome, int(column)
         raise AssertionError("no move keeps the outcome")
 
@@ -333,4 +332,4 @@ class Solver:
     def solve(self, moves: str) -> int:
         """Exact score of the position after ``moves`` for the player to move (game not over)."""
         current, mask, plies = parse_moves(moves)
-        return int(_solve(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes))
+        return int(_solve(np.uint64(current), np.uint64(mask), plies, self.keys, self.values, self._nodes, self._order))
