@@ -16,6 +16,7 @@ from typing import IO, Any, Sequence
 from analysis.cache import PositionCache, default_cache_path
 from analysis.games import AnalysisInputError, Game, from_record, read_games
 from analysis.labelling import label_games
+from analysis.table import OutcomeTable
 from analysis.solving import compiled_solver_available
 from analysis.summary import analysis_json, analysis_table
 from analysis.workers import default_workers
@@ -47,6 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="where the annotated replays and the PNG go (default: next to the results file)")
     group.add_argument("--no-compiled-solver", action="store_true",
                        help="search with the agent's Python solver only, even when tools/fast_solver.py is installed")
+    group.add_argument("--no-outcome-table", action="store_true",
+                       help="search positions up to ply 7 too, instead of taking their class from tools/outcomes_ply7.txt")
 
 
 def check(args: argparse.Namespace) -> str | None:
@@ -111,7 +114,8 @@ def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tup
     stats: dict[str, int] = {}
     try:
         analyses = label_games(games, args.analysis_budget, cache, args.workers or default_workers(), compiled,
-                               progress=not getattr(args, "no_progress", False), stats=stats)
+                               progress=not getattr(args, "no_progress", False), stats=stats,
+                               table=None if args.no_outcome_table else OutcomeTable())
     finally:
         cache.close()
     elapsed = time.monotonic() - started
@@ -122,6 +126,7 @@ def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tup
         "budget_s": args.analysis_budget,
         "searched": stats["searched"],
         "timed_out": stats["timed_out"],
+        "from_table": stats["from_table"],
         "cache_hits": cache.hits,
         "cache": cache.path,
         "elapsed_s": round(elapsed, 3),

@@ -1,8 +1,9 @@
 """Label every move of every game with the mover's outcome before and after it, from exact values.
 
 The value of each position of a game comes, cheapest first, from: the rules (a win or a loss at once, a
-full board), the on-disk cache, the opening book, and a search under the per-position budget in the
-worker pool. The book stores only the best move of a position (no score), but its move has the exact
+full board), the on-disk cache, the opening book, the table of solved ply-7 positions (the outcome
+class of a position up to ply 7, see :mod:`analysis.table`), and a search under the per-position
+budget in the worker pool. The book stores only the best move of a position (no score), but its move has the exact
 best score, so a covered position is worth exactly minus its book child: when the game followed the
 book that child is the next position of the game, solved anyway; otherwise one search one ply deeper
 replaces a search of the whole position. Then, for the first move of each game that threw away a win or
@@ -20,6 +21,7 @@ from agents.solver_engine.opening_book import book_move
 
 from analysis.cache import PositionCache
 from analysis.games import STANDARD, Game
+from analysis.table import OutcomeTable
 from analysis.values import OUTCOME_RANK, Value, trivial_value, win_score
 from analysis.workers import Job, SolverPool
 
@@ -105,20 +107,33 @@ class _Plan:
     book_links: list[tuple[int, int, int]] = field(default_factory=list)  # (ply, key, child key)
     jobs: list[list[Job]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    table: OutcomeTable | None = None
+
+    def with_table(self, position: Position, found: Value | None) -> Value | None:
+        """``found`` (None for nothing) with the outcome table's bounds on ``position`` added."""
+        if found is not None and found.exact or self.table is None:
+            return found
+        settled = self.table.value(position)
+        if settled is None:
+            return found
+        self.stats["from_table"] += 1
+        return settled if found is None else found.merged(settled)
 
 
 def label_games(games: Sequence[Game], budget: float, cache: PositionCache, workers: int, compiled: bool,
-                progress: bool = False, stats: dict[str, int] | None = None) -> list[GameAnalysis]:
+                progress: bool = False, stats: dict[str, int] | None = None,
+                table: OutcomeTable | None = None) -> list[GameAnalysis]:
     """Analyse ``games`` (6x7): every move labelled, the first outcome-losing move and its alternatives.
 
-    ``stats``, if given, receives ``searched`` (positions sent to a search) and ``timed_out`` (of those,
-    not settled within the budget).
+    ``table``, if given, settles the outcome class of positions up to its ply without a search.
+    ``stats``, if given, receives ``searched`` (positions sent to a search), ``timed_out`` (of those,
+    not settled within the budget) and ``from_table`` (positions whose class came from ``table``).
     """
     engine = "compiled" if compiled else "python"
     stats = stats if stats is not None else {}
-    stats.setdefault("searched", 0)
-    stats.setdefault("timed_out", 0)
-    plan = _Plan(stats=stats)
+    for counter in ("searched", "timed_out", "from_table"):
+        stats.setdefault(counter, 0)
+    plan = _Plan(stats=stats, table=table)
     line_keys: list[list[int]] = []
     for game in games:
         line_keys.append(_plan_game(game, plan, cache, budget, engine))
@@ -126,7 +141,7 @@ def label_games(games: Sequence[Game], budget: float, cache: PositionCache, work
     analyses = [_label(game, keys, plan.values) for game, keys in zip(games, line_keys)]
 
     # Round two: every alternative at each game's first outcome-losing move.
-    second = _Plan(values=plan.values, stats=stats)
+    second = _Plan(values=plan.values, stats=stats, table=table)
     wanted: list[tuple[GameAnalysis, dict[int, int | Value]]] = []
     for analysis in analyses:
         if analysis.first_losing is None:
@@ -144,7 +159,7 @@ def label_games(games: Sequence[Game], budget: float, cache: PositionCache, work
             key = child.canonical_key()
             children[column] = key
             if key not in second.values:
-                found = trivial_value(child) or cache.get(key, budget, engine)
+                found = second.with_table(child, trivial_value(child) or cache.get(key, budget, engine))
                 if found is not None:
                     second.values[key] = found
                 else:
@@ -174,8 +189,11 @@ def _plan_game(game: Game, plan: _Plan, cache: PositionCache, budget: float, eng
             continue
         found = trivial_value(position) or cache.get(key, budget, engine)
         if found is not None:
-            plan.values[key] = found
+            plan.values[key] = plan.with_table(position, found)
             continue
+        settled = plan.with_table(position, None)  # the class, for a position no search would settle
+        if settled is not None:
+            plan.values[key] = settled
         suggested = book_move(position)
         if suggested is not None:
             child_moves = game.moves[:ply] + (suggested,)
@@ -183,7 +201,7 @@ def _plan_game(game: Game, plan: _Plan, cache: PositionCache, budget: float, eng
             plan.book_links.append((ply, key, child_key))
             if ply < len(game.moves) and suggested == game.moves[ply]:
                 continue  # the next position of the game: on the list already
-            if child_key not in plan.values:
+            if child_key not in plan.values and settled is None:
                 child = position.played(suggested)
                 found = trivial_value(child) or cache.get(child_key, budget, engine)
                 if found is not None:
@@ -191,7 +209,8 @@ def _plan_game(game: Game, plan: _Plan, cache: PositionCache, budget: float, eng
                 else:
                     jobs.append(Job(child_key, child_moves))
             continue
-        jobs.append(Job(key, game.moves[:ply]))
+        if settled is None:
+            jobs.append(Job(key, game.moves[:ply]))
     jobs.reverse()  # last ply first: late positions are cheap and fill the worker's table
     plan.jobs.append(jobs)
     return keys
@@ -222,7 +241,10 @@ def _solve(plan: _Plan, cache: PositionCache, budget: float, workers: int, compi
         child = plan.values.get(child_key)
         if child is not None:
             value = child.negated()
-            plan.values[key] = Value(value.low, value.high, "book", value.seconds, value.timed_out)
+            value = Value(value.low, value.high, "book", value.seconds, value.timed_out)
+            if key in plan.values:  # the outcome table's bounds
+                value = value.merged(plan.values[key])
+            plan.values[key] = value
             if value.exact:
                 cache.put(key, plan.values[key], budget)
 

@@ -75,7 +75,8 @@ def analysis_table(analyses: Sequence[GameAnalysis], settings: dict[str, Any]) -
     lines = [
         f"analysis: {len(analyses)} games, {moves} moves, {moves - unknown} labelled, {unknown} unknown "
         f"({settings['engine']}, {settings['budget_s']:g} s per position; {settings['searched']} positions searched, "
-        f"{settings['cache_hits']} from the cache; {settings['elapsed_s']:.1f} s)",
+        f"{settings['cache_hits']} from the cache, {settings.get('from_table', 0)} from the outcome table; "
+        f"{settings['elapsed_s']:.1f} s)",
     ]
     header = ["agent", "moves", "unknown", "losing", "kept outcome", "kept exact"] + [
         f"losing {band_of(low)}" for low, _ in BANDS]

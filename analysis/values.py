@@ -32,7 +32,7 @@ def win_score(stones: int) -> int:
 class Value:
     """Proven bounds ``low <= score <= high`` for the player to move, and where they came from.
 
-    ``engine`` names what proved them ("trivial", "book", "compiled", "python", "cache"); ``seconds`` is
+    ``engine`` names what proved them ("trivial", "book", "table", "compiled", "python", "cache"); ``seconds`` is
     the search time spent; ``timed_out`` says the budget ran out before the score was exact.
     """
 
@@ -71,6 +71,15 @@ class Value:
         if self.low == 0 and self.high == 0:
             return "draw"
         return "unknown"
+
+    def merged(self, other: "Value") -> "Value":
+        """Both sets of proven bounds at once (the tighter of each); named after the tighter source."""
+        low, high = max(self.low, other.low), min(self.high, other.high)
+        if low > high:
+            raise ValueError(f"contradictory values {self} and {other}")
+        engine = self.engine if self.high - self.low <= other.high - other.low else other.engine
+        return Value(low, high, engine, self.seconds + other.seconds,
+                     (self.timed_out or other.timed_out) and low != high)
 
     def negated(self) -> "Value":
         """The same facts from the other player's side (the value of the move that led here)."""

@@ -27,6 +27,7 @@ from analysis.games import read_games
 from analysis.labelling import label_games
 from analysis.solving import compiled_solver_available
 from analysis.summary import BANDS
+from analysis.table import OutcomeTable
 from analysis.workers import default_workers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,11 +51,12 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
+def measure(path: str, budget: float, workers: int, compiled: bool, table: bool) -> None:
     games = read_games(path)
     stats: dict[str, int] = {}
     started, cpu_started = time.monotonic(), cpu_seconds()
-    analyses = label_games(games, budget, PositionCache(None), workers, compiled, progress=True, stats=stats)
+    analyses = label_games(games, budget, PositionCache(None), workers, compiled, progress=True, stats=stats,
+                           table=OutcomeTable() if table else None)
     elapsed, cpu = time.monotonic() - started, cpu_seconds() - cpu_started
     shares = []
     for low, high in BANDS:
@@ -64,7 +66,8 @@ def measure(path: str, budget: float, workers: int, compiled: bool) -> None:
     from_8 = [m for a in analyses for m in a.moves if m.ply >= 8]
     losing = sum(m.loses_outcome for a in analyses for m in a.moves if m.agent)
     print(f"  {'compiled' if compiled else 'python  '}  {len(games) / elapsed * 60:6.1f} games/min "
-          f"({elapsed:.0f} s; {cpu / len(games):.1f} CPU s/game; {stats['searched']} positions searched, {stats['timed_out']} timed out)  labelled: "
+          f"({elapsed:.0f} s; {cpu / len(games):.1f} CPU s/game; {stats['searched']} positions searched, {stats['timed_out']} timed out, "
+          f"{stats['from_table']} from the outcome table)  labelled: "
           + "  ".join(shares) + f"  | ply >= 8: {sum(m.known for m in from_8) / len(from_8):.1%}; "
           f"outcome-losing moves found: {losing}", flush=True)
 
@@ -77,6 +80,7 @@ def main() -> int:
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "bench-analysis"))
     parser.add_argument("--engines", default="compiled,python", help="compiled,python (either or both)")
     parser.add_argument("--pairings", default=",".join(f"{a}-{b}" for a, b in PAIRINGS))
+    parser.add_argument("--no-outcome-table", action="store_true", help="search positions up to ply 7 too (as before the table)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     engines = args.engines.split(",")
@@ -91,7 +95,7 @@ def main() -> int:
         path = play(a, b, args.games, args.out)
         print(f"{a} vs {b}:")
         for engine in engines:
-            measure(path, args.budget, args.workers, engine == "compiled")
+            measure(path, args.budget, args.workers, engine == "compiled", not args.no_outcome_table)
     return 0
 
 

@@ -55,7 +55,15 @@ def outcome(score: int) -> str:
 
 def test_every_label_agrees_with_bitbully(sample_analyses):
     analyses, _, _ = sample_analyses
-    checked = exact = losing = 0
+    checked, exact = check_labels_against_bitbully(analyses)
+    assert checked > 100 and exact > 40
+    kinds = {(m.before.outcome, m.after.outcome) for a in analyses for m in a.moves if m.loses_outcome}
+    assert kinds == {("win", "loss"), ("draw", "loss"), ("win", "draw")}  # the blunders are found
+
+
+def check_labels_against_bitbully(analyses) -> tuple[int, int]:
+    """Assert every known label, score and bound is bitbully's; (labels checked, exact scores checked)."""
+    checked = exact = 0
     for analysis in analyses:
         moves = list(analysis.game.moves)
         for label in analysis.moves:
@@ -73,7 +81,6 @@ def test_every_label_agrees_with_bitbully(sample_analyses):
             if label.after.score is not None:
                 assert label.after.score == scores[label.column]
             assert label.before.low <= best <= label.before.high  # bounds are proven, never guesses
-            losing += label.loses_outcome
         first = analysis.first_losing
         if first is not None:
             scores = oracle_scores(moves[:first.ply])
@@ -81,9 +88,39 @@ def test_every_label_agrees_with_bitbully(sample_analyses):
                                               if outcome(s) == first.before.outcome
                                               and analysis.alternatives[c].outcome != "unknown")
             assert first.column not in analysis.kept_by
-    assert checked > 100 and exact > 40
-    kinds = {(m.before.outcome, m.after.outcome) for a in analyses for m in a.moves if m.loses_outcome}
-    assert kinds == {("win", "loss"), ("draw", "loss"), ("win", "draw")}  # the blunders are found
+    return checked, exact
+
+
+def test_the_outcome_table_labels_early_positions_without_a_search(sample_records, sample_analyses, tmp_path):
+    """A table of the ply-7 positions below each game's ply-5 position (bitbully's outcomes, in the
+    checkpoint's format): the classes it settles are right, and those positions are not searched."""
+    from agents.core import Config, Position
+    from analysis.table import OutcomeTable
+
+    oracle = Oracle()
+    games = [from_record(record) for record in sample_records]
+    lines = []
+    for game in games:
+        layer = [Position.from_moves(game.moves[:5], Config(6, 7, 4))]
+        for _ in range(2):
+            layer = [p.played(c) for p in layer for c in p.legal_moves() if not p.is_winning_move(c)]
+        for position in layer:
+            scores = oracle.position_scores(position)
+            best = max(scores.values())
+            lines.append(f"{position.canonical_key()} {(best > 0) - (best < 0)} -1\n")
+    path = tmp_path / "outcomes.txt"
+    path.write_text("".join(lines))
+    stats: dict[str, int] = {}
+    analyses = label_games(games, BUDGET, PositionCache(None), 2, False, stats=stats, table=OutcomeTable(str(path)))
+    check_labels_against_bitbully(analyses)
+    early = [m for a in analyses for m in a.moves if 5 <= m.ply <= 6]
+    assert len(early) == 2 * len(games) and all(m.known for m in early)
+    assert {m.before.engine for m in early} <= {"table", "trivial"} and "table" in {m.before.engine for m in early}
+    assert stats["from_table"] >= 3 * len(games)
+    _, stats_without_table, _ = sample_analyses
+    assert stats["searched"] < stats_without_table["searched"]
+    known = sum(m.known for a in analyses for m in a.moves)
+    assert known > sum(m.known for a in sample_analyses[0] for m in a.moves)
 
 
 def test_unknown_only_where_the_budget_ran_out(sample_analyses):
@@ -265,3 +302,16 @@ def test_compiled_solver_labels_agree_with_bitbully(tmp_path):
                 assert label.known, (analysis.game.game_id, label.ply)
             labelled += label.known
     assert labelled and stats["searched"] > 0
+
+
+def test_merged_values_keep_both_proofs_and_refuse_a_contradiction():
+    from analysis.values import Value
+
+    searched = Value(-3, 5, "python", 0.5, timed_out=True)
+    table = Value(1, 18, "table")
+    merged = searched.merged(table)
+    assert (merged.low, merged.high, merged.outcome, merged.seconds) == (1, 5, "win", 0.5)
+    assert merged.timed_out and merged.engine == "python"  # the narrower bounds name the source
+    assert Value(0, 0, "table").merged(searched).exact and not Value(0, 0, "table").merged(searched).timed_out
+    with pytest.raises(ValueError):
+        Value(-18, -1, "table").merged(Value(2, 2, "compiled"))

@@ -248,3 +248,20 @@ def test_the_coverage_report_adds_up(capsys):
     for row in sets:
         counts = [int(cell) for cell in row[1:]]
         assert counts[0] == sum(counts[1:]) > 0
+
+
+@pytest.mark.parametrize("name", ORACLE_SETS)
+def test_the_analysis_reads_the_committed_table_right(name):
+    """analysis.table's classes from the committed checkpoint, on the oracle sets' positions up to ply 7."""
+    from analysis.table import OutcomeTable
+
+    table = OutcomeTable()
+    settled = 0
+    for entry in load_oracle_set(name, 0, 7):
+        value = table.value(entry.position())
+        if value is not None:
+            assert value.outcome == {1: "win", 0: "draw", -1: "loss"}[sign(entry.best_score)], entry.moves
+            assert value.low <= entry.best_score <= value.high
+            settled += 1
+    assert settled >= 40
+    assert table.value(Position.from_moves([3] * 4 + [2] * 4, STANDARD)) is None  # past the table's ply
