@@ -2,7 +2,8 @@
 
 - the offline compiled solver (``tools/fast_solver.py``, numba) when it is installed and not disabled:
   exact scores, fast; it cannot watch a clock, so the worker pool (:mod:`analysis.workers`) kills the
-  process that runs it when the budget is spent;
+  process that runs it when the budget is spent. It searches one null window at a time, the outcome
+  class first, and reports the bounds proven after each, so a killed search still leaves them;
 - otherwise the agent's exact search (``ExactSolver.analyse`` in ``agents/solver_engine``), which stops at its
   deadline and returns what it proved: often the outcome class (it asks "is it a win? a draw?" first)
   even when the exact score took longer.
@@ -17,6 +18,8 @@ worker the positions of one game from the last to the first.
 from __future__ import annotations
 
 import time
+
+from typing import Callable
 
 from agents.core import Config, Position
 from agents.solver_engine.negamax import ExactSolver
@@ -52,16 +55,23 @@ class PositionSolver:
         else:
             self._exact = ExactSolver(STANDARD, table_capacity=PYTHON_TABLE_ENTRIES, clock=time.process_time)
 
-    def solve(self, moves: tuple[int, ...], budget: float) -> Value:
-        """What can be proven about the position after ``moves`` (not won) within ``budget`` CPU seconds."""
+    def solve(self, moves: tuple[int, ...], budget: float,
+              report: Callable[[int, int], None] | None = None) -> Value:
+        """What can be proven about the position after ``moves`` (not won) within ``budget`` CPU seconds.
+
+        The compiled engine does not stop itself: it calls ``report(low, high)`` with the bounds proven
+        after each null window, for the caller that stops it to keep.
+        """
         position = Position.from_moves(moves, STANDARD)
         trivial = trivial_value(position)
         if trivial is not None:
             return trivial
         started = time.process_time()
         if self.engine == "compiled":
-            score = self._compiled.solve("".join(str(c + 1) for c in moves))
-            return Value.exact_score(score, "compiled", time.process_time() - started)
+            for low, high in self._compiled.solve_steps("".join(str(c + 1) for c in moves)):
+                if report is not None and low != high:
+                    report(low, high)
+            return Value.exact_score(low, "compiled", time.process_time() - started)
         result = self._exact.analyse(position, started + budget)
         seconds = time.process_time() - started
         return Value(result.low, result.high, "python", seconds, timed_out=result.low != result.high)

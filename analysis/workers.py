@@ -2,10 +2,12 @@
 
 Each worker is a forked process holding one :class:`~analysis.solving.PositionSolver`. The parent hands
 a worker the positions of one game at a time (last ply first: the late positions fill the worker's table
-and make the earlier ones cheaper), one position per message, and waits on the workers' pipes. A worker
-still busy when its position's budget (plus a little slack for the compiled solver's hand-over) has run
-out is killed — the compiled solver cannot watch a clock — the position is recorded as unknown, and a
-fresh worker takes its place. Workers ignore SIGINT (the parent decides) and die with the parent.
+and make the earlier ones cheaper), one position per message, and waits on the workers' pipes. While
+it searches, a worker sends the bounds it has proven so far (the compiled solver, after each null
+window). A worker still busy when its position's budget (plus a little slack for the compiled solver's
+hand-over) has run out is killed — the compiled solver cannot watch a clock — the position keeps the
+last bounds it sent (often the outcome class; unknown without any), and a fresh worker takes its
+place. Workers ignore SIGINT (the parent decides) and die with the parent.
 
 The budget is the worker's CPU time (read from ``/proc/PID/stat``), not wall time: on a machine busy with
 other work a worker gets a smaller share of a core, and a wall-clock budget would then leave positions
@@ -61,7 +63,8 @@ class Job:
 
 
 def _serve(connection: Connection, compiled: bool) -> None:
-    """Worker main loop: answer (moves, budget) with a Value until the pipe closes."""
+    """Worker main loop: answer (moves, budget) with a Value until the pipe closes, sending the bounds
+    proven on the way as (low, high) tuples."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     from analysis.solving import PositionSolver
@@ -76,7 +79,7 @@ def _serve(connection: Connection, compiled: bool) -> None:
         if message is None:
             return
         moves, budget = message
-        connection.send(solver.solve(moves, budget))
+        connection.send(solver.solve(moves, budget, lambda low, high: connection.send((low, high))))
 
 
 def _die_with_parent() -> None:
@@ -95,6 +98,7 @@ class _Worker:
     job: Job | None = None
     started: float = 0.0  # wall clock (time.monotonic) when the worker started or took its job
     cpu_started: float | None = None  # the worker's CPU seconds when it took its job
+    proven: tuple[int, int] | None = None  # the last bounds the worker sent for its current job
     queue: deque = field(default_factory=deque)
 
     def spent(self, now: float) -> float:
@@ -152,6 +156,7 @@ class SolverPool:
                 for index, worker in enumerate(pool):
                     if worker not in busy:
                         continue
+                    message = False  # a message that says the worker lives on (bounds, while searching)
                     if worker.connection in ready:
                         try:
                             answer = worker.connection.recv()
@@ -165,10 +170,12 @@ class SolverPool:
                             in_flight.discard(job.key)
                             on_result(job, answer)
                             continue
+                        if isinstance(answer, tuple) and worker.job is not None:
+                            worker.proven, message = answer, True
                     overdue = worker.job is not None and (
                         worker.spent(now) > self.budget + self.slack
                         or now > worker.started + WALL_BACKSTOP_FACTOR * (self.budget + self.slack))
-                    dead = worker.process.sentinel in ready or worker.connection in ready
+                    dead = worker.process.sentinel in ready or (worker.connection in ready and not message)
                     if overdue or dead:
                         if not worker.ready and not worker.process.is_alive():
                             raise RuntimeError(f"an analysis worker failed to start (exit code {worker.process.exitcode})")
@@ -191,15 +198,27 @@ class SolverPool:
                 continue
             worker.job, worker.started = job, time.monotonic()
             worker.cpu_started = process_cpu_seconds(worker.process.pid)
+            worker.proven = None
             in_flight.add(job.key)
             worker.connection.send((job.moves, self.budget))
             return
 
     def _replace(self, worker: _Worker, pending: deque, in_flight: set[int],
                  on_result: Callable[[Job, Value], None]) -> _Worker:
-        """Kill ``worker`` (over budget or dead); its position is unknown; a fresh worker takes its games."""
+        """Kill ``worker`` (over budget or dead); its position keeps the bounds the worker proved (unknown
+        without any); a fresh worker takes its games."""
         job = worker.job
         spent = worker.spent(time.monotonic())
+        answer = None
+        try:
+            while job is not None and answer is None and worker.connection.poll():
+                message = worker.connection.recv()  # what it sent before it was stopped still counts
+                if isinstance(message, tuple):
+                    worker.proven = message
+                elif isinstance(message, Value):
+                    answer = message
+        except (EOFError, OSError):
+            pass
         self._stop(worker, kill=True)
         self.killed += 1
         fresh = self._spare or self._spawn()
@@ -207,7 +226,12 @@ class SolverPool:
         self._spare = self._spawn()
         if job is not None:
             in_flight.discard(job.key)
-            on_result(job, Value.unknown(len(job.moves), "compiled" if self.compiled else "python", spent))
+            if answer is None:
+                engine = "compiled" if self.compiled else "python"
+                answer = Value.unknown(len(job.moves), engine, spent)
+                if worker.proven is not None:
+                    answer = Value(*worker.proven, engine, spent, timed_out=True)
+            on_result(job, answer)
         return fresh
 
     @staticmethod

@@ -20,7 +20,7 @@ class _SleepingSolver:
     def __init__(self, compiled: bool) -> None:
         pass
 
-    def solve(self, moves, budget):
+    def solve(self, moves, budget, report=None):
         time.sleep(3 * budget)
         return Value.exact_score(1, "compiled", 0.0)
 
@@ -28,11 +28,20 @@ class _SleepingSolver:
 class _SpinningSolver(_SleepingSolver):
     """Uses three budgets of CPU time: must be stopped and its position left unknown."""
 
-    def solve(self, moves, budget):
+    def solve(self, moves, budget, report=None):
         end = time.process_time() + 3 * budget
         while time.process_time() < end:
             pass
         return Value.exact_score(1, "compiled", 0.0)
+
+
+class _ReportingSolver(_SleepingSolver):
+    """Proves a win (bounds 1..5) at once, then searches on for three budgets of CPU time."""
+
+    def solve(self, moves, budget, report=None):
+        report(-3, 5)
+        report(1, 5)
+        return _SpinningSolver.solve(self, moves, budget)
 
 
 def _solve_one(monkeypatch, solver_class) -> tuple[Value, SolverPool]:
@@ -56,6 +65,12 @@ def test_a_search_over_its_cpu_budget_is_stopped_and_unknown(monkeypatch):
     value, pool = _solve_one(monkeypatch, _SpinningSolver)
     assert value.timed_out and pool.killed == 1
     assert time.monotonic() - started < 3 * BUDGET + 5  # stopped near its budget, not after the whole search
+
+
+def test_a_stopped_search_keeps_the_bounds_it_reported(monkeypatch):
+    value, pool = _solve_one(monkeypatch, _ReportingSolver)
+    assert pool.killed == 1
+    assert (value.low, value.high, value.outcome, value.timed_out) == (1, 5, "win", True)
 
 
 def test_process_cpu_seconds_counts_work_not_waiting():

@@ -41,6 +41,21 @@ def test_solve_agrees_with_the_best_score(solver):
         assert solver.solve(entry.moves) == entry.best_score, entry.moves
 
 
+def test_solve_steps_narrow_to_the_exact_score_and_give_the_class_first(solver):
+    entries = sample(load_oracle_set("strong", 14, 24), 6)
+    assert len(entries) > 10
+    for entry in entries:
+        if entry.position().immediate_wins():
+            continue
+        steps = list(solver.solve_steps(entry.moves))
+        for (low, high), (next_low, next_high) in zip(steps, steps[1:]):
+            assert low <= next_low <= next_high <= high, (entry.moves, steps)  # each window only narrows
+        assert all(low <= entry.best_score <= high for low, high in steps), (entry.moves, steps)
+        assert steps[-1] == (entry.best_score, entry.best_score)
+        low, high = steps[min(1, len(steps) - 1)]
+        assert low > 0 or high < 0 or low == high == 0, (entry.moves, steps)  # two windows decide the class
+
+
 def test_parse_moves_rejects_illegal_strings():
     assert parse_moves("4")[2] == 1
     for bad in ("8", "0", "4444444", "4x"):

@@ -16,6 +16,8 @@ This module is an offline tool (book builder, benchmarks): agents never import i
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 from numba import njit
 
@@ -165,6 +167,18 @@ def _half_toward_zero(x):
 
 
 @njit(cache=True)
+def _next_window(low, high):
+    """Where the next null window goes while the score is known to lie in [low, high]: the middle, or
+    half the bound on its side when that is further from zero (Pons' choice)."""
+    middle = low + (high - low) // 2
+    if middle <= 0 and _half_toward_zero(low) < middle:
+        middle = _half_toward_zero(low)
+    elif middle >= 0 and _half_toward_zero(high) > middle:
+        middle = _half_toward_zero(high)
+    return middle
+
+
+@njit(cache=True)
 def _solve(current, mask, plies, keys, values, nodes, order):
     """Exact score of a position (not already won) by null-window searches narrowing the window."""
     if _can_win_next(current, mask):
@@ -172,11 +186,7 @@ def _solve(current, mask, plies, keys, values, nodes, order):
     low = -((CELLS - plies) // 2)
     high = (CELLS + 1 - plies) // 2
     while low < high:
-        middle = low + (high - low) // 2
-        if middle <= 0 and _half_toward_zero(low) < middle:
-            middle = _half_toward_zero(low)
-        elif middle >= 0 and _half_toward_zero(high) > middle:
-            middle = _half_toward_zero(high)
+        middle = _next_window(low, high)
         result = _negamax(current, mask, plies, middle, middle + 1, keys, values, nodes, order)
         if result <= middle:
             high = result
@@ -328,6 +338,32 @@ class Solver:
     def outcome(self, moves: str) -> int:
         """1 (win), 0 (draw) or -1 (loss) for the player to move after ``moves`` (game not over)."""
         return self.outcome_bitboards(*parse_moves(moves))
+
+    def solve_steps(self, moves: str) -> Iterator[tuple[int, int]]:
+        """The exact search of ``solve`` one null window at a time, the outcome class first: yields the
+        bounds (low, high) proven so far after each window, the last time with low == high (the exact
+        score). The first windows ask "is it a win?" and "is it a loss?", so a caller that is stopped
+        early still keeps the class when that much was proven; then the window narrows as in ``solve``.
+        """
+        current, mask, plies = parse_moves(moves)
+        current, mask = np.uint64(current), np.uint64(mask)
+        if _can_win_next(current, mask):
+            score = (CELLS + 1 - plies) // 2
+            yield score, score
+            return
+        low, high = -((CELLS - plies) // 2), (CELLS + 1 - plies) // 2
+        for middle in (0, -1):  # score > 0 (a win)? then score > -1 (not a loss)?
+            if low <= middle < high:
+                low, high = self._window(current, mask, plies, middle, low, high)
+                yield low, high
+        while low < high:
+            low, high = self._window(current, mask, plies, _next_window(low, high), low, high)
+            yield low, high
+
+    def _window(self, current, mask, plies: int, middle: int, low: int, high: int) -> tuple[int, int]:
+        """The bounds after one null-window search: is the score above ``middle``?"""
+        result = int(_negamax(current, mask, plies, middle, middle + 1, self.keys, self.values, self._nodes, self._order))
+        return (low, result) if result <= middle else (result, high)
 
     def solve(self, moves: str) -> int:
         """Exact score of the position after ``moves`` for the player to move (game not over)."""
