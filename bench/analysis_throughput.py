@@ -22,7 +22,7 @@ import sys
 import time
 
 from analysis.cache import PositionCache
-from analysis.cli import DEFAULT_BUDGET
+from analysis.cli import default_budget
 from analysis.games import read_games
 from analysis.labelling import label_games
 from analysis.solving import compiled_solver_available
@@ -75,7 +75,8 @@ def measure(path: str, budget: float, workers: int, compiled: bool, table: bool)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="CPU seconds per position (the default of --analysis-budget)")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="CPU seconds per position (default: the default of --analysis-budget for each engine)")
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "bench-analysis"))
     parser.add_argument("--engines", default="compiled,python", help="compiled,python (either or both)")
@@ -88,14 +89,16 @@ def main() -> int:
         print("the compiled solver is not installed (numba): measuring the Python search only")
         engines = [e for e in engines if e != "compiled"]
     load = os.getloadavg()[0]
-    print(f"{args.games} games per pairing, budget {args.budget:g} CPU s per position, {args.workers} workers, "
+    budgets = ", ".join(f"{e} {args.budget or default_budget(e == 'compiled'):g}" for e in engines)
+    print(f"{args.games} games per pairing, CPU s per position: {budgets}; {args.workers} workers, "
           f"load average {load:.1f} at the start")
     for pairing in args.pairings.split(","):
         a, b = pairing.split("-")
         path = play(a, b, args.games, args.out)
         print(f"{a} vs {b}:")
         for engine in engines:
-            measure(path, args.budget, args.workers, engine == "compiled", not args.no_outcome_table)
+            compiled = engine == "compiled"
+            measure(path, args.budget or default_budget(compiled), args.workers, compiled, not args.no_outcome_table)
     return 0
 
 

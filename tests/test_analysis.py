@@ -262,6 +262,23 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     assert not (tmp_path / "o").exists()  # nothing half-written
 
 
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_the_default_budget_depends_on_the_engine(engine, tmp_path):
+    from analysis.cli import DEFAULT_BUDGETS
+
+    if engine == "compiled":
+        pytest.importorskip("numba")
+    # A game the rules and the outcome table label without a search, so the default budget costs nothing.
+    game = dict(a_game(moves=(3, 2, 3, 2, 3, 2, 3)), outcomes=["win", "loss"])
+    path = write_results(tmp_path / "r.jsonl", games=[game])
+    flags = ["--no-compiled-solver"] if engine == "python" else []
+    code, out, err = run_cli(["--analyze-file", path, "--json", "--analysis-cache", "none", "--no-progress",
+                              "--analysis-dir", str(tmp_path / "o")] + flags)
+    assert code == 0, err
+    assert json.loads(out)["analysis"]["budget_s"] == DEFAULT_BUDGETS[engine]
+    assert DEFAULT_BUDGETS["compiled"] > DEFAULT_BUDGETS["python"]
+
+
 def test_analyze_refuses_another_board_before_playing(tmp_path):
     code, out, err = run_cli(["greedy", "random", "-n", "2", "--rows", "7", "--columns", "8", "--analyze",
                               "--results", str(tmp_path / "r.jsonl")])
