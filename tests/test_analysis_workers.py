@@ -85,3 +85,16 @@ def test_process_cpu_seconds_counts_work_not_waiting():
     worked = process_cpu_seconds(os.getpid())
     assert slept - before < 0.1
     assert worked - slept >= 0.25
+
+
+def test_the_compiled_solver_reports_bounds_that_hold_the_score():
+    pytest.importorskip("numba")
+    from analysis.solving import PositionSolver
+
+    solver = PositionSolver(compiled=True)
+    moves = tuple(int(c) - 1 for c in "4453322662")  # ply 10: a few null windows to settle
+    reported: list[tuple[int, int]] = []
+    value = solver.solve(moves, 30.0, lambda low, high: reported.append((low, high)))
+    assert value.exact and reported
+    assert all(low <= value.score <= high and low < high for low, high in reported)
+    assert reported[min(1, len(reported) - 1)][0] > 0 or reported[min(1, len(reported) - 1)][1] <= 0  # class first
