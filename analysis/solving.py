@@ -18,7 +18,6 @@ worker the positions of one game from the last to the first.
 from __future__ import annotations
 
 import time
-
 from typing import Callable
 
 from agents.core import Config, Position

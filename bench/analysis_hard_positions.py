@@ -8,8 +8,8 @@ Every position from ply 8 to 15 of the games that the opening book does not answ
 decided at once) is solved once, last ply first in each game as the analysis does, by one compiled-solver
 worker under ``--budget`` CPU seconds. Printed: how many are solved within 3, 6, 10, 15, 20 and 30 CPU
 seconds, and the slowest. Then, for each position over ``--over`` seconds, the CPU time a fresh solver
-needs for the outcome class alone (null-window searches around 0) and then for the exact score: what the
-analysis could label if it asked for the class first.
+needs for the outcome class alone (null-window searches around 0) and then for the exact score: the
+analysis asks for the class first, so a position stopped between the two keeps its class.
 """
 
 from __future__ import annotations
