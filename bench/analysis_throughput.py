@@ -3,6 +3,7 @@
 
     python bench/analysis_throughput.py                 # 100 games each of solver-negamax and greedy-alphabeta
     python bench/analysis_throughput.py --games 30 --budget 3
+    python bench/analysis_throughput.py --engines python --first 20   # the first 20 of the 100 games
 
 For each pairing the games are played once with ``evaluate.py`` (default opening suite, seat-swapped
 pairs; kept under --out, reused when the file exists), then analysed twice from an empty cache: with the
@@ -51,8 +52,10 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def measure(path: str, budget: float, workers: int, compiled: bool, table: bool) -> None:
+def measure(path: str, budget: float, workers: int, compiled: bool, table: bool, first: int = 0) -> None:
     games = read_games(path)
+    if first:
+        games = games[:first]
     stats: dict[str, int] = {}
     started, cpu_started = time.monotonic(), cpu_seconds()
     analyses = label_games(games, budget, PositionCache(None), workers, compiled, progress=True, stats=stats,
@@ -65,7 +68,7 @@ def measure(path: str, budget: float, workers: int, compiled: bool, table: bool)
         shares.append(f"{low}-{high}: {known / len(moves):6.1%} of {len(moves)}" if moves else f"{low}-{high}: -")
     from_8 = [m for a in analyses for m in a.moves if m.ply >= 8]
     losing = sum(m.loses_outcome for a in analyses for m in a.moves if m.agent)
-    print(f"  {'compiled' if compiled else 'python  '}  {len(games) / elapsed * 60:6.1f} games/min "
+    print(f"  {'compiled' if compiled else 'python  '}  {len(games)} games, {len(games) / elapsed * 60:6.1f} games/min "
           f"({elapsed:.0f} s; {cpu / len(games):.1f} CPU s/game; {stats['searched']} positions searched, {stats['timed_out']} timed out, "
           f"{stats['from_table']} from the outcome table)  labelled: "
           + "  ".join(shares) + f"  | ply >= 8: {sum(m.known for m in from_8) / len(from_8):.1%}; "
@@ -80,6 +83,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--out", default=os.path.join(ROOT, "results", "bench-analysis"))
     parser.add_argument("--engines", default="compiled,python", help="compiled,python (either or both)")
+    parser.add_argument("--first", type=int, default=0, help="analyse only the first N games of each file (0: all)")
     parser.add_argument("--pairings", default=",".join(f"{a}-{b}" for a, b in PAIRINGS))
     parser.add_argument("--no-outcome-table", action="store_true", help="search positions up to ply 7 too (as before the table)")
     args = parser.parse_args()
@@ -98,7 +102,8 @@ def main() -> int:
         print(f"{a} vs {b}:")
         for engine in engines:
             compiled = engine == "compiled"
-            measure(path, args.budget or default_budget(compiled), args.workers, compiled, not args.no_outcome_table)
+            measure(path, args.budget or default_budget(compiled), args.workers, compiled, not args.no_outcome_table,
+                    args.first)
     return 0
 
 
