@@ -12,17 +12,18 @@ Every move:
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solver_engine.time_manager`) sets the budget from ``actTimeout`` and the
 overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
-and more than one move is still plausible, or on 6x7 the book is silent before the exact solver's
-range, or elsewhere the heuristic search's best move keeps changing) extends it to the act timeout
-less a margin plus a planned share of the bank. The searches check the clock every few hundred
-nodes and always have a move ready; their tables persist from one move of the game to the next.
+and more than one move is still plausible, or on 6x7 the books are silent before the exact solver's
+range and the position is not proven lost, or elsewhere the heuristic search's best move keeps
+changing) extends it to the act timeout less a margin plus a planned share of the bank. The searches
+check the clock every few hundred nodes and always have a move ready; their tables persist from one
+move of the game to the next.
 """
 
 from __future__ import annotations
 
 from agents.core import Config, Position
 from agents.core.clock import MoveClock
-from agents.solver_engine.opening_book import book_move, outcome_move
+from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
 from agents.solver_engine.depth_search import DepthSearch
 from agents.solver_engine.negamax import ExactSolver
 from agents.solver_engine.time_manager import move_clock
@@ -78,8 +79,8 @@ def choose(position: Position, clock: MoveClock) -> int:
             if not clock.extensible:
                 break
             clock.extend()  # hard: the exact search did not finish and the candidates' values disagree
-    elif position.config.is_standard:  # hard: the book is silent in the early game
-        clock.extend()
+    elif position.config.is_standard and not outcome_book_proves_lost(position):
+        clock.extend()  # hard: the books are silent in the early game (a proven loss is not hard: every move loses)
     column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 

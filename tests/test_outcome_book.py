@@ -5,7 +5,8 @@ import random
 import pytest
 
 from agents.core import Config, Position
-from agents.solver_engine.opening_book import OpeningBook, book_move, load_outcome_book, outcome_move
+from agents.solver_engine.opening_book import (OpeningBook, book_move, load_outcome_book, outcome_book_proves_lost,
+                                               outcome_move)
 from tools.make_book import canonical_position
 from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
 
@@ -182,6 +183,38 @@ def test_the_solver_plays_the_outcome_move_at_once_off_the_book():
                       "remainingOverageTime": 60}, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2})
         assert move == outcome_move(position)
         assert time.perf_counter() - started < 0.5
+
+
+@needs_outcomes
+@pytest.mark.parametrize("name", ORACLE_SETS)
+def test_silence_of_the_complete_outcome_book_proves_a_loss(name):
+    book = load_outcome_book()
+    if book.metadata["solved"] != book.metadata["positions"]:
+        pytest.skip("the outcome table is not complete: its silence proves nothing")
+    proved = 0
+    for entry in load_oracle_set(name, 0, 9):
+        position = entry.position()
+        lost = entry.best_score < 0
+        if entry.ply <= 7 and not position.immediate_wins():
+            assert outcome_book_proves_lost(position) == lost, entry.moves
+            assert outcome_book_proves_lost(position.mirrored()) == lost, entry.moves
+            proved += lost
+        else:
+            assert not outcome_book_proves_lost(position), entry.moves  # too late, or a win at once
+    assert proved > 0
+
+
+def test_an_incomplete_outcome_book_proves_nothing(monkeypatch):
+    from agents.solver_engine import opening_book
+    from agents.solver_engine.opening_book import encode_book
+
+    partial = OpeningBook(encode_book({}, {"kind": "outcomes", "ply": 7, "solved": 10, "positions": 27109}))
+    monkeypatch.setitem(opening_book._cache, opening_book.OUTCOME_RESOURCE, partial)
+    assert not outcome_book_proves_lost(Position.from_moves([0, 0, 0, 2]))
+    complete = OpeningBook(encode_book({}, {"kind": "outcomes", "ply": 7, "solved": 9, "positions": 9}))
+    monkeypatch.setitem(opening_book._cache, opening_book.OUTCOME_RESOURCE, complete)
+    assert outcome_book_proves_lost(Position.from_moves([0, 0, 0, 2]))  # an empty complete book: all lost
+    assert not outcome_book_proves_lost(Position.from_moves([0, 0, 0, 2], Config(6, 8, 4)))  # another board
 
 
 # The command itself: a few positions of the real ply 8, checked against bitbully.

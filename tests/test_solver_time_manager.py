@@ -14,7 +14,7 @@ from agents.core import Config, Position
 from agents.core.clock import MoveClock
 from agents.solver_engine import time_manager as tm
 from agents.solver_engine.depth_search import DepthSearch
-from agents.solver_engine.opening_book import book_move, outcome_move
+from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
 from agents.solver_engine.time_manager import hard_budget, move_budget, move_clock, normal_budget
 
 acts = st.floats(min_value=0.05, max_value=20.0, allow_nan=False)
@@ -130,18 +130,35 @@ def timed_agent(position: Position, bank: float, act: float) -> tuple[int, float
 def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch):
     monkeypatch.setattr(tm, "_first_move", False)
     solver._engines.clear()
-    act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 9 s
-    hard = hard_budget(act, bank, 4, 42)
-    # Off the book at ply 4 and lost for the mover, so the outcome book has no move for it either
-    # (it keeps only wins and draws): the search plays it, and the position is hard.
-    lost = Position.from_moves([0, 0, 0, 2])
-    assert book_move(lost) is None and outcome_move(lost) is None
-    move, seconds = timed_agent(lost, bank, act)
+    act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 7 s at ply 8
+    hard = hard_budget(act, bank, 8, 42)
+    # Off the books at ply 8, a draw (bitbully): the exact search does not finish in the normal budget and
+    # the candidates' values disagree, so the move is hard.
+    drawn = Position.from_moves([c - 1 for c in (3, 4, 5, 7, 2, 5, 6, 1)])
+    assert book_move(drawn) is None and outcome_move(drawn) is None
+    move, seconds = timed_agent(drawn, bank, act)
     assert 0.3 < seconds < hard + 0.15
     move, seconds = timed_agent(Position.from_moves([3, 3, 3, 3]), bank, act)  # the book's
     assert seconds < 0.1
-    _, seconds = timed_agent(lost, 1.0, act)  # the same hard move, bank drained
+    solver._engines.clear()
+    _, seconds = timed_agent(drawn, 1.0, act)  # the same hard move, bank drained
     assert seconds < normal_budget(act, 1.0) + 0.1
+
+
+def test_a_proven_loss_off_the_books_is_not_hard(monkeypatch):
+    """Early and off the books, a position is hard, unless the complete outcome book proves it lost:
+    every move loses, so no candidates' values disagree and the bank is kept for later."""
+    monkeypatch.setattr(tm, "_first_move", False)
+    solver._engines.clear()
+    act, bank = 0.5, 20.0
+    lost = Position.from_moves([0, 0, 0, 2])  # ply 4, lost for the mover
+    assert book_move(lost) is None and outcome_move(lost) is None and outcome_book_proves_lost(lost)
+    _, seconds = timed_agent(lost, bank, act)
+    assert seconds < normal_budget(act, bank) + 0.1
+    monkeypatch.setattr(solver, "outcome_book_proves_lost", lambda position: False)  # as if it were not proven
+    solver._engines.clear()
+    _, seconds = timed_agent(lost, bank, act)
+    assert 0.3 < seconds < hard_budget(act, bank, 4, 42) + 0.15
 
 
 def test_depth_search_goes_past_its_deadline_only_until_the_hard_one():

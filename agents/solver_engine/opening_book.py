@@ -157,3 +157,17 @@ def outcome_move(position: Position) -> int | None:
     (a win stays a win, a draw a draw): ask :func:`book_move` first, which has the exact best move.
     """
     return _playable(load_outcome_book(), position) if position.config.is_standard else None
+
+
+def outcome_book_proves_lost(position: Position) -> bool:
+    """Is an early ``position`` lost for the mover, by the outcome book's silence?
+
+    A complete outcome book (built from every position of its ply: ``solved == positions`` in its
+    metadata) has a move for every position up to that ply that is not lost, except where the mover
+    wins at once; so there, and only there, no entry proves the loss.
+    """
+    book = load_outcome_book() if position.config.is_standard else None
+    if book is None or book.metadata.get("solved") != book.metadata.get("positions"):
+        return False
+    return (position.moves <= book.metadata.get("ply", -1) and book.move(position) is None
+            and not position.immediate_wins())
