@@ -228,9 +228,8 @@ class SolverPool:
             in_flight.discard(job.key)
             if answer is None:
                 engine = "compiled" if self.compiled else "python"
-                answer = Value.unknown(len(job.moves), engine, spent)
-                if worker.proven is not None:
-                    answer = Value(*worker.proven, engine, spent, timed_out=True)
+                answer = (Value(*worker.proven, engine, spent, timed_out=True) if worker.proven is not None
+                          else Value.unknown(len(job.moves), engine, spent))
             on_result(job, answer)
         return fresh
 

@@ -93,17 +93,16 @@ def main() -> int:
         print("the compiled solver is not installed (numba): measuring the Python search only")
         engines = [e for e in engines if e != "compiled"]
     load = os.getloadavg()[0]
-    budgets = ", ".join(f"{e} {args.budget or default_budget(e == 'compiled'):g}" for e in engines)
-    print(f"{args.games} games per pairing, CPU s per position: {budgets}; {args.workers} workers, "
+    budgets = {engine: args.budget or default_budget(engine == "compiled") for engine in engines}
+    print(f"{args.games} games per pairing, CPU s per position: "
+          + ", ".join(f"{engine} {budget:g}" for engine, budget in budgets.items()) + f"; {args.workers} workers, "
           f"load average {load:.1f} at the start")
     for pairing in args.pairings.split(","):
         a, b = pairing.split("-")
         path = play(a, b, args.games, args.out)
         print(f"{a} vs {b}:")
         for engine in engines:
-            compiled = engine == "compiled"
-            measure(path, args.budget or default_budget(compiled), args.workers, compiled, not args.no_outcome_table,
-                    args.first)
+            measure(path, budgets[engine], args.workers, engine == "compiled", not args.no_outcome_table, args.first)
     return 0
 
 

@@ -12,6 +12,7 @@ from analysis.cache import PositionCache
 from analysis.games import Game, from_record, read_games
 from analysis.labelling import label_games
 from analysis.summary import agent_summary, analysis_json
+from analysis.values import OUTCOME_RANK
 from evaluation.replays import replay_environment
 from evaluation.results import read
 from tools.oracle import Oracle
@@ -202,9 +203,8 @@ def test_kaggle_episode_is_analysed_like_the_results_file_game(sample_records, s
 
 def first_losing_ply(moves: list[dict], start: int) -> int | None:
     """The ply of the first move from ``start`` on that labels say threw a win or a draw away."""
-    rank = {"loss": 0, "draw": 1, "win": 2}
-    return next((m["ply"] for m in moves if m["ply"] >= start and m["before"] in rank and m["after"] in rank
-                 and rank[m["after"]] < rank[m["before"]]), None)
+    return next((m["ply"] for m in moves if m["ply"] >= start and m["before"] in OUTCOME_RANK
+                 and m["after"] in OUTCOME_RANK and OUTCOME_RANK[m["after"]] < OUTCOME_RANK[m["before"]]), None)
 
 
 def run_cli(argv, capsys=None):
