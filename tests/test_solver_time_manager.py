@@ -121,13 +121,33 @@ def test_move_clock_extends_only_when_asked():
 
 
 def timed_agent(position: Position, bank: float, act: float) -> tuple[int, float]:
+    """The solver's move and the CPU seconds this thread spent on it.
+
+    CPU time, not wall time: the searches stop at wall-clock deadlines, so a move's CPU time is at most its
+    wall time, while a loaded machine (a full-suite run beside other work) can stretch the wall time of a
+    move many times over. A search that ignored its deadline would still burn CPU far past these bounds.
+    """
     obs, config = observation(position, bank), configuration(position.config, act)
-    start = time.perf_counter()
+    cpu = time.thread_time()
     move = solver.agent(obs, config)
-    return move, time.perf_counter() - start
+    return move, time.thread_time() - cpu
 
 
-def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch):
+@pytest.fixture
+def extensions(monkeypatch) -> list[bool]:
+    """Records each ``MoveClock.extend`` call (a move judged hard and given more time)."""
+    calls: list[bool] = []
+    original = MoveClock.extend
+
+    def spy(clock: MoveClock) -> None:
+        calls.append(clock.extensible)
+        original(clock)
+
+    monkeypatch.setattr(MoveClock, "extend", spy)
+    return calls
+
+
+def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch, extensions):
     monkeypatch.setattr(tm, "_first_move", False)
     solver._engines.clear()
     act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 7 s at ply 8
@@ -137,15 +157,16 @@ def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch):
     drawn = Position.from_moves([c - 1 for c in (3, 4, 5, 7, 2, 5, 6, 1)])
     assert book_move(drawn) is None and outcome_move(drawn) is None
     move, seconds = timed_agent(drawn, bank, act)
-    assert 0.3 < seconds < hard + 0.15
+    assert extensions == [True] and seconds < hard + 0.15
+    extensions.clear()
     move, seconds = timed_agent(Position.from_moves([3, 3, 3, 3]), bank, act)  # the book's
-    assert seconds < 0.1
+    assert extensions == [] and seconds < 0.1
     solver._engines.clear()
-    _, seconds = timed_agent(drawn, 1.0, act)  # the same hard move, bank drained
-    assert seconds < normal_budget(act, 1.0) + 0.1
+    _, seconds = timed_agent(drawn, 1.0, act)  # the same hard move, bank drained: nothing to extend into
+    assert extensions == [] and seconds < normal_budget(act, 1.0) + 0.1
 
 
-def test_a_proven_loss_off_the_books_is_not_hard(monkeypatch):
+def test_a_proven_loss_off_the_books_is_not_hard(monkeypatch, extensions):
     """Early and off the books, a position is hard, unless the complete outcome book proves it lost:
     every move loses, so no candidates' values disagree and the bank is kept for later."""
     monkeypatch.setattr(tm, "_first_move", False)
@@ -154,11 +175,11 @@ def test_a_proven_loss_off_the_books_is_not_hard(monkeypatch):
     lost = Position.from_moves([0, 0, 0, 2])  # ply 4, lost for the mover
     assert book_move(lost) is None and outcome_move(lost) is None and outcome_book_proves_lost(lost)
     _, seconds = timed_agent(lost, bank, act)
-    assert seconds < normal_budget(act, bank) + 0.1
+    assert extensions == [] and seconds < normal_budget(act, bank) + 0.1
     monkeypatch.setattr(solver, "outcome_book_proves_lost", lambda position: False)  # as if it were not proven
     solver._engines.clear()
     _, seconds = timed_agent(lost, bank, act)
-    assert 0.3 < seconds < hard_budget(act, bank, 4, 42) + 0.15
+    assert extensions == [True] and seconds < hard_budget(act, bank, 4, 42) + 0.15
 
 
 def test_depth_search_goes_past_its_deadline_only_until_the_hard_one():
