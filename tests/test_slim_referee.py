@@ -84,6 +84,15 @@ report["stepped_board"] = env.state[0].observation.board
 
 report["last_callable"] = get_last_callable("def helper(x):\\n    return x\\n\\ndef agent(obs, config):\\n    return 5\\n")(
     Struct(board=[0] * 42, mark=1), Struct(columns=7))
+import os, tempfile
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "bot.py")
+    with open(path, "w") as handle:
+        handle.write("def agent(obs, config):\\n    return [c for c in range(6, -1, -1) if obs.board[c] == 0][0]\\n")
+    built, _ = build_agent(path, {}, "connectx")
+    env = make("connectx")
+    env.run([built, "random"])
+    report["built_agent_moves"] = [step[0]["action"] for step in env.toJSON()["steps"][1:4:2]]
 report["evaluate"] = evaluate("connectx", ["random", "random"], {}, [], 2)
 bottom_three = [0] * 35 + [1, 1, 1, 0, 0, 0, 0]
 report["is_win"] = [bool(is_win(bottom_three, column, 1, Struct(rows=6, columns=7, inarow=4), False))
@@ -140,6 +149,7 @@ def test_step_html_json_loader_and_evaluate(slim_run):
                                             "configuration", "specification", "steps", "rewards", "statuses",
                                             "schema_version", "info"])
     assert slim_run["last_callable"] == 5
+    assert slim_run["built_agent_moves"] == [6, 6]  # a file loaded by build_agent plays its moves
     assert len(slim_run["evaluate"]) == 2 and all(len(r) == 2 for r in slim_run["evaluate"])
     assert slim_run["is_win"] == [False, False, False, True, False, False, False]
 
