@@ -27,7 +27,11 @@ set_up() {
     cd "$ROOT"
     if [ "$name" = main ]; then
       rm -f "$VENV"/.*.sha256
-      "$PYTHON" -m venv --clear "$VENV"  # a fresh environment: nothing left from older requirements
+      if [ -L "$VENV" ]; then  # a link to an environment this checkout shares: install on top, never wipe it
+        "$PYTHON" -m venv "$VENV"
+      else  # a fresh environment: nothing left from older requirements
+        "$PYTHON" -m venv --clear "$VENV"
+      fi
       pip_install --upgrade pip
       pip_install -r requirements.txt
       pip_install --no-deps -r requirements-kaggle.txt  # the referee without the other games' stacks
@@ -37,7 +41,7 @@ set_up() {
     fi
   )
   echo "$want" > "$stamp"
-  echo "set up .venv ($name) in $((SECONDS - started)) s; .venv is now $(du -sm "$VENV" | cut -f1) MB" >&2
+  echo "set up .venv ($name) in $((SECONDS - started)) s; .venv is now $(du -sm "$VENV/" | cut -f1) MB" >&2
 }
 
 set_up main requirements.txt requirements-kaggle.txt pyproject.toml
