@@ -2,10 +2,11 @@
 
 ``tools/make_outcomes.py`` solves every 6x7 position with 7 stones with the compiled solver (its outcome
 for the player to move) and commits the table (``analysis/data/outcomes_ply7.txt``, read by
-:mod:`analysis.outcome_table`); minimax over it settles the positions before ply 7. These early positions are the ones a search cannot settle within any practical
-per-position budget, so the analysis takes their class from the table instead: a proven win, draw or
-loss, as bounds on the score (a draw is exact; a win or a loss leaves the exact score unknown). While
-the table is still being built, a position its solved part cannot settle gets no value here.
+:mod:`analysis.outcome_table`); minimax over it settles the positions before ply 7. These early
+positions are the ones a search cannot settle within any practical per-position budget, so the analysis
+takes their class from the table instead: a proven win, draw or loss, as bounds on the score (a draw is
+exact; a win or a loss leaves the exact score unknown). While the table is still being built, a
+position its solved part cannot settle gets no value here.
 """
 
 from __future__ import annotations
