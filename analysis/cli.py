@@ -56,9 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--analysis-dir", metavar="DIR",
                        help="where the annotated replays and the PNG go (default: next to the results file)")
     group.add_argument("--no-compiled-solver", action="store_true",
-                       help="search with the agent's Python solver only, even when tools/fast_solver.py is installed")
+                       help="search with the agent's Python solver only, even when numba is installed (analysis/fast_solver.py)")
     group.add_argument("--no-outcome-table", action="store_true",
-                       help="search positions up to ply 7 too, instead of taking their class from tools/outcomes_ply7.txt")
+                       help="search positions up to ply 7 too, instead of taking their class from analysis/data/outcomes_ply7.txt")
 
 
 def check(args: argparse.Namespace) -> str | None:

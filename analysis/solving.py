@@ -1,6 +1,6 @@
 """Solve one 6x7 position within a time budget, with the project's own solvers.
 
-- the offline compiled solver (``tools/fast_solver.py``, numba) when it is installed and not disabled:
+- the compiled solver (``analysis/fast_solver.py``, numba) when it is installed and not disabled:
   exact scores, fast; it cannot watch a clock, so the worker pool (:mod:`analysis.workers`) kills the
   process that runs it when the budget is spent. It searches one null window at a time, the outcome
   class first, and reports the bounds proven after each, so a killed search still leaves them;
@@ -33,9 +33,9 @@ WARM_UP = "2577713147446472141546176336233136"  # a quiet 34-stone position: sol
 
 
 def compiled_solver_available() -> bool:
-    """Is the offline compiled solver importable (numba installed)?"""
+    """Is the compiled solver importable (numba installed)?"""
     try:
-        import tools.fast_solver  # noqa: F401
+        import analysis.fast_solver  # noqa: F401
     except ImportError:
         return False
     return True
@@ -47,7 +47,7 @@ class PositionSolver:
     def __init__(self, compiled: bool) -> None:
         self.engine = "compiled" if compiled else "python"
         if compiled:
-            from tools.fast_solver import Solver
+            from analysis.fast_solver import Solver
 
             self._compiled = Solver()
             self._compiled.solve(WARM_UP)  # load the compiled code now, not on the first timed position

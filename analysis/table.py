@@ -1,11 +1,12 @@
 """Outcome classes of early positions, from the project's table of solved ply-7 positions.
 
 ``tools/make_outcomes.py`` solves every 6x7 position with 7 stones with the compiled solver (its outcome
-for the player to move) and commits the table (``tools/outcomes_ply7.txt``); minimax over it settles the
-positions before ply 7. These early positions are the ones a search cannot settle within any practical
-per-position budget, so the analysis takes their class from the table instead: a proven win, draw or
-loss, as bounds on the score (a draw is exact; a win or a loss leaves the exact score unknown). While
-the table is still being built, a position its solved part cannot settle gets no value here.
+for the player to move) and commits the table (``analysis/data/outcomes_ply7.txt``, read by
+:mod:`analysis.outcome_table`); minimax over it settles the positions before ply 7. These early
+positions are the ones a search cannot settle within any practical per-position budget, so the analysis
+takes their class from the table instead: a proven win, draw or loss, as bounds on the score (a draw is
+exact; a win or a loss leaves the exact score unknown). While the table is still being built, a
+position its solved part cannot settle gets no value here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 
 from agents.core import Position
 
+from analysis.outcome_table import DEFAULT_CHECKPOINT, DEFAULT_PLY, read_checkpoint, settle
 from analysis.values import Value, score_range
 
 __all__ = ["OutcomeTable"]
@@ -26,8 +28,6 @@ class OutcomeTable:
     """
 
     def __init__(self, path: str | None = None) -> None:
-        from tools.make_outcomes import DEFAULT_CHECKPOINT, DEFAULT_PLY
-
         self.path = DEFAULT_CHECKPOINT if path is None else path
         self.ply = DEFAULT_PLY
         self._outcomes: dict[int, int | None] | None = None
@@ -48,8 +48,6 @@ class OutcomeTable:
         return Value.exact_score(0, "table")
 
     def _settle(self) -> dict[int, int | None]:
-        from tools.make_outcomes import read_checkpoint, settle
-
         if not os.path.exists(self.path):
             return {}
         return settle(read_checkpoint(self.path), self.ply)[0]

@@ -47,7 +47,7 @@ def off_book_jobs(path: str, first: int, last: int) -> list[list[Job]]:
 
 def outcome_then_exact(moves: str) -> tuple[str, float, int, float]:
     """The outcome class and the CPU seconds it took, then the exact score and its seconds (fresh table)."""
-    from tools import fast_solver
+    from analysis import fast_solver
 
     solver = fast_solver.Solver()
     solver.solve(WARM_UP)

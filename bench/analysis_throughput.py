@@ -7,7 +7,7 @@
 
 For each pairing the games are played once with ``evaluate.py`` (default opening suite, seat-swapped
 pairs; kept under --out, reused when the file exists), then analysed twice from an empty cache: with the
-compiled solver (``tools/fast_solver.py``) and with the agent's Python exact search only. Printed: games
+compiled solver (``analysis/fast_solver.py``) and with the agent's Python exact search only. Printed: games
 analysed per minute (wall clock, all worker processes), CPU seconds per game (every process of the
 analysis: the same on a loaded machine, where games/min is not), positions searched and timed out, and
 the share of moves labelled (outcome before and after known) per ply band. The budget is CPU time of the

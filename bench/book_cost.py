@@ -52,7 +52,7 @@ def tree_sizes(depth: int) -> list[int]:
 
 
 def cost_per_position(ply: int, count: int) -> float:
-    from tools.fast_solver import Solver
+    from analysis.fast_solver import Solver
 
     solver = Solver()
     entries = load_oracle_set("strong", ply, ply)[:count]

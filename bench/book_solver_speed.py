@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed of the offline numba solver (tools/fast_solver.py) against bitbully on the same positions.
+"""Speed of the offline numba solver (analysis/fast_solver.py) against bitbully on the same positions.
 
     nice -n 10 python bench/book_solver_speed.py [--set random] [--plies 16-41] [--limit 200]
 
@@ -15,7 +15,7 @@ import sys
 import time
 
 from tools.oracle import Oracle, load_oracle_set
-from tools.fast_solver import Solver
+from analysis.fast_solver import Solver
 
 
 def main() -> int:

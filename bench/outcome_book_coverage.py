@@ -17,7 +17,8 @@ import argparse
 import sys
 
 from agents.solver_engine.opening_book import book_move, load_outcome_book, outcome_move
-from tools.make_outcomes import DEFAULT_CHECKPOINT, positions_at, read_checkpoint, settle
+from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint, settle
+from tools.make_outcomes import positions_at
 from tools.oracle import ORACLE_SETS, load_oracle_set
 
 

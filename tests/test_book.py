@@ -170,7 +170,7 @@ def sub_book(tmp_path_factory):
 
 
 def test_builder_covers_the_trees_with_best_moves(sub_book):
-    from tools.fast_solver import Solver
+    from analysis.fast_solver import Solver
 
     _, root, folder, _ = sub_book
     book = OpeningBook((folder / "a.bin").read_bytes())

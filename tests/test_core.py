@@ -384,7 +384,7 @@ def test_fast_solver_compiles_non_losing_moves():
     pytest.importorskip("numba")
     import numpy as np
 
-    from tools.fast_solver import _non_losing_moves
+    from analysis.fast_solver import _non_losing_moves
 
     for position in quiet_positions(Config(), 200, seed=4):
         expected = position.non_losing_moves()

@@ -12,7 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_ruff_check_passes():
-    pytest.importorskip("ruff", reason="ruff is not installed (requirements.txt; bash run.sh installs it)")
+    pytest.importorskip("ruff", reason="ruff is not installed (requirements-dev.txt; bash run.sh test installs it)")
     command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--quiet", "--output-format", "concise", "."]
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -46,7 +46,7 @@ def test_positions_at_a_ply_match_perft_up_to_mirrors():
 
 def test_the_solver_outcome_and_move_agree_with_the_oracle():
     pytest.importorskip("numba")
-    from tools.fast_solver import Solver, parse_moves
+    from analysis.fast_solver import Solver, parse_moves
 
     solver = Solver()
     entries = [e for e in load_oracle_set("random", 10, 30) if e.legal_moves][::6]
@@ -74,7 +74,7 @@ def subtree_table(oracle: Oracle, root: Position, ply: int) -> dict[int, tuple[i
 def test_moves_derived_from_a_table_keep_the_outcome(moves):
     """A table of one subtree settles the subtree's root; with entries missing, what is derived is still right."""
     pytest.importorskip("bitbully")
-    from tools.make_outcomes import outcome_moves
+    from analysis.outcome_table import outcome_moves
 
     oracle = Oracle()
     root = Position.from_string(moves, STANDARD)
@@ -101,9 +101,10 @@ def test_moves_derived_from_a_table_keep_the_outcome(moves):
 
 
 def test_the_committed_checkpoint_agrees_with_the_oracle():
-    """A sample of tools/outcomes_ply7.txt (the table the shipped outcome book is made from)."""
+    """A sample of analysis/data/outcomes_ply7.txt (the table the shipped outcome book is made from)."""
     pytest.importorskip("bitbully")
-    from tools.make_outcomes import DEFAULT_CHECKPOINT, positions_at, read_checkpoint
+    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from tools.make_outcomes import positions_at
 
     solved = read_checkpoint(DEFAULT_CHECKPOINT)
     assert solved, "no outcome table committed"
@@ -134,7 +135,8 @@ def test_the_shipped_outcome_book_is_what_make_outcomes_writes():
 def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
     """Byte for byte: a book written by an older derivation than the code's would differ."""
     from agents.core.resources import load_resource
-    from tools.make_outcomes import DEFAULT_CHECKPOINT, positions_at, read_checkpoint, write_outcome_book
+    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from tools.make_outcomes import positions_at, write_outcome_book
 
     write_outcome_book(str(tmp_path / "o.bin"), read_checkpoint(DEFAULT_CHECKPOINT), 7, len(positions_at(7)))
     assert (tmp_path / "o.bin").read_bytes() == load_resource("connect4_outcomes.bin")
@@ -229,7 +231,8 @@ def run(args, tmp_path):
 def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
-    from tools.make_outcomes import positions_at, read_checkpoint
+    from analysis.outcome_table import read_checkpoint
+    from tools.make_outcomes import positions_at
 
     assert run(["--positions", "4", "--ply", "8"], tmp_path) == 0
     first = (tmp_path / "o.txt").read_text()

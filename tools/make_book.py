@@ -54,7 +54,7 @@ def _set_table_size(entries: int) -> None:
 def _solve_in_worker(task: tuple[int, int, int]) -> tuple[int, int, int, int]:
     """(key, move, score, nodes searched) for a canonical position given as (current, mask, plies)."""
     global _worker_solver
-    from tools.fast_solver import TABLE_SIZE, Solver
+    from analysis.fast_solver import TABLE_SIZE, Solver
 
     if _worker_solver is None:
         _worker_solver = Solver(_table_size or TABLE_SIZE)

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import bitbully  # noqa: F401
     except ImportError:
-        print("error: the oracle bitbully is not installed (pip install -r requirements.txt)", file=sys.stderr)
+        print("error: the oracle bitbully is not installed (pip install -r requirements-dev.txt)", file=sys.stderr)
         return 2
     total = len(enumerate_positions(args.plies))
     openings = balanced_openings(args.plies, args.max_score)

@@ -1,4 +1,4 @@
-"""The project's offline Connect 4 (6x7, four in a row) solver, compiled with numba.
+"""The project's compiled Connect 4 (6x7, four in a row) solver, with numba.
 
 Pascal Pons' algorithm: two uint64 bitboards (the core's bit layout: column c owns bits 7c..7c+5, bit
 7c+6 is an always-empty sentinel), negamax with alpha-beta, a transposition table of upper and
@@ -7,9 +7,10 @@ opponent an immediate win pruned, and moves ordered by the number of winning cel
 (centre first on ties). Scores are on Pons' scale for the player to move: a win scores
 (43 - stones on the board before the winning stone) // 2, a draw 0, a loss minus the winner's score.
 
-This module is an offline tool (book builder, benchmarks): agents never import it.
+The analysis solves positions with it when numba is installed (``analysis/solving.py``); the offline
+builders in ``tools/`` and the benchmarks use it too. Agents and submissions never import it.
 
-    from tools.fast_solver import Solver
+    from analysis.fast_solver import Solver
     solver = Solver()
     solver.score_moves("4453")   # exact score of every column, None for a full one
 """
