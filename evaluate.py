@@ -92,6 +92,9 @@ def build_parser() -> Parser:
     from analysis.cli import add_arguments as add_analysis_arguments
 
     add_analysis_arguments(p)
+    from board.cli import add_arguments as add_board_arguments
+
+    add_board_arguments(p)
     return p
 
 
@@ -102,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         check_sandbox(args)
+        if args.board:
+            from board import cli as board_cli
+
+            return board_cli.run(args, real_stdout)
         if args.analyze or args.analyze_file:
             from analysis import cli as analysis_cli
 
