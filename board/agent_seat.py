@@ -45,7 +45,11 @@ class SeatMove:
 
 
 class AgentSeat:
-    """One agent in its own process; ``act`` blocks until it answers or its deadline kills it."""
+    """One agent in its own process; ``act`` blocks until it answers or its deadline kills it.
+
+    The process dies with the thread that started it (Linux's parent-death signal follows the thread), so
+    call every method from one long-lived thread.
+    """
 
     def __init__(self, spec: AgentSpec, *, sandbox: bool = False) -> None:
         self.spec = spec

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import socket
 import threading
 import webbrowser
 from dataclasses import dataclass
@@ -115,19 +116,24 @@ class BoardServer:
                                     overage=options.overage, values=self._values, loaded=loaded,
                                     source=options.game or "")
         self._thread: threading.Thread | None = None
-        try:
-            self._server = make_server(HOST, options.port, create_app(self.session, self.token), threaded=True)
+        try:  # bound here, not by werkzeug, which exits the process itself when the port is taken
+            listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listening.bind((HOST, options.port))
+            listening.listen(128)
+            with listening:
+                self._server = make_server(HOST, options.port, create_app(self.session, self.token), threaded=True,
+                                           fd=listening.fileno())
         except OSError as error:
-            self.seat.close()
+            self.session.close()
             raise BoardError(f"cannot serve on {HOST}:{options.port}: "
                              f"{'the port is in use' if error.errno == 98 else error.strerror}") from None
-        try:  # the agent's process starts now, from this thread, before any other thread serves
-            self.seat.new_game()
+        try:  # the agent's process starts now: an agent that cannot start is bad input
+            self.session.start_agent()
         except RuntimeError as error:
             self.close()
             raise BoardError(str(error)) from None
-        self.session.fresh_agent = False
-        self.port = self._server.server_port
+        self.port = self._server.port
         self.url = f"http://{HOST}:{self.port}/?token={self.token}"
 
     def serve_forever(self, open_browser: bool = False) -> None:
@@ -150,7 +156,7 @@ class BoardServer:
             self._server.shutdown()
             self._thread = None
         self._server.server_close()
-        self.seat.close()
+        self.session.close()
 
     def _repr_html_(self) -> str:
         """A notebook shows the board itself, in an IFrame."""

@@ -9,8 +9,9 @@ game at ``cursor``; a click on a column there plays on from that position agains
 from __future__ import annotations
 
 import json
+import queue
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from agents.core import Config
 
@@ -49,7 +50,8 @@ class BoardSession:
         self.loaded = loaded
         self.source = source
         self.lock = threading.RLock()
-        self._seat_lock = threading.Lock()
+        self._seat_jobs: queue.Queue[Callable[[], None]] = queue.Queue()
+        threading.Thread(target=self._seat_thread, name="board-agent", daemon=True).start()
         self.game = BoardGame(config)
         self.human_seat = 0
         self.mode = "review" if loaded is not None else "play"
@@ -259,25 +261,63 @@ class BoardSession:
         if self.mode == "play" and not self.thinking and self.game.ending() is None \
                 and self.game.to_move != self.human_seat:
             self.thinking = True
-            threading.Thread(target=self._agent_turn, args=(self.generation,), daemon=True).start()
+            generation = self.generation
+            self._seat_jobs.put(lambda: self._agent_turn(generation))
+
+    def start_agent(self) -> None:
+        """Start the agent's process now (on the seat's thread); RuntimeError if it cannot start."""
+        done: queue.Queue[BaseException | None] = queue.Queue()
+
+        def start() -> None:
+            try:
+                self.seat.new_game()
+                done.put(None)
+            except RuntimeError as error:
+                done.put(error)
+
+        self._seat_jobs.put(start)
+        error = done.get()
+        if error is not None:
+            raise error
+        self.fresh_agent = False
+
+    def close(self) -> None:
+        """Stop the agent's process (on the seat's thread, which then ends)."""
+        finished = threading.Event()
+
+        def close() -> None:
+            self.seat.close()
+            finished.set()
+            raise SystemExit
+
+        self._seat_jobs.put(close)
+        finished.wait(10)
+
+    def _seat_thread(self) -> None:
+        """Every call into the seat runs here: its process dies with the thread that started it."""
+        while True:
+            job = self._seat_jobs.get()
+            try:
+                job()
+            except SystemExit:
+                return
 
     def _agent_turn(self, generation: int) -> None:
-        with self._seat_lock:
-            with self.lock:
-                if generation != self.generation:
-                    return
-                fresh, self.fresh_agent = self.fresh_agent, False
-                observation = {"board": self.game.board(), "mark": self.game.to_move + 1, "step": len(self.game.moves),
-                               "remainingOverageTime": self.overage_left}
-                deadline = self.act_timeout + self.overage_left
-            configuration = {**self.config.as_dict(), "actTimeout": self.act_timeout, "timeout": self.act_timeout,
-                             "agentTimeout": self.overage, "episodeSteps": EPISODE_STEPS, "runTimeout": RUN_TIMEOUT}
-            try:
-                if fresh:
-                    self.seat.new_game()
-                answer = self.seat.act(observation, configuration, deadline)
-            except RuntimeError as error:
-                answer = SeatMove(None, "", 0.0, str(error))
+        with self.lock:
+            if generation != self.generation:
+                return
+            fresh, self.fresh_agent = self.fresh_agent, False
+            observation = {"board": self.game.board(), "mark": self.game.to_move + 1, "step": len(self.game.moves),
+                           "remainingOverageTime": self.overage_left}
+            deadline = self.act_timeout + self.overage_left
+        configuration = {**self.config.as_dict(), "actTimeout": self.act_timeout, "timeout": self.act_timeout,
+                         "agentTimeout": self.overage, "episodeSteps": EPISODE_STEPS, "runTimeout": RUN_TIMEOUT}
+        try:
+            if fresh:
+                self.seat.new_game()
+            answer = self.seat.act(observation, configuration, deadline)
+        except RuntimeError as error:
+            answer = SeatMove(None, "", 0.0, str(error))
         with self.lock:
             if generation != self.generation:
                 return
