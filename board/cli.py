@@ -61,10 +61,13 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     except BoardError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
-    out.write(f"board: {server.url}\n")
-    out.flush()
-    try:
+    try:  # Ctrl-C may come at any point from here on (werkzeug's loop itself returns on it)
+        out.write(f"board: {server.url}\n")
+        out.flush()
         server.serve_forever(open_browser=not args.no_browser)
     except KeyboardInterrupt:
-        print("board: stopped", file=sys.stderr)
+        pass
+    finally:
+        server.close()
+    print("board: stopped", file=sys.stderr)
     return 0

@@ -90,7 +90,7 @@ class BoardServer:
         from board.agent_seat import AgentSeat
         from board.app import create_app
         from board.session import BoardSession
-        from evaluation.agent_specs import AgentSpecError, resolve_agent
+        from evaluation.agent_specs import AgentSpec, AgentSpecError, resolve_agent
 
         if options.sandbox:
             from sandbox import SandboxUnavailable, require
@@ -100,7 +100,8 @@ class BoardServer:
             except SandboxUnavailable as error:
                 raise BoardError(str(error)) from None
         try:
-            spec = resolve_agent(options.agent, sandbox=options.sandbox)
+            spec = options.agent if isinstance(options.agent, AgentSpec) else resolve_agent(options.agent,
+                                                                                            sandbox=options.sandbox)
         except AgentSpecError as error:
             raise BoardError(str(error)) from None
         loaded = load_game(options.game) if options.game else None
@@ -137,7 +138,7 @@ class BoardServer:
         self.url = f"http://{HOST}:{self.port}/?token={self.token}"
 
     def serve_forever(self, open_browser: bool = False) -> None:
-        """Serve in this thread until KeyboardInterrupt (which is left to the caller), then close."""
+        """Serve in this thread until Ctrl-C, then close."""
         if open_browser:
             threading.Thread(target=webbrowser.open, args=(self.url,), daemon=True).start()
         try:

@@ -50,6 +50,7 @@ class BoardSession:
         self.loaded = loaded
         self.source = source
         self.lock = threading.RLock()
+        self._closed = False
         self._seat_jobs: queue.Queue[Callable[[], None]] = queue.Queue()
         threading.Thread(target=self._seat_thread, name="board-agent", daemon=True).start()
         self.game = BoardGame(config)
@@ -282,7 +283,10 @@ class BoardSession:
         self.fresh_agent = False
 
     def close(self) -> None:
-        """Stop the agent's process (on the seat's thread, which then ends)."""
+        """Stop the agent's process (on the seat's thread, which then ends); again: nothing."""
+        if self._closed:
+            return
+        self._closed = True
         finished = threading.Event()
 
         def close() -> None:

@@ -211,8 +211,30 @@ def test_first_line_is_the_address_and_ctrl_c_exits_0(tmp_path):
         assert first.startswith("board: http://127.0.0.1:") and "/?token=" in first
         process.send_signal(signal.SIGINT)
         assert process.wait(30) == 0
-        assert "Traceback" not in process.stderr.read()
+        said = process.stderr.read()
+        assert "Traceback" not in said and said.strip().splitlines()[-1] == "board: stopped"
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_notebook_board_serves_the_page_and_shows_it_in_an_iframe():
+    import urllib.request
+
+    from evaluation.api import board
+
+    def my_agent(obs, config):
+        return [c for c in range(config.columns) if obs.board[c] == 0][-1]
+
+    served = board(my_agent, rows=5, columns=5, inarow=4)
+    try:
+        assert served.url.startswith("http://127.0.0.1:") and f'src="{served.url}"' in served._repr_html_()
+        with urllib.request.urlopen(served.url, timeout=10) as response:
+            assert response.status == 200 and b'id="board"' in response.read()
+        served.session.move(0)
+        assert wait_for(served.session, "human")["moves"] == [0, 4]  # the notebook's own function answered
+    finally:
+        served.close()
+    with pytest.raises(ValueError, match="unknown agent"):
+        board("no_such_agent")
