@@ -238,3 +238,25 @@ def test_notebook_board_serves_the_page_and_shows_it_in_an_iframe():
         served.close()
     with pytest.raises(ValueError, match="unknown agent"):
         board("no_such_agent")
+
+
+def test_sandboxed_seat_plays_without_seeing_the_users_files(tmp_path):
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the user's own file")
+    agent = tmp_path / "looks_around.py"
+    agent.write_text(f"import os\n\n\ndef agent(obs, config):\n    return 1 if os.path.exists({str(secret)!r}) else 0\n")
+    for sandboxed, column in ((False, 1), (True, 0)):
+        seat = AgentSeat(resolve_agent(str(agent), sandbox=sandboxed), sandbox=sandboxed)
+        try:
+            seat.new_game()
+            move = seat.act({"board": [0] * 42, "mark": 1, "step": 0, "remainingOverageTime": 60.0},
+                            {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}, 30.0)
+            assert (move.action, move.action_type, move.error) == (column, "int", None)
+        finally:
+            seat.close()
