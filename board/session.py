@@ -128,7 +128,10 @@ class BoardSession:
             else:
                 value = solved[column]
                 columns.append({"value": value.outcome, "score": value.score, "low": value.low, "high": value.high})
-        note = "Game over." if ending is not None else "Solving..." if solved is None else ""
+        side = ("yellow", "red")[shown.to_move]
+        note = ("Game over." if ending is not None else "Solving..." if solved is None else
+                f"Each column's value for {side} to move: win / draw / loss, with the exact score on Pons' scale "
+                "when solved (? = not solved within the budget).")
         if self.values.error:
             note = f"The solver failed: {self.values.error}"
         return {"exact": True, "note": note, "columns": columns}

@@ -115,7 +115,8 @@ def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
     driver.get(results_board.url)
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-ply="0"]'))
     driver.find_element(By.ID, "new-game").click()
-    wait(driver, lambda d: state(d) == "human" and sum(marks(d)) == 0)
+    wait(driver, lambda d: state(d) == "human" and sum(marks(d)) == 0
+         and d.find_element(By.ID, "status").get_attribute("data-mode") == "play")  # not the loaded game's start
     assert len(driver.find_elements(By.CSS_SELECTOR, "[data-column]")) == 7
     driver.find_element(By.CSS_SELECTOR, '[data-column="0"]').click()
     wait(driver, lambda d: state(d) == "human" and marks(d).count(2) == 1)  # greedy answered

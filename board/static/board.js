@@ -60,6 +60,7 @@ function render(s) {
   }
   const status = document.getElementById("status");
   status.setAttribute("data-state", s.state);
+  status.setAttribute("data-mode", s.mode);
   status.textContent = s.message;
   for (let c = 0; c < config.columns; c++) {
     const node = document.querySelector(`[data-value-column="${c}"]`);
