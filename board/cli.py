@@ -14,7 +14,7 @@ from typing import IO
 
 from agents.core import Config
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "stray_flags"]
 
 
 def _port(text: str) -> int:
@@ -36,6 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "Kaggle episode JSON")
     group.add_argument("--port", type=_port, default=0, help="with --board: port on 127.0.0.1 (default: a free one)")
     group.add_argument("--no-browser", action="store_true", help="with --board: do not open a browser")
+
+
+def stray_flags(args: argparse.Namespace) -> str | None:
+    """One line when a flag of the board is given without ``--board``, else None."""
+    given = [flag for flag, value in (("--game", args.game), ("--port", args.port), ("--no-browser", args.no_browser))
+             if value]
+    if given and not args.board:
+        return f"{', '.join(given)} go{'es' if len(given) == 1 else ''} with --board"
+    return None
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:

@@ -222,6 +222,7 @@ class BoardSession:
             else:
                 agents = ["human", self.agent_name] if self.human_seat == 0 else [self.agent_name, "human"]
                 opening = []
+            statuses = ["DONE", "DONE"]
             if ending is None:
                 outcomes, note = ["draw", "draw"], f"unfinished: exported from the board at ply {len(moves)}"
             elif ending.winner is None:
@@ -230,13 +231,14 @@ class BoardSession:
                 outcomes = ["win", "win"]
                 outcomes[1 - ending.winner] = "loss"
                 note = "" if self.game.forfeit is None or self.mode == "review" else ending.reason
-                if self.mode == "play" and self.game.forfeit is not None:
+                if self.mode == "play" and self.game.forfeit is not None:  # "timeout", "error" or "invalid"
                     outcomes[1 - ending.winner] = self.game.forfeit.reason.split(":")[0]
+                    statuses[1 - ending.winner] = outcomes[1 - ending.winner].upper()
             header = {"kind": "run", "format": 1, "agents": agents, "games": 1, "config": self.config.as_dict(),
                       "seed": 0, "act_timeout": self.act_timeout, "overage": self.overage, "openings": None,
                       "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": [opening]}
             record = {"kind": "game", "game_id": 0, "agents": agents, "opening": opening, "moves": moves,
-                      "statuses": ["DONE", "DONE"], "outcomes": outcomes, "move_times": [[], []],
+                      "statuses": statuses, "outcomes": outcomes, "move_times": [[], []],
                       "config": self.config.as_dict(), "seed": 0, "swapped": False, "note": note}
             lines = (json.dumps(header, separators=(",", ":")) + "\n" + json.dumps(record, separators=(",", ":")) + "\n")
             return {"results": lines, "columns": "".join(str(c + 1) for c in moves)}

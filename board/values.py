@@ -86,9 +86,9 @@ class ValueService:
                     values = self._solve(moves, cache)
                     with self._lock:
                         self._columns[moves] = values
-            except (RuntimeError, ValueError) as error:  # a solver worker that cannot start
-                with self._lock:
-                    self._errors.append(str(error))
+            except Exception as error:  # a solver worker that cannot start, a full disk: said on the page,
+                with self._lock:     # and the thread lives on for the next position
+                    self._errors.append(f"{type(error).__name__}: {error}")
             if self.on_done is not None:
                 self.on_done()
 

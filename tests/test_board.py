@@ -98,7 +98,7 @@ def test_referee_rules_as_kaggle(agent, ruling):
         session.close()
 
 
-def test_agent_that_overruns_kaggles_clock_is_killed_and_loses():
+def test_agent_that_overruns_kaggles_clock_is_killed_and_loses(tmp_path):
     session = BoardSession(Config(), AgentSeat(resolve_agent(os.path.join(AGENTS, "sleeps_forever.py"))), "sleeper",
                            act_timeout=0.2, overage=0.3)
     try:
@@ -108,6 +108,9 @@ def test_agent_that_overruns_kaggles_clock_is_killed_and_loses():
         assert time.monotonic() - started < 5
         assert session.game.forfeit.reason.startswith("timeout:") and session.seat._process is None
         assert state["clock"]["overage_left"] == 0.0
+        exported = tmp_path / "timeout.jsonl"
+        exported.write_text(session.export()["results"])
+        assert read_games(str(exported))[0].outcomes == ("win", "timeout")
         session.new_game()  # a killed agent is started again for the next game
         session.move(3)
         assert wait_for(session, "over", timeout=10)["moves"] == [3]
@@ -186,10 +189,16 @@ def _run_board(argv, capsys):
     (["greedy", "--game", f"{SAMPLE}:4"], "has no game 4 (its games: 3, 10, 15)"),
     (["greedy", "--game", __file__], "test_board.py:1: corrupt line (not JSON)"),
     (["greedy", "random"], "--board plays one agent"),
+    (["greedy", "--league", "a", "b"], "--board cannot be combined with --league"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, says, capsys):
     code, lines, out = _run_board(argv, capsys)
     assert code == 2 and len(lines) == 1 and says in lines[0] and out == ""
+
+
+def test_board_flags_without_board_are_refused(capsys):
+    assert evaluate.main(["greedy", "random", "--game", SAMPLE]) == 2
+    assert capsys.readouterr().err.strip() == "evaluate.py: error: --game goes with --board"
 
 
 def test_port_in_use_is_one_line_and_exit_2(capsys):
