@@ -14,8 +14,6 @@ from __future__ import annotations
 import inspect
 import json
 import multiprocessing
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -51,9 +49,10 @@ class AgentSeat:
     call every method from one long-lived thread.
     """
 
-    def __init__(self, spec: AgentSpec, *, sandbox: bool = False) -> None:
+    def __init__(self, spec: AgentSpec, *, sandbox: bool = False, memory_mb: int = 2048) -> None:
         self.spec = spec
         self.sandbox = sandbox
+        self.memory_mb = memory_mb
         self._connection: Connection | None = None
         self._process: Any = None
 
@@ -93,12 +92,14 @@ class AgentSeat:
 
             files = (self.spec.target,) if self.spec.kind in ("file", "built") else ()
             self._process = Sandbox(files=files).popen(
-                [sys.executable, "-m", "board.agent_seat", str(child.fileno()), json.dumps(asdict(self.spec))],
+                [sys.executable, "-m", "board.agent_seat", str(child.fileno()), json.dumps(asdict(self.spec)),
+                 str(self.memory_mb)],
                 pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL)
         else:
             context = multiprocessing.get_context("fork")
-            self._process = context.Process(target=_serve_fd, args=(child.fileno(), self.spec), daemon=True)
+            self._process = context.Process(target=_serve_fd, args=(child.fileno(), self.spec, self.memory_mb),
+                                            daemon=True)
             self._process.start()
         child.close()
         self._connection = Connection(parent.detach())
@@ -131,22 +132,15 @@ class AgentSeat:
         return process.exitcode
 
 
-def _serve_fd(fd: int, spec: AgentSpec) -> None:
-    _serve(Connection(fd), spec)
+def _serve_fd(fd: int, spec: AgentSpec, memory_mb: int) -> None:
+    _serve(Connection(fd), spec, memory_mb)
 
 
-def _serve(connection: Connection, spec: AgentSpec) -> None:
+def _serve(connection: Connection, spec: AgentSpec, memory_mb: int) -> None:
     """Child main loop: (re)load the agent, answer each observation, until the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
+    from evaluation.worker import isolate
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the board
-    except (OSError, AttributeError):
-        pass
-    devnull = os.open(os.devnull, os.O_WRONLY)  # what the agent prints must not reach the board's stdout
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
+    isolate(memory_mb)  # as the evaluator's workers: no SIGINT, die with the board, silent, memory capped
     from kaggle_environments.utils import Struct
 
     agent = None
@@ -192,8 +186,8 @@ def _describe(error: BaseException) -> str:
 
 
 def main(argv: list[str]) -> None:
-    fd, spec = int(argv[0]), AgentSpec(**json.loads(argv[1]))
-    _serve(Connection(fd), spec)
+    fd, spec, memory_mb = int(argv[0]), AgentSpec(**json.loads(argv[1])), int(argv[2])
+    _serve(Connection(fd), spec, memory_mb)
 
 
 if __name__ == "__main__":

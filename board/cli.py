@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         config=None if args.game else Config(args.rows, args.columns, args.inarow), port=args.port,
         sandbox=args.sandbox, analysis_budget=args.analysis_budget, analysis_cache=args.analysis_cache,
         compiled_solver=not args.no_compiled_solver, outcome_table=not args.no_outcome_table,
-        workers=args.workers, act_timeout=args.act_timeout, overage=args.overage)
+        workers=args.workers, act_timeout=args.act_timeout, overage=args.overage, memory_mb=args.memory_mb)
     try:
         server = BoardServer(options)
     except BoardError as error:

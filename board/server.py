@@ -43,6 +43,7 @@ class BoardOptions:
     workers: int | None = None
     act_timeout: float = 2.0
     overage: float = 60.0
+    memory_mb: int = 2048  # what the agent may allocate (0: no cap)
 
 
 def split_game_argument(text: str) -> tuple[str, int | None]:
@@ -112,7 +113,7 @@ class BoardServer:
         self.token = secrets.token_urlsafe(18)
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the terminal
         self._values = _value_service(options) if config.is_standard else None
-        self.seat = AgentSeat(spec, sandbox=options.sandbox)
+        self.seat = AgentSeat(spec, sandbox=options.sandbox, memory_mb=options.memory_mb)
         self.session = BoardSession(config, self.seat, spec.name, act_timeout=options.act_timeout,
                                     overage=options.overage, values=self._values, loaded=loaded,
                                     source=options.game or "")

@@ -345,11 +345,12 @@ class BoardSession:
         if answer.error:
             self.game.forfeit = Ending(human, (), f"error: {self.agent_name} failed: {answer.error}")
             return
-        action = answer.action
-        if answer.action_type == "NoneType":
+        kind = getattr(answer, "action_type", None) or type(answer.action).__name__  # a SeatMove or an AgentMove
+        action = answer.action if kind == "int" else None  # Kaggle refuses numpy integers, floats, strings
+        if kind == "NoneType":
             action = 0  # Kaggle plays column 0 for an agent that returns None
         if action is None or not self.game.can_play(action):
-            shown = answer.action if answer.action is not None else f"a {answer.action_type}"
+            shown = answer.action if kind == "int" else f"a {kind}"
             self.game.forfeit = Ending(human, (), f"invalid: {self.agent_name} played {shown}, not a legal column")
             return
         assert agent == self.game.to_move
