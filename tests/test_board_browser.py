@@ -170,6 +170,9 @@ def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
             assert int(score) == truth
             exact += 1
     assert exact >= 4  # the compiled solver or the Python search settles these late positions exactly
+    driver.find_element(By.ID, "export-columns").click()
+    expected = "".join(str(c + 1) for c in game["moves"][:ply])
+    wait(driver, lambda d: d.find_element(By.ID, "export").get_attribute("value") == expected, 10)
     target = os.environ.get("BOARD_SCREENSHOT")
     if target:
         driver.save_screenshot(target)
@@ -204,6 +207,11 @@ def test_a_loaded_episode_highlights_its_first_losing_move(driver, tmp_path):
         for button, stones in (("next", 1), ("next", 2), ("prev", 1)):  # the game is shown from its first move
             driver.find_element(By.ID, button).click()
             wait(driver, lambda d: marks(d).count(0) == 42 - stones)
+        driver.find_element(By.ID, "play-on").click()  # red to move: the human takes red, greedy waits
+        wait(driver, lambda d: d.find_element(By.ID, "status").get_attribute("data-mode") == "play"
+             and state(d) == "human" and marks(d).count(0) == 41)
+        driver.find_element(By.CSS_SELECTOR, '[data-column="6"]').click()
+        wait(driver, lambda d: state(d) == "human" and marks(d).count(0) == 39)  # greedy answered
     finally:
         board.close()
 
