@@ -108,8 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_sandbox(args)
         from board import cli as board_cli
 
-        if board_cli.stray_flags(args):
-            raise Usage(board_cli.stray_flags(args))
+        stray = board_cli.stray_flags(args)
+        if stray:
+            raise Usage(stray)
         if args.board:
             return board_cli.run(args, real_stdout)
         if args.analyze or args.analyze_file:
