@@ -7,6 +7,7 @@ a port in use. ``evaluate.py --board`` and ``evaluation.api.board`` both build o
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -110,6 +111,7 @@ class BoardServer:
         if loaded is not None and loaded.config != config:
             raise BoardError(f"--game: the game is on a {loaded.config.rows}x{loaded.config.columns} board, not "
                              f"{config.rows}x{config.columns}: drop --rows/--columns/--inarow")
+        listening = _listen(options.port)  # before anything starts: a port in use is bad input
         self.token = secrets.token_urlsafe(18)
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the terminal
         self._values = _value_service(options) if config.is_standard else None
@@ -118,18 +120,9 @@ class BoardServer:
                                     overage=options.overage, values=self._values, loaded=loaded,
                                     source=options.game or "")
         self._thread: threading.Thread | None = None
-        try:  # bound here, not by werkzeug, which exits the process itself when the port is taken
-            listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listening.bind((HOST, options.port))
-            listening.listen(128)
-            with listening:
-                self._server = make_server(HOST, options.port, create_app(self.session, self.token), threaded=True,
-                                           fd=listening.fileno())
-        except OSError as error:
-            self.session.close()
-            raise BoardError(f"cannot serve on {HOST}:{options.port}: "
-                             f"{'the port is in use' if error.errno == 98 else error.strerror}") from None
+        with listening:  # werkzeug serves on its own copy of the socket
+            self._server = make_server(HOST, options.port, create_app(self.session, self.token), threaded=True,
+                                       fd=listening.fileno())
         try:  # the agent's process starts now: an agent that cannot start is bad input
             self.session.start_agent()
         except RuntimeError as error:
@@ -163,6 +156,21 @@ class BoardServer:
     def _repr_html_(self) -> str:
         """A notebook shows the board itself, in an IFrame."""
         return f'<iframe src="{self.url}" width="100%" height="720" style="border:0"></iframe>'
+
+
+def _listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:``port`` (0: a free one), bound here rather than by werkzeug, which
+    exits the process itself when the port is taken."""
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((HOST, port))
+        listening.listen(128)
+    except OSError as error:
+        listening.close()
+        raise BoardError(f"cannot serve on {HOST}:{port}: "
+                         f"{'the port is in use' if error.errno == errno.EADDRINUSE else error.strerror}") from None
+    return listening
 
 
 def _value_service(options: BoardOptions) -> Any:

@@ -207,7 +207,7 @@ def test_port_in_use_is_one_line_and_exit_2(capsys):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        code, lines, out = _run_board(["greedy", "--port", str(port)], capsys)
+        code, lines, out = _run_board(["greedy", "--port", str(port), "--analysis-cache", "none"], capsys)
     assert code == 2 and lines == [f"evaluate.py: error: cannot serve on 127.0.0.1:{port}: the port is in use"]
 
 
