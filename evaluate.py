@@ -5,6 +5,7 @@
     python evaluate.py submissions/submission.py negamax --json
     python evaluate.py new.py old.py -n 2000 --sprt 0 10          # stop as soon as the test decides
     python evaluate.py --resume results/new-vs-old-20250101-120000.jsonl
+    python evaluate.py --board my_agent.py                        # play it in the browser (docs/board.md)
 
 An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
 folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
@@ -92,6 +93,9 @@ def build_parser() -> Parser:
     from analysis.cli import add_arguments as add_analysis_arguments
 
     add_analysis_arguments(p)
+    from board.cli import add_arguments as add_board_arguments
+
+    add_board_arguments(p)
     return p
 
 
@@ -102,6 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         check_sandbox(args)
+        from board import cli as board_cli
+
+        stray = board_cli.stray_flags(args)
+        if stray:
+            raise Usage(stray)
+        if args.board:
+            return board_cli.run(args, real_stdout)
         if args.analyze or args.analyze_file:
             from analysis import cli as analysis_cli
 

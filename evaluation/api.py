@@ -22,6 +22,9 @@ The gate and the league take the same settings as ``evaluate.py --gate`` and ``-
 
     run_gate(GateSettings("submissions/submission.py", "greedy"))["verdict"]  # "PASS" or "FAIL"
     run_league(LeagueSettings(("solver", "alphabeta", "greedy"), games=20))["ratings"]
+
+The board (``evaluate.py --board``) from a notebook: ``board(my_agent)`` serves it on 127.0.0.1 and, as
+the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from evaluation.agent_specs import AgentSpec, resolve_agent
 from evaluation.gate import GateSettings, GateUsage
 from evaluation.league import LeagueSettings, LeagueUsage
 
-__all__ = ["Agent", "GateSettings", "GateUsage", "LeagueSettings", "LeagueUsage", "play_match", "run_gate",
+__all__ = ["Agent", "GateSettings", "GateUsage", "LeagueSettings", "LeagueUsage", "board", "play_match", "run_gate",
            "run_league"]
 
 Agent = Union[str, Callable[..., Any], AgentSpec]
@@ -125,3 +128,21 @@ def run_league(settings: LeagueSettings) -> dict[str, Any]:
     from evaluation import league
 
     return league.run(settings)
+
+
+def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
+          port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
+          overage: float = 60.0) -> Any:
+    """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
+
+    A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with
+    its token), ``.close()`` stops it. ``game`` is ``FILE[:N]`` as ``--game``; the other keywords are
+    ``evaluate.py``'s options of the same names. Raises ``board.server.BoardError`` (a ``ValueError``, one
+    line) for bad input.
+    """
+    from board.server import BoardOptions, BoardServer
+
+    config = None if game else Config(rows, columns, inarow)
+    return BoardServer(BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
+                                    analysis_budget=analysis_budget, act_timeout=act_timeout,
+                                    overage=overage)).start()

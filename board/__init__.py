@@ -1,0 +1,14 @@
+"""The board: a local web page to play an agent, see every column's exact value, and step through games.
+
+``python evaluate.py --board [AGENT] [--game FILE[:N]]`` (see :mod:`board.cli`); from a notebook,
+``evaluation.api.board(agent)``. One concept per module:
+
+- :mod:`game`        moves, turns and the end of a game on any board
+- :mod:`agent_seat`  the agent in its own process under Kaggle's clock
+- :mod:`values`      exact column values and game labels from the analysis, in the background
+- :mod:`session`     the state behind the page and what its buttons do
+- :mod:`app`         the Flask application: token and Host checks, the page, the JSON API
+- :mod:`server`      checks the input, binds 127.0.0.1, serves
+- :mod:`cli`         the ``evaluate.py`` flags
+- ``static/``        the page (HTML, CSS, JavaScript; no build step)
+"""
