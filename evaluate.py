@@ -87,6 +87,8 @@ def build_parser() -> Parser:
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
     p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    p.add_argument("--path", action="append", default=[], metavar="DIR",
+                   help="import root searched after an agent file's folder and before PYTHONPATH (repeatable)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments
@@ -224,7 +226,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
-        specs = tuple(resolve_agent(name, sandbox=args.sandbox) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=tuple(args.path)) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 import tempfile
@@ -12,7 +13,8 @@ from typing import Any, Callable, Iterable, Union
 
 from building.data import collect_resources
 from building.errors import BuildError, InputError, ValidationError
-from building.modules import Module, Project, discover
+from building.modules import Module, Project, discover, external_imports, parse
+from building.roots import checked_paths, environment_roots, unique
 from building.targets import Entry, resolve_target
 from building.template import render
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
@@ -34,6 +36,9 @@ class BuildReport:
     data: dict[str, int]  # data file name -> bytes embedded
     validation: dict[str, Any] = field(default_factory=dict)  # building/kaggle_check.py's report
     seconds: float = 0.0
+    function: str = "agent"  # the entry point taken, and why (Kaggle's rule: agent, else the last callable)
+    reason: str = ""
+    external: list[str] = field(default_factory=list)  # installed packages imported (numpy, kaggle_environments)
 
     @property
     def short_name(self) -> str:
@@ -49,7 +54,11 @@ class BuildReport:
         lines = [
             f"built {self.path}",
             f"  agent     {self.agent}",
+            *([f"  entry     {self.function} ({self.reason})"] if self.reason else []),
             f"  modules   {', '.join(self.modules)}",
+            *([f"  imports   {', '.join(self.external)}"
+               + (" (kaggle_environments runs every agent on Kaggle: allowed without --allow-import)"
+                  if "kaggle_environments" in self.external else "")] if self.external else []),
             f"  data      {data}",
             f"  size      {self.size:,} bytes",
             *([f"  warning   over {SIZE_WARNING_BYTES:,} bytes: uploads this large have been reported to fail"]
@@ -69,16 +78,37 @@ class BuildReport:
 def with_imports(project: Project, allow_imports: Iterable[str]) -> Project:
     extra = frozenset(allow_imports)
     for name in extra:
-        if name != "*" and not all(part.isidentifier() for part in name.split(".")):
+        if name == "*":
+            continue
+        if not all(part.isidentifier() for part in name.split(".")):
             raise InputError(f"--allow-import {name!r} is not a package name")
+        top = name.partition(".")[0]
+        if importlib.util.find_spec(top) is None:
+            raise InputError(f"--allow-import {name}: {top} is not installed in the toolkit's environment; "
+                             f"install it with: {sys.executable} -m pip install {top}")
     return replace(project, allowed=project.allowed | {name.partition(".")[0] for name in extra})
 
 
+def with_roots(project: Project, paths: Iterable[str]) -> Project:
+    """The project with ``--path`` folders, then ``PYTHONPATH``'s, before its own search path."""
+    roots = checked_paths(paths) + environment_roots()
+    return replace(project, search_path=unique((*roots, *project.search_path)))
+
+
+def prepare(
+    target: Target, project: Project = Project(), *, function: str | None = None,
+    allow_imports: Iterable[str] = (), paths: Iterable[str] = (),
+) -> Entry:
+    """Stage 1: the resolved target with its import roots (``--path``, ``PYTHONPATH``) and allowed imports."""
+    return resolve_target(target, with_roots(with_imports(project, allow_imports), paths), function)
+
+
 def build_text(
-    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = ()
+    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = (),
+    paths: Iterable[str] = (),
 ) -> tuple[str, list[Module], dict[str, bytes]]:
     """The submission for ``target`` without validating it: ``(text, modules, data)``."""
-    entry = resolve_target(target, with_imports(project, allow_imports), function)
+    entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
     return render_entry(entry)
 
 
@@ -88,12 +118,22 @@ def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
     return render(entry.label, modules, resources, entry.function, entry.rebuild), modules, resources
 
 
+def externals(modules: list[Module], entry: Entry) -> list[str]:
+    """The installed packages (not the standard library) the modules import, sorted."""
+    names: set[str] = set()
+    for module in modules:
+        if module.source:
+            names |= external_imports(parse(module), entry.project, entry.virtual_modules)
+    return sorted(names)
+
+
 def build(
     target: Target,
     out: str | os.PathLike = DEFAULT_OUT,
     *,
     function: str | None = None,
     allow_imports: Iterable[str] = (),
+    paths: Iterable[str] = (),
     project: Project = Project(),
     timeout: float = VALIDATION_TIMEOUT_S,
     sandbox: bool = False,
@@ -105,7 +145,9 @@ def build(
     ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
     gathered with every helper, class, import and constant it refers to). ``function`` picks a callable
-    other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has; ``sandbox`` runs
+    other than Kaggle's entry point (``agent`` if defined, else the last callable); ``allow_imports`` admits
+    third-party packages Kaggle's image has; ``paths`` are import roots searched after the agent's folder and
+    before ``PYTHONPATH``'s; ``sandbox`` runs
     the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package);
     ``before_validation`` is called once the file is rendered, just before the agent's code first runs.
 
@@ -115,7 +157,8 @@ def build(
     out = os.fspath(out)
     started = time.perf_counter()
     check_writable(out)
-    text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
+    entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
+    text, modules, resources = render_entry(entry)
     if before_validation is not None:
         before_validation()
     report = validate(text, timeout, sandbox)
@@ -133,6 +176,9 @@ def build(
         data={name: len(blob) for name, blob in resources.items()},
         validation=report,
         seconds=time.perf_counter() - started,
+        function=entry.function,
+        reason=entry.reason,
+        external=externals(modules, entry),
     )
     if verbose:
         print(result.summary(), file=sys.stdout)

@@ -10,6 +10,7 @@ the statement and ``file:line``.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import sys
 import tokenize
@@ -17,10 +18,13 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from building.errors import InputError
+from building.roots import find_above
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENT_PACKAGE = "agents"
-DEFAULT_EXTERNAL = frozenset({"numpy"})  # besides the standard library: what Kaggle's image surely has
+# Besides the standard library, what Kaggle's image surely has: numpy, and kaggle_environments itself (it is
+# what runs every agent there).
+DEFAULT_EXTERNAL = frozenset({"numpy", "kaggle_environments"})
 ANY_EXTERNAL = "*"  # in ``Project.allowed``: every import is allowed (evaluation builds, never uploaded)
 
 
@@ -31,13 +35,15 @@ class Project:
     ``search_path``: directories searched like ``sys.path``; ``package``: where bare agent names live;
     ``data_dir``: one folder every resource is read from (None: each module's nearest ``data/`` folder,
     see ``agents.core.resources.find_resource``); ``allowed``: third-party top-level packages a
-    submission may import besides the standard library.
+    submission may import besides the standard library; ``home``: the agent's own folder (where a missing
+    module is looked for above, to say which ``--path`` would find it).
     """
 
     search_path: tuple[str, ...] = (ROOT,)
     package: str = AGENT_PACKAGE
     data_dir: str | None = None
     allowed: frozenset[str] = field(default=DEFAULT_EXTERNAL)
+    home: str | None = None
 
     def allows(self, name: str) -> bool:
         top = name.partition(".")[0]
@@ -77,17 +83,32 @@ def display(path: str) -> str:
 
 
 def locate(name: str, project: Project) -> tuple[str, bool] | None:
-    """``(path, is_package)`` of project module ``name``, or None if the project has no such module."""
+    """``(path, is_package)`` of project module ``name``, or None if the project has no such module.
+
+    As Python's path finder: the first root holding a regular package or a module wins; a folder without
+    ``__init__.py`` is a namespace package (its ``path`` is the folder) only when no root has either, and
+    never hides the standard library or an allowed installed package of the same name.
+    """
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
+    namespace = None
     for directory in project.search_path:
         base = os.path.join(directory, *parts)
         if os.path.isfile(os.path.join(base, "__init__.py")):
             return os.path.join(base, "__init__.py"), True
         if os.path.isfile(base + ".py"):
             return base + ".py", False
-    return None
+        if namespace is None and os.path.isdir(base):
+            namespace = base
+    if namespace is None or (len(parts) == 1 and (name in sys.stdlib_module_names or name in project.allowed)):
+        return None
+    return namespace, True
+
+
+def is_namespace(module: Module) -> bool:
+    """A package without ``__init__.py``: its path is the folder, its source empty."""
+    return module.is_package and os.path.isdir(module.path)
 
 
 def read_source(path: str) -> str:
@@ -103,7 +124,7 @@ def read_module(name: str, project: Project) -> Module:
     if found is None:
         raise InputError(f"no module {name} in the project")
     path, is_package = found
-    return Module(name, path, is_package, read_source(path))
+    return Module(name, path, is_package, "" if os.path.isdir(path) else read_source(path))
 
 
 def parse(module: Module) -> ast.Module:
@@ -138,19 +159,24 @@ def project_dependencies(
         for end in range(1, len(parts) + 1):
             prefix = ".".join(parts[:end])
             if not exists(prefix):
-                raise InputError(f"{where}: `{statement}`: no module {prefix} in the project")
+                raise InputError(f"{where}: `{statement}`: {missing(prefix, project)}")
             wanted.append(prefix)
 
     def classify(target: str, where: str, statement: str) -> bool:
         """True for a project module; False for an allowed external one; InputError otherwise."""
         if exists(target.partition(".")[0]):
             return True
-        if project.allows(target):
-            return False
         top = target.partition(".")[0]
+        if top in sys.stdlib_module_names or top in project.allowed:
+            return False
+        if importlib.util.find_spec(top) is None:
+            raise InputError(f"{where}: `{statement}` in module {module.name}: {missing(top, project)}")
+        if ANY_EXTERNAL in project.allowed:
+            return False
         raise InputError(
             f"{where}: `{statement}` in module {module.name}: a submission may import only the standard "
-            f"library, numpy and project modules (if Kaggle's image has {top}: --allow-import {top})"
+            f"library, numpy, kaggle_environments and its own modules (if Kaggle's image has {top}: "
+            f"--allow-import {top})"
         )
 
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -173,6 +199,29 @@ def project_dependencies(
             if alias.name != "*" and exists(f"{target}.{alias.name}"):
                 wanted.append(f"{target}.{alias.name}")
     return list(dict.fromkeys(wanted))
+
+
+def missing(name: str, project: Project) -> str:
+    """Why ``name`` is not found, and where it is when it lies above the agent's folder (``add --path``)."""
+    above = find_above(name, project.home) if project.home else None
+    roots = [display(root) for root in project.search_path if root != ROOT]
+    where = f"under the import roots ({', '.join(roots)})" if roots else "in the project"
+    if above is not None:
+        return f"no module {name} {where}; it is in {display(above)}: add --path {display(above)}"
+    return f"no module {name} {where}, nor installed"
+
+
+def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> set[str]:
+    """Top-level names of the installed packages (not the standard library) a module imports."""
+    names = set()
+    for node in ast.walk(tree):
+        tops = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                else [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else [])
+        for name in tops:
+            top = name.partition(".")[0]
+            if top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None:
+                names.add(top)
+    return names
 
 
 def discover(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> list[Module]:

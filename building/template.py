@@ -76,10 +76,12 @@ def _module(name):
     # is visible there only while its own top-level code runs; whatever was there before comes back.
     previous = _sys.modules.get(name, _ABSENT)
     _sys.modules[name] = module
-    # Tracebacks show the embedded lines (entries without a modification time stay in linecache).
-    _linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    # Tracebacks name the module's own file and show its lines (entries without a modification time stay
+    # in linecache).
+    filename = name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+    _linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        exec(compile(source, name, "exec", dont_inherit=True), module.__dict__)
+        exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del _LOADED[name]
         raise

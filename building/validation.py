@@ -69,7 +69,7 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
 def format_report(report: dict) -> str:
     """The validation report as the command line prints it."""
     lines = [
-        f"validation (python {report.get('python', '?')} -I, empty directory, "
+        f"validation (python {report.get('python', '?')} -I, numpy {report.get('numpy', '?')}, empty directory, "
         f"kaggle_environments {report.get('kaggle_environments', '?')}, 6x7, 4 in a row):"
     ]
     if "load_s" in report:

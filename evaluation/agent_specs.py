@@ -91,11 +91,12 @@ class AgentSpec:
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> AgentSpec:
+def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line).
 
     ``sandbox``: a file's load check runs inside a bubblewrap sandbox (see the ``sandbox`` package); a
-    callable cannot enter one (it lives in this process).
+    callable cannot enter one (it lives in this process). ``paths``: import roots searched after a file's
+    folder and before ``PYTHONPATH``'s (``--path``), exactly as the builder searches them.
     """
     if callable(spec) and not isinstance(spec, str):
         if sandbox:
@@ -110,7 +111,9 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> Ag
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
-        return _resolve_built(spec, sandbox) if function is not None else _resolve_file(spec, sandbox)
+        if function is None:
+            return _resolve_file(spec, sandbox, paths)
+        return _resolve_built(spec, sandbox, paths)
     if base.isidentifier() and _module_exists(f"agents.{base}"):
         return _resolve_module(spec, f"agents.{base}", function or "agent")
     if spec in BUILTINS:
@@ -148,12 +151,12 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
     return AgentSpec(name, "module", dotted, function)
 
 
-def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
+def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
     from building import ANY_EXTERNAL, BuildError, build_text
 
     try:
-        text = build_text(spec, allow_imports=(ANY_EXTERNAL,))[0]
+        text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     if not _BUILD_DIR:
@@ -168,9 +171,27 @@ def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
     return AgentSpec(spec, "built", path)
 
 
-def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
+def _needs_build(path: str, paths: "tuple[str, ...]") -> bool:
+    """Whether a ``.py`` file must be built to run as the builder would upload it: it imports modules of its
+    own (from its folder, a ``--path`` or ``PYTHONPATH``), or Kaggle's last callable is not its entry
+    (it defines ``agent`` before a helper). Raises ``AgentSpecError`` for an import no root satisfies."""
+    from building import ANY_EXTERNAL, BuildError
+    from building.build import prepare
+    from building.entry_point import last_callable
+    from building.modules import discover, parse
+
+    try:
+        entry = prepare(path, allow_imports=(ANY_EXTERNAL,), paths=paths)
+        modules = discover(entry.module, entry.project, entry.virtual_modules)
+    except BuildError as error:
+        raise AgentSpecError(f"agent {path!r}: {error}") from None
+    own = [m for m in modules if m.name != entry.module]
+    return bool(own) or last_callable(parse(modules[-1])) != entry.function
+
+
+def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     if os.path.isdir(path):
-        return _resolve_built(path, sandbox)
+        return _resolve_built(path, sandbox, paths)
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:
@@ -182,6 +203,8 @@ def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
+    if path.endswith(".py") and _needs_build(path, paths):
+        return _resolve_built(path, sandbox, paths)
     problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")

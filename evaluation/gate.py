@@ -161,12 +161,12 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     except ValueError as error:
         raise GateUsage(str(error)) from None
     try:
-        baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox)
+        baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
         raise GateUsage(f"baseline: {error}") from None
     load = Check("load")
     try:
-        candidate = resolve_agent(settings.candidate, sandbox=settings.sandbox)
+        candidate = resolve_agent(settings.candidate, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
         named = settings.candidate.rpartition(":")[0] or settings.candidate  # FILE:FUNCTION names a file too
         if not os.path.exists(named):

@@ -123,7 +123,7 @@ def prepare(settings: LeagueSettings) -> League:
         raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
     try:
         config = Config(settings.rows, settings.columns, settings.inarow)
-        specs = tuple(resolve_agent(name, sandbox=settings.sandbox) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=settings.sandbox, paths=tuple(settings.path)) for name in names)
         suite = load_suite(settings.openings, config, settings.seed, count=max(64, (settings.games + 1) // 2))
         backend_runner(settings.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
