@@ -77,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.sandbox:
             require_sandbox()
-        note = None if args.sandbox else outside_warning([args.agent], "build_submission.py")
+        # A bundle is always validated in the sandbox (it is unpacked at /kaggle_simulations/agent there).
+        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent],
+                                                                                          "build_submission.py")
         report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, project=project,
                        timeout=args.timeout,
                        sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)

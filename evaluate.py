@@ -135,7 +135,8 @@ def check_sandbox(args: argparse.Namespace) -> None:
 
     if not args.sandbox:
         names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or ""]
-        note = outside_warning([name for name in names if name], "evaluate.py")
+        # A Kaggle bundle always runs in the sandbox (it is unpacked at /kaggle_simulations/agent there).
+        note = outside_warning([name for name in names if name and not name.endswith(".tar.gz")], "evaluate.py")
         if note:
             print(note, file=sys.stderr)
         return

@@ -1,4 +1,6 @@
-"""One build, end to end: resolve the target, gather modules and data, render, validate, write atomically."""
+"""One build, end to end, one way: resolve the target with its import roots (``targets``) → gather the module
+graph (``modules``) → collect data files (``data``) → render a single file (``template``) or a Kaggle bundle
+(``bundle``) → validate (``validation``) → write atomically. Each stage hands the next a plain value."""
 
 from __future__ import annotations
 
@@ -11,13 +13,15 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
+from building.bundle import BUNDLE_ROOT, archive_bytes, bundle_files, is_bundle, mentions_bundle_root
 from building.data import collect_resources
+from building.entry_point import last_callable
 from building.errors import BuildError, InputError, ValidationError
 from building.modules import Module, Project, discover, external_imports, parse
 from building.roots import checked_paths, environment_roots, unique
 from building.targets import Entry, resolve_target
 from building.template import render
-from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
+from building.validation import VALIDATION_TIMEOUT_S, format_report, validate, validate_bundle
 
 Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
@@ -39,6 +43,7 @@ class BuildReport:
     function: str = "agent"  # the entry point taken, and why (Kaggle's rule: agent, else the last callable)
     reason: str = ""
     external: list[str] = field(default_factory=list)  # installed packages imported (numpy, kaggle_environments)
+    files: dict[str, int] = field(default_factory=dict)  # a bundle's files -> bytes (empty for a single file)
 
     @property
     def short_name(self) -> str:
@@ -59,8 +64,10 @@ class BuildReport:
             *([f"  imports   {', '.join(self.external)}"
                + (" (kaggle_environments runs every agent on Kaggle: allowed without --allow-import)"
                   if "kaggle_environments" in self.external else "")] if self.external else []),
-            f"  data      {data}",
-            f"  size      {self.size:,} bytes",
+            *([f"  data      {data}"] if not self.files else []),
+            *([f"  files     {name} ({size:,} bytes)" if i == 0 else f"            {name} ({size:,} bytes)"
+               for i, (name, size) in enumerate(self.files.items())]),
+            f"  size      {self.size:,} bytes" + (" (compressed)" if self.files else ""),
             *([f"  warning   over {SIZE_WARNING_BYTES:,} bytes: uploads this large have been reported to fail"]
               if self.size > SIZE_WARNING_BYTES else []),
             f"  sha256    {self.sha256}",
@@ -113,9 +120,28 @@ def build_text(
 
 
 def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
+    """Stages 2-4 for a single file: the module graph, its data files, the rendered text."""
     modules = discover(entry.module, entry.project, entry.virtual_modules)
+    require_single_file(modules)
     resources = collect_resources(modules, entry.project)
     return render(entry.label, modules, resources, entry.function, entry.rebuild), modules, resources
+
+
+def require_single_file(modules: list[Module]) -> None:
+    """An agent that reads /kaggle_simulations/agent needs Kaggle's bundle, not one file: say so."""
+    for module in modules:
+        line = mentions_bundle_root(module)
+        if line is not None:
+            raise InputError(f"{module.where(line)}: the agent reads {BUNDLE_ROOT}, where Kaggle unpacks a .tar.gz "
+                             "submission: build a bundle instead (-o submission.tar.gz)")
+
+
+def render_bundle(entry: Entry, out: str) -> tuple[dict[str, bytes], list[Module], dict[str, bytes]]:
+    """Stages 2-4 for a Kaggle bundle: ``(files by archive path, modules, load_resource data)``."""
+    modules = discover(entry.module, entry.project, entry.virtual_modules)
+    resources = collect_resources(modules, entry.project, on_disk=True)
+    files = bundle_files(entry.label, modules, resources, entry.function, entry.rebuild or "", entry.project.home, out)
+    return files, modules, resources
 
 
 def externals(modules: list[Module], entry: Entry) -> list[str]:
@@ -158,15 +184,25 @@ def build(
     started = time.perf_counter()
     check_writable(out)
     entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
-    text, modules, resources = render_entry(entry)
+    files: dict[str, bytes] = {}
+    if is_bundle(out):
+        files, modules, resources = render_bundle(entry, out)
+        data = archive_bytes(files)
+    else:
+        text, modules, resources = render_entry(entry)
+        data = text.encode("utf-8")
     if before_validation is not None:
         before_validation()
-    report = validate(text, timeout, sandbox)
+    if files:
+        report = validate_bundle(files, last_callable(parse(Module("main", "main.py", False,
+                                                                   files["main.py"].decode("utf-8")))) or "agent",
+                                 timeout)
+    else:
+        report = validate(text, timeout, sandbox)
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
         raise ValidationError(f"validation failed: {reason}", report)
-    install(text, out)
-    data = text.encode("utf-8")
+    install(data, out)
     result = BuildReport(
         path=out,
         size=len(data),
@@ -179,6 +215,7 @@ def build(
         function=entry.function,
         reason=entry.reason,
         external=externals(modules, entry),
+        files={name: len(blob) for name, blob in files.items()},
     )
     if verbose:
         print(result.summary(), file=sys.stdout)
@@ -204,14 +241,14 @@ def check_writable(out: str) -> None:
         raise InputError(f"cannot write {out}: {existing} is not writable")
 
 
-def install(text: str, out: str) -> None:
-    """Write ``text`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
+def install(data: str | bytes, out: str) -> None:
+    """Write ``data`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".py", dir=parent)
+    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".tmp", dir=parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(temporary, 0o644)
         os.replace(temporary, out)
     except BaseException:

@@ -58,15 +58,20 @@ def resource_file(name: str, module: Module, project: Project) -> str | None:
     return find_resource(name, module.path)  # a gathered module has no file: the working directory's data/
 
 
-def collect_resources(modules: list[Module], project: Project) -> dict[str, bytes]:
-    """The bytes of every data file the modules load, by name (sorted, for reproducible output)."""
+def collect_resources(modules: list[Module], project: Project, on_disk: bool = False) -> dict[str, bytes]:
+    """The bytes of every data file the modules load, by name (sorted, for reproducible output).
+
+    ``on_disk``: the modules are files of a bundle, where only ``main.py`` (executed by Kaggle's loader)
+    has no ``__file__``.
+    """
     resources: dict[str, bytes] = {}
     origin: dict[str, str] = {}
     for module in modules:
         if module.name == RESOURCES_MODULE:
             continue  # the reader itself: its calls take the names callers pass
         tree = parse(module)
-        reject_own_path(module, tree)
+        if not on_disk or (module is modules[-1] and module.name == "main"):
+            reject_own_path(module, tree)
         for name, where, required in resource_names(module, tree):
             path = resource_file(name, module, project)
             if path is None:

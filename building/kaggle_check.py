@@ -184,6 +184,8 @@ def watch_reads(submission: str) -> list[str]:
     installed = {os.path.realpath(p) for p in roots}
     system = ("/proc/", "/dev/", "/sys/", "/etc/", "/usr/share/zoneinfo/")
     own = os.path.realpath(submission)
+    # A bundle unpacked where Kaggle unpacks one: every file in it is the submission's own.
+    bundle = os.path.dirname(own) if os.path.dirname(own) == "/kaggle_simulations/agent" else None
     reads: list[str] = []
 
     def hook(event: str, args: tuple) -> None:
@@ -193,7 +195,7 @@ def watch_reads(submission: str) -> list[str]:
             return  # writing: not data that should have been embedded
         name = os.fsdecode(args[0])
         real = os.path.realpath(name)
-        if real == own or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
+        if real == own or (bundle and real.startswith(bundle + os.sep)) or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
             return
         if name not in reads:
             reads.append(name)

@@ -57,7 +57,7 @@ _BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created
 class AgentSpec:
     """A resolved agent; picklable (plain strings only).
 
-    ``kind`` is "file", "built", "module", "builtin" or "callable". ``name`` is what reports show (the
+    ``kind`` is "file", "built", "bundle", "module", "builtin" or "callable". ``name`` is what reports show (the
     argument as the user gave it); ``target`` is an absolute file path (a built agent's temporary file),
     a dotted module name, a built-in name or a callable's registry token; ``function`` is the module's
     callable.
@@ -67,10 +67,11 @@ class AgentSpec:
     kind: str
     target: str
     function: str = "agent"
+    folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
 
     def load(self) -> Callable[..., Any]:
         """A fresh agent callable for one game (call it in the process that plays the game)."""
-        if self.kind in ("file", "built"):
+        if self.kind in ("file", "built", "bundle"):
             from kaggle_environments.agent import build_agent
 
             callable_agent, _ = build_agent(self.target, {}, "connectx")
@@ -111,6 +112,10 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
+        if function is None and base.endswith(".tar.gz"):
+            return _resolve_bundle(spec, None)
+        if function is None and os.path.isdir(base) and _reads_bundle_root(spec, paths):
+            return _resolve_bundle(spec, paths)
         if function is None:
             return _resolve_file(spec, sandbox, paths)
         return _resolve_built(spec, sandbox, paths)
@@ -171,6 +176,54 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
     return AgentSpec(spec, "built", path)
 
 
+def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
+    """Whether a folder agent's modules name /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
+    from building import ANY_EXTERNAL, BuildError
+    from building.build import prepare
+    from building.bundle import mentions_bundle_root
+    from building.modules import discover
+
+    try:
+        entry = prepare(folder, allow_imports=(ANY_EXTERNAL,), paths=paths)
+        modules = discover(entry.module, entry.project, entry.virtual_modules)
+    except BuildError:
+        return False  # the ordinary build says what is wrong
+    return any(mentions_bundle_root(module) is not None for module in modules)
+
+
+def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
+    """A ``.tar.gz`` (``paths`` None) or a folder reading /kaggle_simulations/agent: unpacked (a folder as the
+    builder would bundle it) into a folder the sandbox shows at /kaggle_simulations/agent, as Kaggle does."""
+    from building import ANY_EXTERNAL, BuildError
+    from building.build import prepare, render_bundle
+    from building.bundle import BUNDLE_ROOT, unpack, unpacked
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        raise AgentSpecError(f"agent {spec!r} is a Kaggle bundle, run unpacked at {BUNDLE_ROOT}, which needs "
+                             f"bubblewrap: {error}") from None
+    try:
+        if paths is None:
+            if not os.path.isfile(spec):
+                raise AgentSpecError(f"agent file {spec!r} does not exist")
+            folder = tempfile.mkdtemp(prefix="connectx-bundle-")
+            os.chmod(folder, 0o755)
+            unpack(spec, folder)
+        else:
+            entry = prepare(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)
+            folder = unpacked(render_bundle(entry, os.path.join(spec, "submission.tar.gz"))[0])
+    except BuildError as error:
+        raise AgentSpecError(f"agent {spec!r}: {error}") from None
+    atexit.register(shutil.rmtree, folder, True)
+    main = f"{BUNDLE_ROOT}/main.py"
+    problem = _check_loads(main, True, ((folder, BUNDLE_ROOT),))
+    if problem:
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
+    return AgentSpec(spec, "bundle", main, folder=folder)
+
+
 def _needs_build(path: str, paths: "tuple[str, ...]") -> bool:
     """Whether a ``.py`` file must be built to run as the builder would upload it: it imports modules of its
     own (from its folder, a ``--path`` or ``PYTHONPATH``), or Kaggle's last callable is not its entry
@@ -211,7 +264,7 @@ def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = (
     return AgentSpec(path, "file", os.path.abspath(path))
 
 
-def _check_loads(path: str, sandbox: bool = False) -> str | None:
+def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:
     """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
 
     The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
@@ -225,7 +278,7 @@ def _check_loads(path: str, sandbox: bool = False) -> str | None:
     if sandbox:
         from sandbox import Sandbox
 
-        child = Sandbox(files=(path,)).popen(
+        child = Sandbox(files=() if mounts else (path,), mounts=mounts).popen(
             [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         exit_code, kill, join = child.poll, child.kill, child.wait

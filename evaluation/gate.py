@@ -176,7 +176,8 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         return None, load
     load.passed = True
     load.detail = f"{candidate.kind} {candidate.target}" + (
-        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else "")
+        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else
+        " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == "bundle" else "")
     _check_suite(settings.openings, config, settings.seed)
     return GateContext(settings, candidate, baseline, config), load
 

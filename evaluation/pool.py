@@ -147,6 +147,15 @@ class _Worker:
         self.conn.close()
 
 
+def bundle_mounts(seats: list[Any]) -> tuple[tuple[str, str], ...]:
+    """The one Kaggle bundle among ``seats`` as a sandbox mount at /kaggle_simulations/agent (both seats of a
+    worker share its file system, so two different bundles cannot play in one match)."""
+    folders = sorted({spec.folder for spec in seats if spec.kind == "bundle"})
+    if len(folders) > 1:
+        raise ValueError("two Kaggle bundles cannot play each other: both need /kaggle_simulations/agent")
+    return tuple((folder, "/kaggle_simulations/agent") for folder in folders)
+
+
 def run_games(
     tasks: Iterable[GameTask],
     *,
@@ -167,12 +176,13 @@ def run_games(
     if not pending:
         return
     box = None
-    if sandbox:
-        seats = [spec for task in pending for spec in task.seats]
+    seats = [spec for task in pending for spec in task.seats]
+    mounts = bundle_mounts(seats)
+    if sandbox or mounts:  # a Kaggle bundle runs only where Kaggle unpacks it, which a sandbox provides
         if any(spec.kind == "callable" for spec in seats):
             raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
         files = sorted({spec.target for spec in seats if spec.kind in ("file", "built")})
-        box = Sandbox(files=tuple(files))
+        box = Sandbox(files=tuple(files), mounts=mounts)
     else:
         preload()
     context = multiprocessing.get_context("fork")
