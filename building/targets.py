@@ -3,11 +3,12 @@
 The forms, tried in this order:
 
 1. a function object (from Python): gathered with its closure (``building.closure``);
-2. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
+2. a notebook, ``NOTEBOOK.ipynb:FUNCTION``: the function and what it uses (``building.notebook``);
+3. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
    loader puts a submission's folder on ``sys.path``); a file inside a package is also importable under
    its dotted name, so its relative imports work. A folder is ``main.py`` in it (Kaggle's multi-file
    convention) or, without one, the package its ``__init__.py`` makes;
-3. a module name in the agent package (``greedy``) or a dotted module of the project (``agents.greedy``).
+4. a module name in the agent package (``greedy``) or a dotted module of the project (``agents.greedy``).
 
 Without ``:FUNCTION`` the entry is Kaggle's rule (``building.entry_point``): ``agent`` if the module
 defines it, else the last callable. Import roots (``building.roots``): a file's folder first, then the
@@ -27,6 +28,7 @@ from building.closure import gather
 from building.entry_point import DEFAULT_FUNCTION, entry_point
 from building.errors import InputError
 from building.modules import Module, Project, agent_names, binds_at_top_level, display, locate, parse, read_source
+from building.notebook import module_name, notebook_module
 from building.roots import unique
 
 NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
@@ -119,13 +121,23 @@ def _module_entry(target: str, name: str, function: str, project: Project) -> En
 
 
 def _path_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
-    entry = _settle_function(_locate_path(target, path, function or DEFAULT_FUNCTION, project), function)
+    if path.endswith(".ipynb") and os.path.isfile(path):
+        entry = _notebook_entry(target, os.path.abspath(path), function, project)
+    else:
+        entry = _settle_function(_locate_path(target, path, function or DEFAULT_FUNCTION, project), function)
     # The file names the agent by its path in the repository, or else by its folder's or file's own name:
     # where it is kept changes no byte.
     full = os.path.abspath(path).rstrip("/" + os.sep)
     name = display(full) if display(full) != full else os.path.basename(full) or target
     short = name + (f":{function}" if function else "")
     return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
+
+
+def _notebook_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
+    """A notebook's function and what it uses, as one module in memory; the notebook's folder is its root."""
+    module, function = notebook_module(path, function, module_name(path))
+    reason = "named by :FUNCTION" if function and target.endswith(f":{function}") else "the notebook's function agent"
+    return Entry(target, module.name, function, _with_roots(project, os.path.dirname(path)), (module,), reason=reason)
 
 
 def _locate_path(target: str, path: str, function: str, project: Project) -> Entry:

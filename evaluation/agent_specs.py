@@ -112,6 +112,8 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
+        if base.endswith(".ipynb"):
+            return _resolve_built(spec, sandbox, paths)
         if function is None and base.endswith(".tar.gz"):
             return _resolve_bundle(spec, None)
         if function is None and os.path.isdir(base) and _reads_bundle_root(spec, paths):
