@@ -30,6 +30,10 @@ class ValidationError(BuildError):
         self.report = report or {}
 
 
+_PROJECT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+_HARNESS = tuple(os.path.join(_PROJECT, name) for name in ("building", "evaluation", "sandbox"))
+
+
 def _library_roots() -> tuple[str, ...]:
     """Folders whose frames are not the agent's own: the standard library and installed packages."""
     import site
@@ -47,6 +51,8 @@ def _library_name(filename: str, roots: tuple[str, ...]) -> str | None:
     for root in roots:
         if real.startswith(root + os.sep):
             return os.path.relpath(real, root)
+    if any(real.startswith(folder + os.sep) for folder in _HARNESS):
+        return os.path.relpath(real, os.path.dirname(_HARNESS[0]))  # the toolkit calling the agent, not the agent
     marker = f"{os.sep}kaggle_environments{os.sep}"
     if marker in real:
         return "kaggle_environments" + os.sep + real.split(marker, 1)[1]
@@ -62,8 +68,17 @@ def format_agent_error(error: BaseException) -> str:
     json/decoder.py:355)``. Own frames are those outside the standard library, site-packages and
     kaggle_environments; a frame's file is shown by its name alone.
     """
-    frames = traceback.extract_tb(error.__traceback__)
     roots = _library_roots()
+    frames = traceback.extract_tb(error.__traceback__)
+    seen = {id(error)}
+    # A loader that wraps the agent's exception (Kaggle's "Invalid raw Python") loses nothing: the cause,
+    # which has the agent's own frames, is the one told.
+    while not any(_library_name(f.filename, roots) is None for f in frames):
+        cause = error.__cause__ or error.__context__
+        if cause is None or id(cause) in seen:
+            break
+        seen.add(id(cause))
+        error, frames = cause, traceback.extract_tb(cause.__traceback__)
     message = " ".join(str(error).split())
     text = f"{type(error).__name__}: {message}" if message else type(error).__name__
     own = [f for f in frames if _library_name(f.filename, roots) is None]

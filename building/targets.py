@@ -106,7 +106,7 @@ def _settle_function(entry: Entry, named: str | None) -> Entry:
     module = _entry_module(entry)
     chosen = entry_point(parse(module), named)
     if chosen is None:
-        raise InputError(f"{display(module.path)} defines no function (Kaggle calls the file's last callable)")
+        raise InputError(f"{display(module.path)} defines no callable (Kaggle calls the file's last callable)")
     return replace(entry, function=chosen.function, reason=chosen.reason)
 
 

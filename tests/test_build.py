@@ -224,7 +224,7 @@ def test_a_forbidden_import_is_an_input_error_naming_import_and_module(tmp_path,
     [
         ("no_such_agent", "unknown agent 'no_such_agent'"),
         ("../greedy", "unknown agent '../greedy'"),
-        ("nofunction", "nofunction.py defines no function (Kaggle calls the file's last callable)"),
+        ("nofunction", "nofunction.py defines no callable (Kaggle calls the file's last callable)"),
         ("resource_variable", "resource_variable.py:4: load_resource() needs a string literal"),
         ("resource_missing", "resource_missing.py:3: cannot read data file"),
     ],

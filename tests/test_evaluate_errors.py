@@ -1,0 +1,91 @@
+"""``evaluate.py`` says why an agent errored (results file, ``--json``, the table, replays) and names agents
+briefly in its table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import evaluate
+from evaluation.summary import short_names
+
+ROOT = os.path.dirname(os.path.abspath(evaluate.__file__))
+
+RAISES_THIRD = '''
+import json
+
+calls = 0
+
+
+def agent(obs, config):
+    global calls
+    calls += 1
+    print(f"move {calls} thinking")
+    if calls == 3:
+        return json.loads("not json")
+    return [c for c in range(config.columns) if obs.board[c] == 0][0]
+'''
+
+
+def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), *args, "--no-progress", "--workers", "1"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+
+
+def test_an_agent_raising_on_its_third_move_is_explained_everywhere(tmp_path):
+    bot = tmp_path / "bots" / "raises_third.py"
+    bot.parent.mkdir()
+    bot.write_text(textwrap.dedent(RAISES_THIRD))
+    results, replays = tmp_path / "r.jsonl", tmp_path / "replays"
+    done = run(tmp_path, str(bot), "random", "-n", "2", "--json", "--results", str(results), "--replays", str(replays))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    message = ("raises_third.py:12 in agent: JSONDecodeError: Expecting value: line 1 column 1 (char 0) "
+               "(raised in json/decoder.py:355)")
+    assert summary["agents"][0]["name"] == str(bot)  # --json keeps the full path
+    assert summary["agents"][0]["error_messages"] == [{"message": message, "games": 2}]
+    assert summary["agents"][1]["error_messages"] == []
+    games = [g for g in map(json.loads, results.read_text().splitlines()) if g["kind"] == "game"]
+    assert len(games) == 2
+    for game in games:
+        seat = 1 if game["swapped"] else 0
+        assert game["error"][seat] == message and game["error"][1 - seat] is None
+        logs = game["logs"][seat]
+        assert logs == ["move 1 thinking", "move 2 thinking", "move 3 thinking"]  # Kaggle's traceback is the error
+        assert game["logs"][1 - seat] == []
+    pages = sorted(replays.iterdir())
+    assert pages and all(message.split(" (raised")[0] in page.read_text() for page in pages)
+    assert "move 3 thinking" in pages[0].read_text()
+    table = run(tmp_path, str(bot), "random", "-n", "2", "--results", str(tmp_path / "t.jsonl")).stdout
+    assert f"raises_third.py forfeited: {message} (2 games)" in table.splitlines()
+    assert table.splitlines()[3].startswith("raises_third.py ")  # the short name, not the path
+
+
+def test_short_names_keep_the_file_and_add_the_parent_only_on_a_clash():
+    assert short_names(["/home/me/bots/v2/main.py", "/home/me/bots/v1/main.py"]) == ["v2/main.py", "v1/main.py"]
+    assert short_names(["/tmp/a/bot.py:act", "greedy"]) == ["bot.py:act", "greedy"]
+    assert short_names(["my_bot/", "negamax"]) == ["my_bot", "negamax"]
+    assert short_names(["x/same/m.py", "y/same/m.py"]) == ["x/same/m.py", "y/same/m.py"]
+    assert short_names(["agents.greedy", "random"]) == ["agents.greedy", "random"]
+
+
+def test_a_record_keeps_the_last_20_lines_a_seat_printed_and_an_invalid_move_says_what_it_returned():
+    import numpy
+
+    from evaluation.agent_specs import resolve_agent
+    from evaluation.runner import play_game
+
+    def chatty(obs, config):
+        for line in range(8):
+            print(f"step {obs.step} line {line}")
+        return numpy.int64(3) if obs.step >= 6 else 3
+
+    record = play_game(resolve_agent(chatty), resolve_agent("random"), opening=(0, 1), seed=1)
+    assert record.statuses[0] == "INVALID"
+    assert record.error == ["invalid move: returned np.int64(3) (int64)", None]
+    assert len(record.logs[0]) == 20 and record.logs[0][-1] == "step 6 line 7" and record.logs[1] == []
