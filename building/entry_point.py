@@ -8,6 +8,7 @@ calls the last callable value in it. A dict keeps the order in which names were 
 from __future__ import annotations
 
 import ast
+import importlib.util
 from dataclasses import dataclass
 
 DEFAULT_FUNCTION = "agent"
@@ -56,16 +57,29 @@ def bindings(tree: ast.Module) -> dict[str, bool]:
             for alias in node.names:
                 if alias.name != "*":
                     name = alias.asname or alias.name
-                    bind(name, not alias.name.isupper())  # SIZE, PI: constants; functions and classes otherwise
+                    # SIZE, PI: constants; a submodule is a module; functions and classes otherwise
+                    bind(name, not alias.name.isupper() and not _is_submodule(node, alias.name))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             value = node.value
-            # A call's result or an attribute is taken as not callable: agents bind functions with def.
-            is_callable = isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and bound.get(value.id, False))
+            # ``act = connectx.negamax_agent`` binds a function; ``SIZE = cfg.ROWS`` and a call's result do not.
+            is_callable = (isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and bound.get(value.id, False))
+                           or (isinstance(value, ast.Attribute) and not value.attr.isupper()))
             for target in targets:
                 if isinstance(target, ast.Name):
                     bind(target.id, bool(is_callable))
     return bound
+
+
+def _is_submodule(node: ast.ImportFrom, name: str) -> bool:
+    """Whether ``from package import name`` imports a module (``from kaggle_environments.envs.connectx import
+    connectx``), for installed packages; a relative import is taken as a function or class."""
+    if node.level or not node.module:
+        return False
+    try:
+        return importlib.util.find_spec(f"{node.module}.{name}") is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
 
 
 def last_callable(tree: ast.Module) -> str | None:

@@ -208,7 +208,8 @@ def missing(name: str, project: Project) -> str:
     where = f"under the import roots ({', '.join(roots)})" if roots else "in the project"
     if above is not None:
         return f"no module {name} {where}; it is in {display(above)}: add --path {display(above)}"
-    return f"no module {name} {where}, nor installed"
+    return (f"no module {name} {where}, nor installed here (if it is a package Kaggle's image has: "
+            f"{sys.executable} -m pip install {name}, then --allow-import {name})")
 
 
 def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> set[str]:

@@ -179,12 +179,12 @@ def test_allow_import_of_a_package_not_installed_is_one_line_with_the_install_co
                    "torch_not_installed_here\n")
 
 
-def test_an_import_installed_nowhere_is_named_without_allow_import(tmp_path):
+def test_an_import_installed_nowhere_says_how_to_install_it(tmp_path):
     write(tmp_path, {"ghost.py": "import ghost_package_xyz\n\ndef agent(o, c):\n    return 3\n"})
     with pytest.raises(BuildError) as caught:
         build_text(str(tmp_path / "ghost.py"))
     assert "no module ghost_package_xyz under the import roots" in str(caught.value)
-    assert "nor installed" in str(caught.value) and "--allow-import" not in str(caught.value)
+    assert "nor installed here (if it is a package Kaggle's image has: " in str(caught.value)
 
 
 def test_an_error_inside_a_library_names_the_agents_line_first(tmp_path, capsys):
@@ -219,3 +219,18 @@ def test_format_agent_error_is_one_line_own_frame_first():
     except RuntimeError as error:
         assert format_agent_error(error).endswith("in test_format_agent_error_is_one_line_own_frame_first: "
                                                   "RuntimeError: plain message")
+
+
+def test_an_agent_bound_to_a_library_function_after_a_module_import_is_the_entry(tmp_path):
+    # The shape of a public agent: a module imported by name, then the agent bound to one of its functions.
+    source = "from kaggle_environments.envs.connectx import connectx\n\nact = connectx.negamax_agent\n"
+    import ast
+
+    from kaggle_environments.agent import get_last_callable
+    from kaggle_environments.envs.connectx import connectx
+
+    assert last_callable(ast.parse(source)) == "act"
+    assert get_last_callable(source) is connectx.negamax_agent  # bound to act, the last callable value
+    (tmp_path / "negamax_bot.py").write_text(source)
+    report = build(str(tmp_path / "negamax_bot.py"), tmp_path / "submission.py")
+    assert (report.function, report.reason) == ("act", "Kaggle's last callable")
