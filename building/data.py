@@ -13,7 +13,7 @@ import zlib
 
 from agents.core.resources import find_resource
 from building.errors import InputError
-from building.modules import Module, Project, display, parse
+from building.modules import Module, Project, display, parse, script_only
 
 RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
@@ -43,8 +43,10 @@ def resource_names(module: Module, tree: ast.Module) -> list[tuple[str, str, boo
 def reject_own_path(module: Module, tree: ast.Module) -> None:
     """``__file__`` does not exist in a submission (Kaggle executes the text, not a file): code that finds
     its data beside itself would fail on Kaggle, so it is an error naming the line and the way out."""
+    skipped = script_only(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load):
+        if (isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load)
+                and id(node) not in skipped):
             raise InputError(
                 f"{module.where(node.lineno)}: `__file__` in module {module.name}: a submission has no file of its "
                 "own; read data files with agents.core.resources.load_resource('NAME') from a data/ folder"

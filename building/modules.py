@@ -134,6 +134,19 @@ def parse(module: Module) -> ast.Module:
         raise InputError(f"{module.where(error.lineno or 0)}: syntax error: {error.msg}") from None
 
 
+def script_only(tree: ast.Module) -> set[int]:
+    """Ids of the nodes inside top-level ``if __name__ == "__main__":`` blocks: code that never runs in a
+    submission (Kaggle's loader runs the file with ``__name__`` set to ``"builtins"``)."""
+    skipped: set[int] = set()
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+                and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value == "__main__" and isinstance(test.ops[0], ast.Eq)):
+            skipped.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return skipped
+
+
 def resolve_relative(module: Module, name: str | None, level: int, where: str) -> str:
     bits = module.package.rsplit(".", level - 1) if module.package else []
     if len(bits) < level:
@@ -179,7 +192,8 @@ def project_dependencies(
             f"--allow-import {top})"
         )
 
-    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    skipped = script_only(tree)
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skipped]
     for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
         where = module.where(node.lineno)
         statement = ast.unparse(node)

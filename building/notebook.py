@@ -121,6 +121,10 @@ def notebook_module(path: str, function: str | None, name: str) -> tuple[Module,
     if not defining:
         functions = sorted({n for s in statements if s.source.lstrip().startswith(("def ", "async def ", "@"))
                             for n in s.binds})
+        stars = [s.source for s in statements if s.source.startswith("from ") and s.source.endswith("import *")]
+        if stars:
+            functions.append(f"and whatever `{stars[-1]}` brings, which the build cannot see into: import the "
+                             "function by name")
         if function is None:
             raise InputError(f"{display(path)} defines no function agent: name one, {display(path)}:FUNCTION"
                              + (f" (its functions: {', '.join(functions)})" if functions else ""))

@@ -234,3 +234,17 @@ def test_an_agent_bound_to_a_library_function_after_a_module_import_is_the_entry
     (tmp_path / "negamax_bot.py").write_text(source)
     report = build(str(tmp_path / "negamax_bot.py"), tmp_path / "submission.py")
     assert (report.function, report.reason) == ("act", "Kaggle's last callable")
+
+
+def test_a_main_block_never_reaches_the_checks_it_never_runs_on_kaggle(tmp_path):
+    (tmp_path / "script_agent.py").write_text(textwrap.dedent("""
+        def agent(obs, config):
+            return [c for c in range(config.columns) if obs.board[c] == 0][0]
+
+
+        if __name__ == "__main__":
+            import tool_only_package_xyz  # a local helper the agent never uses
+            print(__file__)
+    """))
+    text, modules, _ = build_text(str(tmp_path / "script_agent.py"))
+    assert [m.name for m in modules] == ["script_agent"]

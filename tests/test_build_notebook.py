@@ -44,6 +44,13 @@ def notebook(folder: Path, cells: list[str], name: str = "connectx.ipynb") -> Pa
     return path
 
 
+def test_a_function_from_a_star_import_is_named_as_the_likely_source(tmp_path):
+    path = notebook(tmp_path, ["import sys\nsys.path.insert(0, '../bot')\nfrom bot_v2 import *", "env.run([my_agent])"])
+    with pytest.raises(Exception, match=r"defines no function my_agent \(its functions: and whatever `from bot_v2 "
+                                        r"import \*` brings, which the build cannot see into"):
+        build_text(f"{path}:my_agent")
+
+
 def test_python_of_drops_shell_lines_and_magics_keeping_blocks_valid():
     assert python_of("!pip install x\nimport os") == "pass\nimport os"
     assert python_of("def f():\n    !ls\n    x = %env HOME\n    get_ipython().system('ls')\n") == \
