@@ -20,7 +20,7 @@ import os
 import sys
 
 from building import BuildError, BuildReport, Project, ValidationError, build, build_text  # noqa: F401 (API)
-from building.modules import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
+from building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
 from building.template import sources_digest, triple_quoted  # noqa: F401
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
 from sandbox import SandboxUnavailable, outside_warning

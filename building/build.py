@@ -17,8 +17,9 @@ from building.bundle import BUNDLE_ROOT, archive_bytes, bundle_files, is_bundle,
 from building.data import collect_resources
 from building.entry_point import last_callable
 from building.errors import BuildError, InputError, ValidationError
-from building.modules import Module, Project, discover, external_imports, parse
+from building.modules import discover, external_imports
 from building.roots import checked_paths, environment_roots, unique
+from building.sources import Module, Project, parse
 from building.targets import Entry, resolve_target
 from building.template import render
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate, validate_bundle

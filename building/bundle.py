@@ -19,7 +19,7 @@ import tempfile
 
 from building.entry_point import last_callable
 from building.errors import InputError
-from building.modules import Module, is_namespace
+from building.sources import Module, is_namespace
 
 BUNDLE_ROOT = "/kaggle_simulations/agent"  # where Kaggle unpacks a .tar.gz submission
 BUNDLE_SUFFIX = ".tar.gz"

@@ -7,15 +7,12 @@ the agent runs unbuilt (the nearest ``data/`` folder), so the built file reads t
 from __future__ import annotations
 
 import ast
-import base64
 import os
-import zlib
 
 from agents.core.resources import find_resource
 from building.errors import InputError
-from building.modules import Module, Project, display, parse, script_only
+from building.sources import RESOURCES_MODULE, Module, Project, display, parse, script_only
 
-RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
 
 
@@ -91,10 +88,3 @@ def collect_resources(modules: list[Module], project: Project, on_disk: bool = F
     if resources and RESOURCES_MODULE not in {m.name for m in modules}:
         raise InputError(f"modules call load_resource() but {RESOURCES_MODULE} is not imported")
     return dict(sorted(resources.items()))
-
-
-def encode_resource(data: bytes) -> str:
-    """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
-    encoded = base64.b64encode(zlib.compress(data, 9)).decode("ascii")
-    lines = [encoded[start:start + 76] for start in range(0, len(encoded), 76)]
-    return '"""\n' + "\n".join(lines) + '\n"""'

@@ -19,7 +19,7 @@ import symtable
 from dataclasses import dataclass
 
 from building.errors import InputError
-from building.modules import Module, display
+from building.sources import Module, display
 
 KEPT_CELL_MAGICS = ("time", "writefile", "capture", "timeit")  # their body is Python
 IPYTHON_LINE = re.compile(r"^(\s*)(?:[!%].*|[\w.,\s]+=\s*[!%].*|.*\bget_ipython\(\).*)$")  # `x = !ls` too

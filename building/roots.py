@@ -8,9 +8,11 @@ last, so an agent kept elsewhere may still import ``agents.core``.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Iterable
 
 from building.errors import InputError
+from building.sources import Project
 
 
 def environment_roots() -> tuple[str, ...]:
@@ -47,4 +49,28 @@ def find_above(name: str, folder: str) -> str | None:
         current = parent
 
 
-__all__ = ["checked_paths", "environment_roots", "find_above", "unique"]
+def locate(name: str, project: Project) -> tuple[str, bool] | None:
+    """``(path, is_package)`` of project module ``name``, or None if the project has no such module.
+
+    As Python's path finder: the first root holding a regular package or a module wins; a folder without
+    ``__init__.py`` is a namespace package (its ``path`` is the folder) only when no root has either, and
+    never hides the standard library or an allowed installed package of the same name.
+    """
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    namespace = None
+    for directory in project.search_path:
+        base = os.path.join(directory, *parts)
+        if os.path.isfile(os.path.join(base, "__init__.py")):
+            return os.path.join(base, "__init__.py"), True
+        if os.path.isfile(base + ".py"):
+            return base + ".py", False
+        if namespace is None and os.path.isdir(base):
+            namespace = base
+    if namespace is None or (len(parts) == 1 and (name in sys.stdlib_module_names or name in project.allowed)):
+        return None
+    return namespace, True
+
+
+__all__ = ["checked_paths", "environment_roots", "find_above", "locate", "unique"]

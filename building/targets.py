@@ -27,9 +27,9 @@ from typing import Any
 from building.closure import gather
 from building.entry_point import DEFAULT_FUNCTION, entry_point
 from building.errors import InputError
-from building.modules import Module, Project, agent_names, binds_at_top_level, display, locate, parse, read_source
 from building.notebook import module_name, notebook_module
-from building.roots import unique
+from building.roots import locate, unique
+from building.sources import Module, Project, agent_names, binds_at_top_level, display, parse, read_source
 
 NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
                 ast.SetComp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)

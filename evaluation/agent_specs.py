@@ -180,25 +180,18 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
 
 def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
     """Whether a folder agent's modules name /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
-    from building import ANY_EXTERNAL, BuildError
-    from building.build import prepare
-    from building.bundle import mentions_bundle_root
-    from building.modules import discover
+    from building import BuildError, agent_shape
 
     try:
-        entry = prepare(folder, allow_imports=(ANY_EXTERNAL,), paths=paths)
-        modules = discover(entry.module, entry.project, entry.virtual_modules)
+        return agent_shape(folder, paths).reads_bundle_root
     except BuildError:
         return False  # the ordinary build says what is wrong
-    return any(mentions_bundle_root(module) is not None for module in modules)
 
 
 def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
     """A ``.tar.gz`` (``paths`` None) or a folder reading /kaggle_simulations/agent: unpacked (a folder as the
     builder would bundle it) into a folder the sandbox shows at /kaggle_simulations/agent, as Kaggle does."""
-    from building import ANY_EXTERNAL, BuildError
-    from building.build import prepare, render_bundle
-    from building.bundle import BUNDLE_ROOT, unpack, unpacked
+    from building import BUNDLE_ROOT, BuildError, bundle_folder, unpack_bundle
     from sandbox import SandboxUnavailable, require
 
     try:
@@ -212,10 +205,9 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
                 raise AgentSpecError(f"agent file {spec!r} does not exist")
             folder = tempfile.mkdtemp(prefix="connectx-bundle-")
             os.chmod(folder, 0o755)
-            unpack(spec, folder)
+            unpack_bundle(spec, folder)
         else:
-            entry = prepare(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)
-            folder = unpacked(render_bundle(entry, os.path.join(spec, "submission.tar.gz"))[0])
+            folder = bundle_folder(spec, paths)
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     atexit.register(shutil.rmtree, folder, True)
@@ -230,18 +222,12 @@ def _needs_build(path: str, paths: "tuple[str, ...]") -> bool:
     """Whether a ``.py`` file must be built to run as the builder would upload it: it imports modules of its
     own (from its folder, a ``--path`` or ``PYTHONPATH``), or Kaggle's last callable is not its entry
     (it defines ``agent`` before a helper). Raises ``AgentSpecError`` for an import no root satisfies."""
-    from building import ANY_EXTERNAL, BuildError
-    from building.build import prepare
-    from building.entry_point import last_callable
-    from building.modules import discover, parse
+    from building import BuildError, agent_shape
 
     try:
-        entry = prepare(path, allow_imports=(ANY_EXTERNAL,), paths=paths)
-        modules = discover(entry.module, entry.project, entry.virtual_modules)
+        return not agent_shape(path, paths).loads_as_is
     except BuildError as error:
         raise AgentSpecError(f"agent {path!r}: {error}") from None
-    own = [m for m in modules if m.name != entry.module]
-    return bool(own) or last_callable(parse(modules[-1])) != entry.function
 
 
 def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:

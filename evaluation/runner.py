@@ -156,7 +156,7 @@ def describe_action(action: Any) -> str | None:
     """One line for an exception the agent raised (``Agent.act`` returns it as the action), else None."""
     from kaggle_environments.errors import DeadlineExceeded
 
-    from building.errors import format_agent_error
+    from building import format_agent_error
 
     if isinstance(action, BaseException) and not isinstance(action, DeadlineExceeded):
         return format_agent_error(action)
