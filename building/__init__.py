@@ -5,8 +5,10 @@ Public API (stable; scripts and notebooks build on it):
 - ``building.build(target, out="submission.py", *, function=None, allow_imports=(), paths=(), verbose=False)
   -> BuildReport`` — build, validate in a clean interpreter with Kaggle's loader and referee, write
   atomically; ``out`` ending in ``.tar.gz`` writes a Kaggle bundle, validated unpacked at
-  /kaggle_simulations/agent; ``paths`` are import roots after the agent's folder, before ``PYTHONPATH``'s. ``target``: a module in ``agents/``, a dotted module, a ``.py`` file or folder anywhere,
-  ``TARGET:FUNCTION``, ``NOTEBOOK.ipynb:FUNCTION``, or a function object from a notebook / ``__main__``. Raises ``BuildError``.
+  /kaggle_simulations/agent; ``paths`` are import roots after the agent's folder, before ``PYTHONPATH``'s.
+  ``target``: a module in ``agents/``, a dotted module, a ``.py`` file or folder anywhere,
+  ``TARGET:FUNCTION``, ``NOTEBOOK.ipynb:FUNCTION``, or a function object from a notebook / ``__main__``.
+  Raises ``BuildError``.
 - ``building.build_text(target, ...) -> (text, modules, data)`` — the file without validating it.
 - ``building.ANY_EXTERNAL`` — in ``allow_imports``: every import is allowed. For a build that is never
   uploaded (``evaluate.py`` builds a folder or ``FILE:FUNCTION`` agent with ``build_text(target,
@@ -15,7 +17,6 @@ Public API (stable; scripts and notebooks build on it):
   builder reads it; raises ``InputError`` (a ``BuildError``) for a function part that is not a name.
 - ``building.BuildError`` — the one exception type; ``str(error)`` is one line, ``error.exit_code`` is
   2 for bad input and 1 for a failed validation (``ValidationError``, with ``.report``).
-
 - ``building.agent_shape(target, paths=()) -> AgentShape`` — the module graph, entry point and Kaggle's
   last callable of an agent, read without building it (the evaluator decides from it how to load an agent);
   ``building.bundle_folder``/``building.unpack_bundle`` — a Kaggle bundle unpacked into a folder.

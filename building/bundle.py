@@ -32,8 +32,11 @@ MAIN = '''\
 import sys
 
 _HERE = "{root}"  # where Kaggle unpacks a .tar.gz submission
-if _HERE not in sys.path:
-    sys.path.append(_HERE)  # Kaggle's loader drops the folder once main.py ran; imports in moves need it
+# First on the path, and kept there: Kaggle's loader appends the folder only while main.py runs, and an
+# installed package of the same name (kaggle_environments brings an ``agents``) must not hide the bundle's.
+if _HERE in sys.path:
+    sys.path.remove(_HERE)
+sys.path.insert(0, _HERE)
 
 from {module} import {function} as _entry
 

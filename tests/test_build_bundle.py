@@ -158,3 +158,9 @@ def test_a_bundle_without_bubblewrap_is_one_line_saying_how_to_install(bundle_ag
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "needs bubblewrap" in run.stderr and "apt-get install bubblewrap" in run.stderr
     assert not out.exists()
+
+
+def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path):
+    # kaggle_environments puts a folder holding an agents.py on sys.path: the bundle's agents/ must win.
+    report = build("greedy", tmp_path / "greedy.tar.gz")
+    assert report.validation["ok"] and "agents/greedy.py" in report.files
