@@ -164,3 +164,15 @@ def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path
     # kaggle_environments puts a folder holding an agents.py on sys.path: the bundle's agents/ must win.
     report = build("greedy", tmp_path / "greedy.tar.gz")
     assert report.validation["ok"] and "agents/greedy.py" in report.files
+
+
+def test_the_ray_backend_refuses_a_bundle_in_one_line():
+    from evaluation.agent_specs import AgentSpec
+    from evaluation.match import BackendUnavailable, require_backend_can_load
+    from evaluation.record import GameTask
+
+    bundle = AgentSpec("bot.tar.gz", "bundle", "/kaggle_simulations/agent/main.py", folder="/tmp/x")
+    task = GameTask(0, bundle, AgentSpec("random", "builtin", "random"), False, (), (("rows", 6),), 2.0, 60.0, 0)
+    require_backend_can_load("process", [task])
+    with pytest.raises(BackendUnavailable, match=r"cannot run Kaggle bundles \(bot.tar.gz\)"):
+        require_backend_can_load("ray", [task])

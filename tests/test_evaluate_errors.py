@@ -89,3 +89,17 @@ def test_a_record_keeps_the_last_20_lines_a_seat_printed_and_an_invalid_move_say
     assert record.statuses[0] == "INVALID"
     assert record.error == ["invalid move: returned np.int64(3) (int64)", None]
     assert len(record.logs[0]) == 20 and record.logs[0][-1] == "step 6 line 7" and record.logs[1] == []
+
+
+def test_the_league_table_names_agents_briefly():
+    from evaluation.league import render_table
+
+    names = ["/home/me/bots/v1/main.py", "/home/me/bots/v2/main.py"]
+    row = {"elo": 0.0, "elo_ci": [-10.0, 10.0], "games": 2, "score": 0.5, "wins": 1, "draws": 0, "losses": 1,
+           "invalid": 0, "errors": 0, "timeouts": 0, "mean_move_s": 0.0, "max_move_s": 0.0}
+    report = {"ratings": [dict(row, name=name) for name in names],
+              "cross_table": {"agents": names, "score": [[None, 0.5], [0.5, None]]},
+              "config": {"rows": 6, "columns": 7, "inarow": 4}, "games": 2, "games_per_match": 2,
+              "distinct_games": 2, "model": "m", "anchor": "a", "interval": "i", "prior": "p"}
+    text = render_table(report)
+    assert "v1/main.py" in text and "v2/main.py" in text and "/home/me" not in text
