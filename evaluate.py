@@ -103,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+        for root in args.path:  # checked before any agent, whatever its form
+            if not os.path.isdir(os.path.expanduser(root)):
+                raise Usage(f"--path {root}: no such folder")
         check_sandbox(args)
         if args.analyze or args.analyze_file:
             from analysis import cli as analysis_cli

@@ -102,3 +102,14 @@ def test_bad_notebooks_are_one_line_exit_2_and_no_output(tmp_path, capsys, kind,
     errors = [line for line in err.splitlines() if ": note: " not in line]
     assert len(errors) == 1 and message.format(nb=path) in errors[0], err
     assert not out.exists()
+
+
+def test_the_evaluator_says_the_same_for_a_bad_notebook(tmp_path):
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
+
+    path = notebook(tmp_path, CELLS)
+    with pytest.raises(AgentSpecError, match="defines no function nothere"):
+        resolve_agent(f"{path}:nothere")
+    path.write_text("not json")
+    with pytest.raises(AgentSpecError, match="cannot read notebook"):
+        resolve_agent(f"{path}:my_agent")

@@ -103,3 +103,11 @@ def test_the_league_table_names_agents_briefly():
               "distinct_games": 2, "model": "m", "anchor": "a", "interval": "i", "prior": "p"}
     text = render_table(report)
     assert "v1/main.py" in text and "v2/main.py" in text and "/home/me" not in text
+
+
+def test_a_missing_path_root_is_one_line_exit_2_and_no_results(tmp_path):
+    done = run(tmp_path, "greedy", "random", "-n", "2", "--path", str(tmp_path / "nope"), "--results",
+               str(tmp_path / "r.jsonl"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"evaluate.py: error: --path {tmp_path / 'nope'}: no such folder\n"
+    assert not (tmp_path / "r.jsonl").exists()
