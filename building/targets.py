@@ -150,7 +150,8 @@ def _locate_path(target: str, path: str, function: str, project: Project) -> Ent
             path = main
         elif os.path.isfile(os.path.join(path, "__init__.py")):
             root, name = _import_root(path)
-            return Entry(target, name, function, _with_roots(project, root))
+            # The agent's folder (its data files, in a bundle) is the package's own, not the root above it.
+            return Entry(target, name, function, replace(_with_roots(project, root), home=path))
         else:
             raise InputError(f"unknown agent {target!r}: folder {display(path)} holds neither main.py nor __init__.py")
     if not path.endswith(".py"):

@@ -176,3 +176,13 @@ def test_the_ray_backend_refuses_a_bundle_in_one_line():
     require_backend_can_load("process", [task])
     with pytest.raises(BackendUnavailable, match=r"cannot run Kaggle bundles \(bot.tar.gz\)"):
         require_backend_can_load("ray", [task])
+
+
+def test_a_package_bundle_takes_the_packages_data_not_its_neighbours(tmp_path):
+    package = tmp_path / "repo" / "my_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def agent(obs, config):\n    return obs.board.index(0) % config.columns\n")
+    (package / "table.bin").write_bytes(b"\x01\x02")
+    (tmp_path / "repo" / "unrelated.csv").write_text("a,b\n")
+    report = build(str(package), tmp_path / "pkg.tar.gz")
+    assert set(report.files) == {"main.py", "my_pkg/__init__.py", "table.bin"}
