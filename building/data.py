@@ -60,8 +60,9 @@ def resource_file(name: str, module: Module, project: Project) -> str | None:
 def collect_resources(modules: list[Module], project: Project, on_disk: bool = False) -> dict[str, bytes]:
     """The bytes of every data file the modules load, by name (sorted, for reproducible output).
 
-    ``on_disk``: the modules are files of a bundle, where only ``main.py`` (executed by Kaggle's loader)
-    has no ``__file__``.
+    ``on_disk``: the modules are files of a bundle. Only its ``main.py`` (executed by Kaggle's loader) has
+    no ``__file__``, and agents commonly reach it only off Kaggle (``if os.path.isdir("/kaggle_simulations/
+    agent"): ... else: os.path.dirname(__file__)``): the validation, run at that path, tells.
     """
     resources: dict[str, bytes] = {}
     origin: dict[str, str] = {}
@@ -69,7 +70,7 @@ def collect_resources(modules: list[Module], project: Project, on_disk: bool = F
         if module.name == RESOURCES_MODULE:
             continue  # the reader itself: its calls take the names callers pass
         tree = parse(module)
-        if not on_disk or (module is modules[-1] and module.name == "main"):
+        if not on_disk:
             reject_own_path(module, tree)
         for name, where, required in resource_names(module, tree):
             path = resource_file(name, module, project)

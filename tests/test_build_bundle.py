@@ -186,3 +186,26 @@ def test_a_package_bundle_takes_the_packages_data_not_its_neighbours(tmp_path):
     (tmp_path / "repo" / "unrelated.csv").write_text("a,b\n")
     report = build(str(package), tmp_path / "pkg.tar.gz")
     assert set(report.files) == {"main.py", "my_pkg/__init__.py", "table.bin"}
+
+
+def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
+    bot = tmp_path / "guarded"
+    bot.mkdir()
+    (bot / "weights.txt").write_text("3\n")
+    (bot / "main.py").write_text(textwrap.dedent('''
+        import os
+
+        HOME = "/kaggle_simulations/agent/"
+        if os.path.isdir(HOME):
+            PATH = os.path.join(HOME, "weights.txt")
+        else:  # run locally: never reached on Kaggle, where main.py has no __file__
+            PATH = os.path.join(os.path.dirname(__file__), "weights.txt")
+        with open(PATH) as handle:
+            FAVOURITE = int(handle.read())
+
+
+        def my_agent(obs, config):
+            return FAVOURITE if obs.board[FAVOURITE] == 0 else obs.board.index(0) % config.columns
+    '''))
+    report = build(str(bot), tmp_path / "guarded.tar.gz")
+    assert report.validation["ok"] and set(report.files) == {"main.py", "weights.txt"}
