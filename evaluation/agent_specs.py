@@ -313,5 +313,9 @@ def _load_in_child(path: str, send: Any) -> None:
             message = message[len("Invalid raw Python: "):]
         if "list index out of range" in message:
             message = "it defines no callable"
+        elif isinstance(error.__context__, Exception) and not isinstance(error.__context__, SyntaxError):
+            from building import format_agent_error  # the agent's own line first, as everywhere
+
+            message = format_agent_error(error)
         answer = message.splitlines()[0] if message.strip() else type(error).__name__
         send.send_bytes(answer.encode("utf-8", "replace")[:_ANSWER_BYTES])

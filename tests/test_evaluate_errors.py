@@ -111,3 +111,16 @@ def test_a_missing_path_root_is_one_line_exit_2_and_no_results(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"evaluate.py: error: --path {tmp_path / 'nope'}: no such folder\n"
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_file_failing_while_it_loads_names_its_own_line(tmp_path):
+    from evaluation.agent_specs import AgentSpecError, resolve_agent
+
+    (tmp_path / "loaderr.py").write_text('import json\n\nTABLE = json.loads("")\n\n\ndef agent(o, c):\n    return 3\n')
+    try:
+        resolve_agent(str(tmp_path / "loaderr.py"))
+    except AgentSpecError as error:
+        assert str(error).endswith("cannot be loaded as a Kaggle submission: loaderr.py:3 in <module>: JSONDecodeError: "
+                                   "Expecting value: line 1 column 1 (char 0) (raised in json/decoder.py:355)")
+    else:
+        raise AssertionError("the file loaded")
