@@ -27,6 +27,7 @@ import site
 import sys
 import sysconfig
 import time
+import traceback
 from typing import Any
 
 # (opponent, seats of the submission) in the order they are played; seat 0 moves first.
@@ -77,6 +78,10 @@ def load(path: str) -> dict[str, Any]:
     try:
         entry = get_last_callable(text, path=path)
     except Exception as error:  # Kaggle's loader wraps every failure in InvalidArgument
+        cause = error.__context__
+        if isinstance(cause, Exception) and not isinstance(cause, SyntaxError):  # the agent's own line first
+            text = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+            return {"ok": False, "reason": f"Kaggle's loader failed: {summarize_traceback(text)}"}
         return {"ok": False, "reason": f"Kaggle's loader failed: {error}"}
     seconds = time.perf_counter() - start
     return {"ok": True, "load_s": seconds, "last_callable": getattr(entry, "__name__", repr(entry))}

@@ -330,7 +330,8 @@ def test_a_valid_build_exits_0_and_prints_what_to_upload(tmp_path, capsys):
     [
         ("returns99", "game against itself: INVALID as player 1 at ply 1 (returned 99)"),
         ("raises", "game against itself: ERROR as player 1 at ply 1: raises.py:2 in agent: RuntimeError: fixture agent fails on purpose"),
-        ("loadfails", "Kaggle's loader failed: Invalid raw Python: RuntimeError('fixture module fails at import"),
+        ("loadfails", "Kaggle's loader failed: loadfails.py:3 in <module>: RuntimeError: fixture module fails at "
+                      "import on purpose\n"),
     ],
 )
 def test_a_failing_agent_exits_1_and_leaves_out_untouched(tmp_path, capsys, agent, reason):
