@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 from dataclasses import dataclass
 
 DEFAULT_FUNCTION = "agent"
@@ -73,13 +74,23 @@ def bindings(tree: ast.Module) -> dict[str, bool]:
 
 def _is_submodule(node: ast.ImportFrom, name: str) -> bool:
     """Whether ``from package import name`` imports a module (``from kaggle_environments.envs.connectx import
-    connectx``), for installed packages; a relative import is taken as a function or class."""
+    connectx``). Found by looking at the package's folders, never by importing anything (the agent's own
+    packages must not run in the builder); a relative import is taken as a function or class."""
     if node.level or not node.module:
         return False
+    parts = node.module.split(".") + [name]
     try:
-        return importlib.util.find_spec(f"{node.module}.{name}") is not None
-    except (ImportError, ValueError, AttributeError):
+        spec = importlib.util.find_spec(parts[0])  # a top-level name: searched, not imported
+    except (ImportError, ValueError):
         return False
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for index, part in enumerate(parts[1:], start=1):
+        last = index == len(parts) - 1
+        folders = [os.path.join(where, part) for where in locations if os.path.isdir(os.path.join(where, part))]
+        if last:
+            return bool(folders) or any(os.path.isfile(os.path.join(where, part + ".py")) for where in locations)
+        locations = folders
+    return False
 
 
 def last_callable(tree: ast.Module) -> str | None:

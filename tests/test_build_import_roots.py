@@ -248,3 +248,16 @@ def test_a_main_block_never_reaches_the_checks_it_never_runs_on_kaggle(tmp_path)
     """))
     text, modules, _ = build_text(str(tmp_path / "script_agent.py"))
     assert [m.name for m in modules] == ["script_agent"]
+
+
+def test_reading_the_entry_point_never_runs_the_agents_own_packages(tmp_path, monkeypatch):
+    import ast
+
+    package = tmp_path / "loud_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    (package / "moves.py").write_text("def act(o, c):\n    return 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert last_callable(ast.parse("from loud_pkg import moves\n\ndef a(o, c):\n    return 3\n")) == "a"
+    assert last_callable(ast.parse("from loud_pkg.moves import act\n")) == "act"
+    assert not (tmp_path / "ran").exists()
