@@ -124,3 +124,30 @@ def test_a_file_failing_while_it_loads_names_its_own_line(tmp_path):
                                    "Expecting value: line 1 column 1 (char 0) (raised in json/decoder.py:355)")
     else:
         raise AssertionError("the file loaded")
+
+
+def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path):
+    bot = tmp_path / "raises_third.py"
+    bot.write_text(textwrap.dedent(RAISES_THIRD))
+    done = run(tmp_path, str(bot), "random", "-n", "2", "--sandbox", "--json", "--results", str(tmp_path / "r.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["agents"][0]["error_messages"][0]["games"] == 2
+    game = [g for g in map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines()) if g["kind"] == "game"][0]
+    seat = 1 if game["swapped"] else 0
+    assert game["error"][seat].startswith("raises_third.py:12 in agent: JSONDecodeError")
+    assert game["logs"][seat] == ["move 1 thinking", "move 2 thinking", "move 3 thinking"]
+
+
+def test_a_sandboxed_records_error_and_logs_are_checked_and_capped():
+    from evaluation.agent_specs import AgentSpec
+    from evaluation.pool import checked_record
+    from evaluation.record import GameTask
+
+    spec = AgentSpec("random", "builtin", "random")
+    task = GameTask(0, spec, spec, False, (), (("rows", 6), ("columns", 7), ("inarow", 4)), 2.0, 60.0, 0)
+    base = {"statuses": ["ERROR", "DONE"], "outcomes": ["error", "win"], "moves": [3], "move_times": [[0.1], []]}
+    hostile = dict(base, error=["x" * 10_000, 42], logs=[["y" * 10_000] * 50 + [7], "not a list"])
+    record = checked_record(task, json.dumps(hostile).encode())
+    assert record.error == ["x" * 2000, None]
+    assert len(record.logs[0]) == 20 and record.logs[0][0] == "y" * 2000 and record.logs[1] == []
+    assert checked_record(task, json.dumps(base).encode()).error == [None, None]
