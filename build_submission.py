@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Build one self-contained Kaggle ConnectX submission from any agent, validated by Kaggle's own loader.
 
-    python build_submission.py [AGENT[:FUNCTION]] [-o OUT] [--allow-import NAME]...
+    python build_submission.py [AGENT[:FUNCTION]] [-o OUT] [--path DIR]... [--allow-import NAME]...
 
 AGENT is a module in ``agents/`` (default: the strongest, ``solver``), a dotted module of the project, a
-``.py`` file anywhere, or a folder (``main.py`` in it, or a package). ``:FUNCTION`` picks a callable other
-than ``agent``. The agent and every module it imports are embedded with the data files it reads through
+``.py`` file anywhere, or a folder (``main.py`` in it, or a package). Without ``:FUNCTION`` the entry is
+Kaggle's: ``agent`` if defined, else the last callable. Imports are looked up in the agent's folder, then
+each ``--path DIR``, then ``PYTHONPATH``. The agent and every module it imports are embedded with the data files it reads through
 ``load_resource``; the file is then checked in a clean interpreter (Kaggle's loader, the validation
 episode, games against the built-ins) before it replaces OUT. Exit codes: 0 built and valid; 1
 validation failed (OUT untouched); 2 bad input (one line; OUT untouched). The work is done by the
@@ -19,7 +20,7 @@ import os
 import sys
 
 from building import BuildError, BuildReport, Project, ValidationError, build, build_text  # noqa: F401 (API)
-from building.modules import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
+from building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
 from building.template import sources_digest, triple_quoted  # noqa: F401
 from building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
 from sandbox import SandboxUnavailable, outside_warning
@@ -50,6 +51,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("-o", "--out", default=DEFAULT_OUT, help=f"output file (default: {DEFAULT_OUT})")
     parser.add_argument("--allow-import", action="append", default=[], metavar="NAME",
                         help="admit third-party package NAME (only if Kaggle's image has it; repeatable)")
+    parser.add_argument("--path", action="append", default=[], metavar="DIR",
+                        help="an import root searched after the agent's folder and before PYTHONPATH (repeatable)")
     parser.add_argument("--sandbox", action="store_true",
                         help="run the validation inside a bubblewrap sandbox (no network, no home directory)")
     parser.add_argument("--timeout", type=float, default=VALIDATION_TIMEOUT_S, metavar="SECONDS",
@@ -74,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.sandbox:
             require_sandbox()
-        note = None if args.sandbox else outside_warning([args.agent], "build_submission.py")
-        report = build(args.agent, args.out, allow_imports=args.allow_import, project=project, timeout=args.timeout,
+        # A bundle is always validated in the sandbox (it is unpacked at /kaggle_simulations/agent there).
+        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent],
+                                                                                          "build_submission.py")
+        report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, project=project,
+                       timeout=args.timeout,
                        sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)
     except SandboxUnavailable as error:
         print(f"build_submission.py: error: {error}", file=sys.stderr)

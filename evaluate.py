@@ -88,6 +88,8 @@ def build_parser() -> Parser:
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
     p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    p.add_argument("--path", action="append", default=[], metavar="DIR",
+                   help="import root searched after an agent file's folder and before PYTHONPATH (repeatable)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments
@@ -105,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+        for root in args.path:  # checked before any agent, whatever its form
+            if not os.path.isdir(os.path.expanduser(root)):
+                raise Usage(f"--path {root}: no such folder")
         check_sandbox(args)
         from board import cli as board_cli
 
@@ -144,7 +149,8 @@ def check_sandbox(args: argparse.Namespace) -> None:
 
     if not args.sandbox:
         names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or ""]
-        note = outside_warning([name for name in names if name], "evaluate.py")
+        # A Kaggle bundle always runs in the sandbox (it is unpacked at /kaggle_simulations/agent there).
+        note = outside_warning([name for name in names if name and not name.endswith(".tar.gz")], "evaluate.py")
         if note:
             print(note, file=sys.stderr)
         return
@@ -235,7 +241,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
-        specs = tuple(resolve_agent(name, sandbox=args.sandbox) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=tuple(args.path)) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")

@@ -2,10 +2,13 @@
 
 Public API (stable; scripts and notebooks build on it):
 
-- ``building.build(target, out="submission.py", *, function=None, allow_imports=(), verbose=False)
+- ``building.build(target, out="submission.py", *, function=None, allow_imports=(), paths=(), verbose=False)
   -> BuildReport`` — build, validate in a clean interpreter with Kaggle's loader and referee, write
-  atomically. ``target``: a module in ``agents/``, a dotted module, a ``.py`` file or folder anywhere,
-  ``TARGET:FUNCTION``, or a function object from a notebook / ``__main__``. Raises ``BuildError``.
+  atomically; ``out`` ending in ``.tar.gz`` writes a Kaggle bundle, validated unpacked at
+  /kaggle_simulations/agent; ``paths`` are import roots after the agent's folder, before ``PYTHONPATH``'s.
+  ``target``: a module in ``agents/``, a dotted module, a ``.py`` file or folder anywhere,
+  ``TARGET:FUNCTION``, ``NOTEBOOK.ipynb:FUNCTION``, or a function object from a notebook / ``__main__``.
+  Raises ``BuildError``.
 - ``building.build_text(target, ...) -> (text, modules, data)`` — the file without validating it.
 - ``building.ANY_EXTERNAL`` — in ``allow_imports``: every import is allowed. For a build that is never
   uploaded (``evaluate.py`` builds a folder or ``FILE:FUNCTION`` agent with ``build_text(target,
@@ -14,17 +17,26 @@ Public API (stable; scripts and notebooks build on it):
   builder reads it; raises ``InputError`` (a ``BuildError``) for a function part that is not a name.
 - ``building.BuildError`` — the one exception type; ``str(error)`` is one line, ``error.exit_code`` is
   2 for bad input and 1 for a failed validation (``ValidationError``, with ``.report``).
+- ``building.agent_shape(target, paths=()) -> AgentShape`` — the module graph, entry point and Kaggle's
+  last callable of an agent, read without building it (the evaluator decides from it how to load an agent);
+  ``building.bundle_folder``/``building.unpack_bundle`` — a Kaggle bundle unpacked into a folder.
+- ``building.format_agent_error(error) -> str`` — one line, the agent's own innermost frame first.
 
-One concept per module: ``targets`` (what AGENT means), ``modules`` (discovering the modules it needs),
-``closure`` (gathering a function object's closure), ``data`` (embedding data files), ``template`` (the
-loader and the rendered text), ``validation`` (running ``kaggle_check.py`` in the clean interpreter),
-``build`` (the whole build).
+A build is one way through one module per stage, each handing the next a plain value: ``targets`` (what
+AGENT means, with its import roots: ``roots``, ``entry_point``, ``closure`` for function objects,
+``notebook`` for notebooks) → ``modules`` (the module graph) → ``data`` (data files) → ``template`` (one
+file) or ``bundle`` (a Kaggle ``.tar.gz``) → ``validation`` (``kaggle_check.py`` in a clean interpreter);
+``build`` runs them in that order. ``sources`` holds the plain values they share (``Project``, ``Module``).
 """
 
 from building.build import DEFAULT_OUT, BuildReport, build, build_text
-from building.errors import BuildError, InputError, ValidationError
-from building.modules import ANY_EXTERNAL, ROOT, Project
+from building.bundle import BUNDLE_ROOT
+from building.bundle import unpack as unpack_bundle
+from building.errors import BuildError, InputError, ValidationError, format_agent_error
+from building.shape import AgentShape, agent_shape, bundle_folder
+from building.sources import ANY_EXTERNAL, ROOT, Project
 from building.targets import split_function
 
-__all__ = ["ANY_EXTERNAL", "DEFAULT_OUT", "ROOT", "BuildError", "BuildReport", "InputError", "Project",
-           "ValidationError", "build", "build_text", "split_function"]
+__all__ = ["ANY_EXTERNAL", "BUNDLE_ROOT", "DEFAULT_OUT", "ROOT", "AgentShape", "BuildError", "BuildReport", "InputError",
+           "Project", "ValidationError", "agent_shape", "build", "build_text", "bundle_folder", "format_agent_error",
+           "split_function", "unpack_bundle"]

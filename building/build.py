@@ -1,8 +1,11 @@
-"""One build, end to end: resolve the target, gather modules and data, render, validate, write atomically."""
+"""One build, end to end, one way: resolve the target with its import roots (``targets``) → gather the module
+graph (``modules``) → collect data files (``data``) → render a single file (``template``) or a Kaggle bundle
+(``bundle``) → validate (``validation``) → write atomically. Each stage hands the next a plain value."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 import tempfile
@@ -10,12 +13,16 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
+from building.bundle import BUNDLE_ROOT, archive_bytes, bundle_files, is_bundle, mentions_bundle_root
 from building.data import collect_resources
+from building.entry_point import last_callable
 from building.errors import BuildError, InputError, ValidationError
-from building.modules import Module, Project, discover
+from building.modules import discover, external_imports
+from building.roots import checked_paths, environment_roots, unique
+from building.sources import Module, Project, parse
 from building.targets import Entry, resolve_target
 from building.template import render
-from building.validation import VALIDATION_TIMEOUT_S, format_report, validate
+from building.validation import VALIDATION_TIMEOUT_S, format_report, validate, validate_bundle
 
 Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
@@ -34,6 +41,10 @@ class BuildReport:
     data: dict[str, int]  # data file name -> bytes embedded
     validation: dict[str, Any] = field(default_factory=dict)  # building/kaggle_check.py's report
     seconds: float = 0.0
+    function: str = "agent"  # the entry point taken, and why (Kaggle's rule: agent, else the last callable)
+    reason: str = ""
+    external: list[str] = field(default_factory=list)  # installed packages imported (numpy, kaggle_environments)
+    files: dict[str, int] = field(default_factory=dict)  # a bundle's files -> bytes (empty for a single file)
 
     @property
     def short_name(self) -> str:
@@ -49,9 +60,15 @@ class BuildReport:
         lines = [
             f"built {self.path}",
             f"  agent     {self.agent}",
+            *([f"  entry     {self.function} ({self.reason})"] if self.reason else []),
             f"  modules   {', '.join(self.modules)}",
-            f"  data      {data}",
-            f"  size      {self.size:,} bytes",
+            *([f"  imports   {', '.join(self.external)}"
+               + (" (kaggle_environments runs every agent on Kaggle: allowed without --allow-import)"
+                  if "kaggle_environments" in self.external else "")] if self.external else []),
+            *([f"  data      {data}"] if not self.files else []),
+            *([f"  files     {name} ({size:,} bytes)" if i == 0 else f"            {name} ({size:,} bytes)"
+               for i, (name, size) in enumerate(self.files.items())]),
+            f"  size      {self.size:,} bytes" + (" (compressed)" if self.files else ""),
             *([f"  warning   over {SIZE_WARNING_BYTES:,} bytes: uploads this large have been reported to fail"]
               if self.size > SIZE_WARNING_BYTES else []),
             f"  sha256    {self.sha256}",
@@ -69,23 +86,72 @@ class BuildReport:
 def with_imports(project: Project, allow_imports: Iterable[str]) -> Project:
     extra = frozenset(allow_imports)
     for name in extra:
-        if name != "*" and not all(part.isidentifier() for part in name.split(".")):
+        if name == "*":
+            continue
+        if not all(part.isidentifier() for part in name.split(".")):
             raise InputError(f"--allow-import {name!r} is not a package name")
+        top = name.partition(".")[0]
+        if importlib.util.find_spec(top) is None:
+            raise InputError(f"--allow-import {name}: {top} is not installed in the toolkit's environment; "
+                             f"install it with: {sys.executable} -m pip install {top}")
     return replace(project, allowed=project.allowed | {name.partition(".")[0] for name in extra})
 
 
+def with_roots(project: Project, paths: Iterable[str]) -> Project:
+    """The project with ``--path`` folders, then ``PYTHONPATH``'s, before its own search path."""
+    roots = checked_paths(paths) + environment_roots()
+    return replace(project, search_path=unique((*roots, *project.search_path)))
+
+
+def prepare(
+    target: Target, project: Project = Project(), *, function: str | None = None,
+    allow_imports: Iterable[str] = (), paths: Iterable[str] = (),
+) -> Entry:
+    """Stage 1: the resolved target with its import roots (``--path``, ``PYTHONPATH``) and allowed imports."""
+    return resolve_target(target, with_roots(with_imports(project, allow_imports), paths), function)
+
+
 def build_text(
-    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = ()
+    target: Target, project: Project = Project(), *, function: str | None = None, allow_imports: Iterable[str] = (),
+    paths: Iterable[str] = (),
 ) -> tuple[str, list[Module], dict[str, bytes]]:
     """The submission for ``target`` without validating it: ``(text, modules, data)``."""
-    entry = resolve_target(target, with_imports(project, allow_imports), function)
+    entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
     return render_entry(entry)
 
 
 def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
+    """Stages 2-4 for a single file: the module graph, its data files, the rendered text."""
     modules = discover(entry.module, entry.project, entry.virtual_modules)
+    require_single_file(modules)
     resources = collect_resources(modules, entry.project)
     return render(entry.label, modules, resources, entry.function, entry.rebuild), modules, resources
+
+
+def require_single_file(modules: list[Module]) -> None:
+    """An agent that reads /kaggle_simulations/agent needs Kaggle's bundle, not one file: say so."""
+    for module in modules:
+        line = mentions_bundle_root(module)
+        if line is not None:
+            raise InputError(f"{module.where(line)}: the agent reads {BUNDLE_ROOT}, where Kaggle unpacks a .tar.gz "
+                             "submission: build a bundle instead (-o submission.tar.gz)")
+
+
+def render_bundle(entry: Entry, out: str) -> tuple[dict[str, bytes], list[Module], dict[str, bytes]]:
+    """Stages 2-4 for a Kaggle bundle: ``(files by archive path, modules, load_resource data)``."""
+    modules = discover(entry.module, entry.project, entry.virtual_modules)
+    resources = collect_resources(modules, entry.project, on_disk=True)
+    files = bundle_files(entry.label, modules, resources, entry.function, entry.rebuild or "", entry.project.home, out)
+    return files, modules, resources
+
+
+def externals(modules: list[Module], entry: Entry) -> list[str]:
+    """The installed packages (not the standard library) the modules import, sorted."""
+    names: set[str] = set()
+    for module in modules:
+        if module.source:
+            names |= external_imports(parse(module), entry.project, entry.virtual_modules)
+    return sorted(names)
 
 
 def build(
@@ -94,6 +160,7 @@ def build(
     *,
     function: str | None = None,
     allow_imports: Iterable[str] = (),
+    paths: Iterable[str] = (),
     project: Project = Project(),
     timeout: float = VALIDATION_TIMEOUT_S,
     sandbox: bool = False,
@@ -105,7 +172,9 @@ def build(
     ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
     gathered with every helper, class, import and constant it refers to). ``function`` picks a callable
-    other than ``agent``; ``allow_imports`` admits third-party packages Kaggle's image has; ``sandbox`` runs
+    other than Kaggle's entry point (``agent`` if defined, else the last callable); ``allow_imports`` admits
+    third-party packages Kaggle's image has; ``paths`` are import roots searched after the agent's folder and
+    before ``PYTHONPATH``'s; ``sandbox`` runs
     the validation inside a bubblewrap sandbox (no network, no home directory; see the ``sandbox`` package);
     ``before_validation`` is called once the file is rendered, just before the agent's code first runs.
 
@@ -115,15 +184,26 @@ def build(
     out = os.fspath(out)
     started = time.perf_counter()
     check_writable(out)
-    text, modules, resources = build_text(target, project, function=function, allow_imports=allow_imports)
+    entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
+    files: dict[str, bytes] = {}
+    if is_bundle(out):
+        files, modules, resources = render_bundle(entry, out)
+        data = archive_bytes(files)
+    else:
+        text, modules, resources = render_entry(entry)
+        data = text.encode("utf-8")
     if before_validation is not None:
         before_validation()
-    report = validate(text, timeout, sandbox)
+    if files:
+        report = validate_bundle(files, last_callable(parse(Module("main", "main.py", False,
+                                                                   files["main.py"].decode("utf-8")))) or "agent",
+                                 timeout)
+    else:
+        report = validate(text, timeout, sandbox)
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
         raise ValidationError(f"validation failed: {reason}", report)
-    install(text, out)
-    data = text.encode("utf-8")
+    install(data, out)
     result = BuildReport(
         path=out,
         size=len(data),
@@ -133,6 +213,10 @@ def build(
         data={name: len(blob) for name, blob in resources.items()},
         validation=report,
         seconds=time.perf_counter() - started,
+        function=entry.function,
+        reason=entry.reason,
+        external=externals(modules, entry),
+        files={name: len(blob) for name, blob in files.items()},
     )
     if verbose:
         print(result.summary(), file=sys.stdout)
@@ -158,14 +242,14 @@ def check_writable(out: str) -> None:
         raise InputError(f"cannot write {out}: {existing} is not writable")
 
 
-def install(text: str, out: str) -> None:
-    """Write ``text`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
+def install(data: str | bytes, out: str) -> None:
+    """Write ``data`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".py", dir=parent)
+    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".tmp", dir=parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(temporary, 0o644)
         os.replace(temporary, out)
     except BaseException:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from building.errors import InputError
-from building.modules import Module
+from building.sources import Module
 
 NOTEBOOK_MODULE = "__notebook__"  # the gathered module's name inside the submission
 LITERAL_ATOMS = (int, float, complex, str, bytes, bool, type(None))

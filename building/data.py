@@ -7,15 +7,12 @@ the agent runs unbuilt (the nearest ``data/`` folder), so the built file reads t
 from __future__ import annotations
 
 import ast
-import base64
 import os
-import zlib
 
 from agents.core.resources import find_resource
 from building.errors import InputError
-from building.modules import Module, Project, display, parse
+from building.sources import RESOURCES_MODULE, Module, Project, display, parse, script_only
 
-RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
 
 
@@ -43,8 +40,10 @@ def resource_names(module: Module, tree: ast.Module) -> list[tuple[str, str, boo
 def reject_own_path(module: Module, tree: ast.Module) -> None:
     """``__file__`` does not exist in a submission (Kaggle executes the text, not a file): code that finds
     its data beside itself would fail on Kaggle, so it is an error naming the line and the way out."""
+    skipped = script_only(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load):
+        if (isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load)
+                and id(node) not in skipped):
             raise InputError(
                 f"{module.where(node.lineno)}: `__file__` in module {module.name}: a submission has no file of its "
                 "own; read data files with agents.core.resources.load_resource('NAME') from a data/ folder"
@@ -58,15 +57,21 @@ def resource_file(name: str, module: Module, project: Project) -> str | None:
     return find_resource(name, module.path)  # a gathered module has no file: the working directory's data/
 
 
-def collect_resources(modules: list[Module], project: Project) -> dict[str, bytes]:
-    """The bytes of every data file the modules load, by name (sorted, for reproducible output)."""
+def collect_resources(modules: list[Module], project: Project, on_disk: bool = False) -> dict[str, bytes]:
+    """The bytes of every data file the modules load, by name (sorted, for reproducible output).
+
+    ``on_disk``: the modules are files of a bundle. Only its ``main.py`` (executed by Kaggle's loader) has
+    no ``__file__``, and agents commonly reach it only off Kaggle (``if os.path.isdir("/kaggle_simulations/
+    agent"): ... else: os.path.dirname(__file__)``): the validation, run at that path, tells.
+    """
     resources: dict[str, bytes] = {}
     origin: dict[str, str] = {}
     for module in modules:
         if module.name == RESOURCES_MODULE:
             continue  # the reader itself: its calls take the names callers pass
         tree = parse(module)
-        reject_own_path(module, tree)
+        if not on_disk:
+            reject_own_path(module, tree)
         for name, where, required in resource_names(module, tree):
             path = resource_file(name, module, project)
             if path is None:
@@ -84,10 +89,3 @@ def collect_resources(modules: list[Module], project: Project) -> dict[str, byte
     if resources and RESOURCES_MODULE not in {m.name for m in modules}:
         raise InputError(f"modules call load_resource() but {RESOURCES_MODULE} is not imported")
     return dict(sorted(resources.items()))
-
-
-def encode_resource(data: bytes) -> str:
-    """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
-    encoded = base64.b64encode(zlib.compress(data, 9)).decode("ascii")
-    lines = [encoded[start:start + 76] for start in range(0, len(encoded), 76)]
-    return '"""\n' + "\n".join(lines) + '\n"""'

@@ -22,10 +22,12 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import site
 import sys
 import sysconfig
 import time
+import traceback
 from typing import Any
 
 # (opponent, seats of the submission) in the order they are played; seat 0 moves first.
@@ -76,6 +78,10 @@ def load(path: str) -> dict[str, Any]:
     try:
         entry = get_last_callable(text, path=path)
     except Exception as error:  # Kaggle's loader wraps every failure in InvalidArgument
+        cause = error.__context__
+        if isinstance(cause, Exception) and not isinstance(cause, SyntaxError):  # the agent's own line first
+            text = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+            return {"ok": False, "reason": f"Kaggle's loader failed: {summarize_traceback(text)}"}
         return {"ok": False, "reason": f"Kaggle's loader failed: {error}"}
     seconds = time.perf_counter() - start
     return {"ok": True, "load_s": seconds, "last_callable": getattr(entry, "__name__", repr(entry))}
@@ -141,12 +147,40 @@ def describe_failure(env: Any, seat: int) -> str:
     return reason
 
 
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>.+)')
+
+
+def library_name(filename: str) -> str | None:
+    """``json/decoder.py`` for a file of the standard library, site-packages or kaggle_environments; None
+    for the agent's own code."""
+    paths = sysconfig.get_paths()
+    roots = sorted({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")},
+                   key=len, reverse=True)
+    real = filename if filename.startswith("<") else os.path.realpath(filename)
+    for root in roots:
+        if real.startswith(root + os.sep):
+            return os.path.relpath(real, root)
+    if filename.startswith("<frozen "):
+        return filename.strip("<>").split(" ", 1)[1]
+    return None
+
+
 def summarize_traceback(stderr: str) -> str:
-    """The exception line of a traceback and the innermost frame it was raised in."""
+    """One line: the agent's own innermost frame first, the exception, then the library frame it was raised
+    in (``lib_error.py:5 in agent: JSONDecodeError: ... (raised in json/decoder.py:355)``)."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    frames = [line for line in lines if line.startswith('File "')]
-    summary = lines[-1][-STDERR_TAIL:]
-    return f"{summary} ({frames[-1]})" if frames else summary
+    frames = [match for line in lines if (match := FRAME.match(line))]
+    summary = re.sub(r"^(?:\w+\.)+(\w+:)", r"\1", lines[-1][-STDERR_TAIL:])  # JSONDecodeError, not json.decoder.…
+    if not frames:
+        return summary
+    own = [frame for frame in frames if library_name(frame["file"]) is None]
+    text = summary
+    if own:
+        text = f"{os.path.basename(own[-1]['file'])}:{own[-1]['line']} in {own[-1]['name']}: {summary}"
+    if not own or frames[-1] is not own[-1]:
+        last = frames[-1]
+        text += f" (raised in {library_name(last['file']) or os.path.basename(last['file'])}:{last['line']})"
+    return text
 
 
 def watch_reads(submission: str) -> list[str]:
@@ -155,6 +189,8 @@ def watch_reads(submission: str) -> list[str]:
     installed = {os.path.realpath(p) for p in roots}
     system = ("/proc/", "/dev/", "/sys/", "/etc/", "/usr/share/zoneinfo/")
     own = os.path.realpath(submission)
+    # A bundle unpacked where Kaggle unpacks one: every file in it is the submission's own.
+    bundle = os.path.dirname(own) if os.path.dirname(own) == "/kaggle_simulations/agent" else None
     reads: list[str] = []
 
     def hook(event: str, args: tuple) -> None:
@@ -164,7 +200,7 @@ def watch_reads(submission: str) -> list[str]:
             return  # writing: not data that should have been embedded
         name = os.fsdecode(args[0])
         real = os.path.realpath(name)
-        if real == own or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
+        if real == own or (bundle and real.startswith(bundle + os.sep)) or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
             return
         if name not in reads:
             reads.append(name)
@@ -185,6 +221,7 @@ def check(path: str) -> dict[str, Any]:
     report["reads"] = reads  # the live list: it grows while the games run
     report["kaggle_environments"] = getattr(kaggle_environments, "__version__", "?")
     report["python"] = sys.version.split()[0]
+    report["numpy"] = numpy_version()
     if not report["ok"]:
         return report
     report["games"] = []
@@ -197,6 +234,15 @@ def check(path: str) -> dict[str, Any]:
             break
     report["reads"] = list(report["reads"])
     return report
+
+
+def numpy_version() -> str:
+    """numpy's version in this interpreter (some public agents run only under numpy 1)."""
+    try:
+        import numpy
+    except ImportError:
+        return "not installed"
+    return numpy.__version__
 
 
 def make_env_once() -> None:

@@ -3,14 +3,17 @@
 The forms, tried in this order:
 
 1. a function object (from Python): gathered with its closure (``building.closure``);
-2. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
+2. a notebook, ``NOTEBOOK.ipynb:FUNCTION``: the function and what it uses (``building.notebook``);
+3. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
    loader puts a submission's folder on ``sys.path``); a file inside a package is also importable under
    its dotted name, so its relative imports work. A folder is ``main.py`` in it (Kaggle's multi-file
    convention) or, without one, the package its ``__init__.py`` makes;
-3. a module name in the agent package (``greedy``) or a dotted module of the project (``agents.greedy``).
+4. a module name in the agent package (``greedy``) or a dotted module of the project (``agents.greedy``).
 
-``TARGET:FUNCTION`` picks a callable other than ``agent``. The project's own directories stay on the
-search path after the agent's, so an agent kept elsewhere may still import ``agents.core``.
+Without ``:FUNCTION`` the entry is Kaggle's rule (``building.entry_point``): ``agent`` if the module
+defines it, else the last callable. Import roots (``building.roots``): a file's folder first, then the
+roots the caller gives (``--path``, ``PYTHONPATH``), then the project's own folder, so an agent kept
+elsewhere may still import ``agents.core``.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from building.closure import gather
+from building.entry_point import DEFAULT_FUNCTION, entry_point
 from building.errors import InputError
-from building.modules import Module, Project, agent_names, binds_at_top_level, display, locate, parse, read_source
+from building.notebook import module_name, notebook_module
+from building.roots import locate, unique
+from building.sources import Module, Project, agent_names, binds_at_top_level, display, parse, read_source
 
-DEFAULT_FUNCTION = "agent"
 NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
                 ast.SetComp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)
 
@@ -40,6 +45,7 @@ class Entry:
     project: Project
     virtual: tuple[Module, ...] = ()
     rebuild: str | None = None
+    reason: str = "the file's function agent"  # why ``function`` is the entry (the build report prints it)
 
     @property
     def virtual_modules(self) -> dict[str, Module]:
@@ -63,9 +69,10 @@ def resolve_target(target: Any, project: Project = Project(), function: str | No
             raise InputError("function= applies to a file or module target, not to a function object")
         module = gather(target)
         cwd = os.getcwd()
-        project = replace(project, search_path=_unique((cwd, *project.search_path)))
+        project = replace(project, search_path=unique((cwd, *project.search_path)))
         return Entry(f"{target.__module__}.{target.__qualname__}", module.name, target.__name__, project,
-                     (module,), rebuild=f"build_submission.build({target.__name__}, ...) in Python")
+                     (module,), rebuild=f"build_submission.build({target.__name__}, ...) in Python",
+                     reason="the function given")
     if isinstance(target, os.PathLike):
         target = os.fspath(target)
     if not isinstance(target, str) or not target.strip():
@@ -73,14 +80,34 @@ def resolve_target(target: Any, project: Project = Project(), function: str | No
     base, named = split_function(target)
     if named and function and named != function:
         raise InputError(f"{target!r} names {named} but function={function!r}")
-    wanted = named or function or DEFAULT_FUNCTION
+    wanted = named or function
     path = os.path.expanduser(base)
     if os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~"):
         entry = _path_entry(target, path, wanted, project)
     else:
-        entry = _module_entry(target, base, wanted, project)
+        entry = _settle_function(_module_entry(target, base, wanted or DEFAULT_FUNCTION, project), wanted)
     _require_callable(entry)
     return entry
+
+
+def _entry_module(entry: Entry) -> Module:
+    module = entry.virtual_modules.get(entry.module)
+    if module is None:
+        found = locate(entry.module, entry.project)
+        assert found is not None
+        if os.path.isdir(found[0]):
+            raise InputError(f"{display(found[0])} is a folder without __init__.py or main.py: name a file in it")
+        module = Module(entry.module, found[0], found[1], read_source(found[0]))
+    return module
+
+
+def _settle_function(entry: Entry, named: str | None) -> Entry:
+    """Kaggle's entry-point rule: ``named``, else ``agent`` if defined, else the last callable."""
+    module = _entry_module(entry)
+    chosen = entry_point(parse(module), named)
+    if chosen is None:
+        raise InputError(f"{display(module.path)} defines no callable (Kaggle calls the file's last callable)")
+    return replace(entry, function=chosen.function, reason=chosen.reason)
 
 
 def _module_entry(target: str, name: str, function: str, project: Project) -> Entry:
@@ -93,14 +120,24 @@ def _module_entry(target: str, name: str, function: str, project: Project) -> En
     )
 
 
-def _path_entry(target: str, path: str, function: str, project: Project) -> Entry:
-    entry = _locate_path(target, path, function, project)
+def _path_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
+    if path.endswith(".ipynb") and os.path.isfile(path):
+        entry = _notebook_entry(target, os.path.abspath(path), function, project)
+    else:
+        entry = _settle_function(_locate_path(target, path, function or DEFAULT_FUNCTION, project), function)
     # The file names the agent by its path in the repository, or else by its folder's or file's own name:
     # where it is kept changes no byte.
     full = os.path.abspath(path).rstrip("/" + os.sep)
     name = display(full) if display(full) != full else os.path.basename(full) or target
-    short = name + (f":{function}" if function != DEFAULT_FUNCTION else "")
+    short = name + (f":{function}" if function else "")
     return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
+
+
+def _notebook_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
+    """A notebook's function and what it uses, as one module in memory; the notebook's folder is its root."""
+    module, function = notebook_module(path, function, module_name(path))
+    reason = "named by :FUNCTION" if function and target.endswith(f":{function}") else "the notebook's function agent"
+    return Entry(target, module.name, function, _with_roots(project, os.path.dirname(path)), (module,), reason=reason)
 
 
 def _locate_path(target: str, path: str, function: str, project: Project) -> Entry:
@@ -113,7 +150,8 @@ def _locate_path(target: str, path: str, function: str, project: Project) -> Ent
             path = main
         elif os.path.isfile(os.path.join(path, "__init__.py")):
             root, name = _import_root(path)
-            return Entry(target, name, function, _with_roots(project, root))
+            # The agent's folder (its data files, in a bundle) is the package's own, not the root above it.
+            return Entry(target, name, function, replace(_with_roots(project, root), home=path))
         else:
             raise InputError(f"unknown agent {target!r}: folder {display(path)} holds neither main.py nor __init__.py")
     if not path.endswith(".py"):
@@ -146,20 +184,13 @@ def _import_root(package_dir: str) -> tuple[str, str]:
 
 
 def _with_roots(project: Project, *roots: str) -> Project:
-    return replace(project, search_path=_unique((*roots, *project.search_path)))
-
-
-def _unique(paths: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(os.path.abspath(p) for p in paths))
+    home = project.home or (roots[0] if roots else None)
+    return replace(project, search_path=unique((*roots, *project.search_path)), home=home)
 
 
 def _require_callable(entry: Entry) -> None:
     """The entry module must bind the function at top level, to something that can be called."""
-    module = entry.virtual_modules.get(entry.module)
-    if module is None:
-        found = locate(entry.module, entry.project)
-        assert found is not None
-        module = Module(entry.module, found[0], found[1], read_source(found[0]))
+    module = _entry_module(entry)
     if not binds_at_top_level(module, entry.function):
         wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
         functions = [n.name for n in parse(module).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]

@@ -9,11 +9,12 @@ The file ends with a fresh ``def agent(obs, config)``: Kaggle calls the last cal
 from __future__ import annotations
 
 import ast
+import base64
 import hashlib
 import textwrap
+import zlib
 
-from building.data import RESOURCES_MODULE, encode_resource
-from building.modules import Module
+from building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\
 # The loader. Every project module above runs in its own module object, kept in a registry private
@@ -76,10 +77,12 @@ def _module(name):
     # is visible there only while its own top-level code runs; whatever was there before comes back.
     previous = _sys.modules.get(name, _ABSENT)
     _sys.modules[name] = module
-    # Tracebacks show the embedded lines (entries without a modification time stay in linecache).
-    _linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    # Tracebacks name the module's own file and show its lines (entries without a modification time stay
+    # in linecache).
+    filename = name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+    _linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        exec(compile(source, name, "exec", dont_inherit=True), module.__dict__)
+        exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del _LOADED[name]
         raise
@@ -110,6 +113,13 @@ def agent(obs, config):
     # Kaggle passes an agent only as many arguments as it declares; so does this wrapper.
     return _AGENT(*(obs, config)[:_AGENT_ARGC])
 '''
+
+
+def encode_resource(data: bytes) -> str:
+    """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
+    encoded = base64.b64encode(zlib.compress(data, 9)).decode("ascii")
+    lines = [encoded[start:start + 76] for start in range(0, len(encoded), 76)]
+    return '"""\n' + "\n".join(lines) + '\n"""'
 
 
 def triple_quoted(text: str) -> str:

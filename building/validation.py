@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 from building.errors import InputError, ValidationError
 from sandbox import Sandbox
@@ -24,6 +26,61 @@ LOAD_WARNING_S = 0.5  # loading runs inside the first move's 2 s on Kaggle
 def check_command(submission: str, report: str) -> list[str]:
     """The command that checks ``submission`` and writes ``report``: the one place it is put together."""
     return [sys.executable, "-I", CHECK_SCRIPT, submission, report]
+
+
+def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
+    """Kaggle's checks on a bundle unpacked at /kaggle_simulations/agent, where Kaggle unpacks one: always in
+    a bubblewrap sandbox, which binds the folder there. Without bubblewrap, an ``InputError`` saying how to
+    install it. ``entry`` is the function main.py must leave last (the one Kaggle calls)."""
+    from building.bundle import BUNDLE_ROOT, unpacked
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        raise InputError(f"a bundle is validated unpacked at {BUNDLE_ROOT}, which needs bubblewrap: {error}") from None
+    folder = unpacked(files)
+    try:
+        with tempfile.TemporaryDirectory(prefix="connectx-check-") as work:
+            empty = os.path.join(work, "cwd")
+            report_path = os.path.join(work, "report.json")
+            os.makedirs(empty)
+            box = Sandbox(writable=(work,), mounts=((folder, BUNDLE_ROOT),))
+            command = check_command(f"{BUNDLE_ROOT}/main.py", report_path)
+            report = _checked(lambda: box.run(command, cwd=empty, capture_output=True, text=True, timeout=timeout),
+                              report_path, timeout)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return _judged(report, entry, bundle=True)
+
+
+def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
+    """Run the check interpreter and read its report; ``ValidationError`` when it did not produce one."""
+    try:
+        run = run_check()
+    except subprocess.TimeoutExpired:
+        raise ValidationError(
+            f"validation did not finish within {timeout:g} s (an agent move that never returns?)"
+        ) from None
+    if run.returncode != 0 or not os.path.exists(report_path):
+        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ValidationError(f"the check interpreter failed (exit {run.returncode}): {tail}")
+    with open(report_path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _judged(report: dict, entry: str = "agent", bundle: bool = False) -> dict:
+    """The report, with what Kaggle would refuse turned into errors: unembedded reads, a wrong entry."""
+    reads = report.get("reads") or []
+    if reads:
+        names = ", ".join(repr(name) for name in reads)
+        where = "put them in the agent's folder" if bundle else (
+            "read data files with agents.core.resources.load_resource('NAME') from a data/ folder, or build a "
+            "bundle (-o submission.tar.gz)")
+        raise InputError(f"the agent reads {names} at run time, which the build did not include: {where}")
+    if report.get("ok") and report.get("last_callable") != entry:
+        report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not {entry}")
+    return report
 
 
 def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False) -> dict:
@@ -42,34 +99,16 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
         os.makedirs(empty)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        try:
-            runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
-            run = runner(check_command(path, report_path), cwd=empty, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise ValidationError(
-                f"validation did not finish within {timeout:g} s (an agent move that never returns?)"
-            ) from None
-        if run.returncode != 0 or not os.path.exists(report_path):
-            tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-            raise ValidationError(f"the check interpreter failed (exit {run.returncode}): {tail}")
-        with open(report_path, encoding="utf-8") as handle:
-            report = json.load(handle)
-    reads = report.get("reads") or []
-    if reads:
-        names = ", ".join(repr(name) for name in reads)
-        raise InputError(
-            f"the agent reads {names} at run time, which the build did not embed: read data files with "
-            "agents.core.resources.load_resource('NAME') from a data/ folder"
-        )
-    if report.get("ok") and report.get("last_callable") != "agent":
-        report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not agent")
-    return report
+        runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
+        report = _checked(lambda: runner(check_command(path, report_path), cwd=empty, capture_output=True, text=True,
+                                         timeout=timeout), report_path, timeout)
+    return _judged(report)
 
 
 def format_report(report: dict) -> str:
     """The validation report as the command line prints it."""
     lines = [
-        f"validation (python {report.get('python', '?')} -I, empty directory, "
+        f"validation (python {report.get('python', '?')} -I, numpy {report.get('numpy', '?')}, empty directory, "
         f"kaggle_environments {report.get('kaggle_environments', '?')}, 6x7, 4 in a row):"
     ]
     if "load_s" in report:

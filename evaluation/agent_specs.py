@@ -57,7 +57,7 @@ _BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created
 class AgentSpec:
     """A resolved agent; picklable (plain strings only).
 
-    ``kind`` is "file", "built", "module", "builtin" or "callable". ``name`` is what reports show (the
+    ``kind`` is "file", "built", "bundle", "module", "builtin" or "callable". ``name`` is what reports show (the
     argument as the user gave it); ``target`` is an absolute file path (a built agent's temporary file),
     a dotted module name, a built-in name or a callable's registry token; ``function`` is the module's
     callable.
@@ -67,10 +67,11 @@ class AgentSpec:
     kind: str
     target: str
     function: str = "agent"
+    folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
 
     def load(self) -> Callable[..., Any]:
         """A fresh agent callable for one game (call it in the process that plays the game)."""
-        if self.kind in ("file", "built"):
+        if self.kind in ("file", "built", "bundle"):
             from kaggle_environments.agent import build_agent
 
             callable_agent, _ = build_agent(self.target, {}, "connectx")
@@ -91,11 +92,12 @@ class AgentSpec:
         raise AgentSpecError(f"unknown agent kind {self.kind!r}")
 
 
-def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> AgentSpec:
+def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     """Resolve an agent argument (or, from Python, a callable); raises ``AgentSpecError`` (one line).
 
     ``sandbox``: a file's load check runs inside a bubblewrap sandbox (see the ``sandbox`` package); a
-    callable cannot enter one (it lives in this process).
+    callable cannot enter one (it lives in this process). ``paths``: import roots searched after a file's
+    folder and before ``PYTHONPATH``'s (``--path``), exactly as the builder searches them.
     """
     if callable(spec) and not isinstance(spec, str):
         if sandbox:
@@ -110,7 +112,15 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False) -> Ag
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
-        return _resolve_built(spec, sandbox) if function is not None else _resolve_file(spec, sandbox)
+        if base.endswith(".ipynb"):
+            return _resolve_built(spec, sandbox, paths)
+        if function is None and base.endswith(".tar.gz"):
+            return _resolve_bundle(spec, None)
+        if function is None and os.path.isdir(base) and _reads_bundle_root(spec, paths):
+            return _resolve_bundle(spec, paths)
+        if function is None:
+            return _resolve_file(spec, sandbox, paths)
+        return _resolve_built(spec, sandbox, paths)
     if base.isidentifier() and _module_exists(f"agents.{base}"):
         return _resolve_module(spec, f"agents.{base}", function or "agent")
     if spec in BUILTINS:
@@ -148,12 +158,12 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
     return AgentSpec(name, "module", dotted, function)
 
 
-def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
+def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
     from building import ANY_EXTERNAL, BuildError, build_text
 
     try:
-        text = build_text(spec, allow_imports=(ANY_EXTERNAL,))[0]
+        text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     if not _BUILD_DIR:
@@ -168,9 +178,61 @@ def _resolve_built(spec: str, sandbox: bool = False) -> AgentSpec:
     return AgentSpec(spec, "built", path)
 
 
-def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
+def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
+    """Whether a folder agent's modules name /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
+    from building import BuildError, agent_shape
+
+    try:
+        return agent_shape(folder, paths).reads_bundle_root
+    except BuildError:
+        return False  # the ordinary build says what is wrong
+
+
+def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
+    """A ``.tar.gz`` (``paths`` None) or a folder reading /kaggle_simulations/agent: unpacked (a folder as the
+    builder would bundle it) into a folder the sandbox shows at /kaggle_simulations/agent, as Kaggle does."""
+    from building import BUNDLE_ROOT, BuildError, bundle_folder, unpack_bundle
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        raise AgentSpecError(f"agent {spec!r} is a Kaggle bundle, run unpacked at {BUNDLE_ROOT}, which needs "
+                             f"bubblewrap: {error}") from None
+    try:
+        if paths is None:
+            if not os.path.isfile(spec):
+                raise AgentSpecError(f"agent file {spec!r} does not exist")
+            folder = tempfile.mkdtemp(prefix="connectx-bundle-")
+            os.chmod(folder, 0o755)
+            unpack_bundle(spec, folder)
+        else:
+            folder = bundle_folder(spec, paths)
+    except BuildError as error:
+        raise AgentSpecError(f"agent {spec!r}: {error}") from None
+    atexit.register(shutil.rmtree, folder, True)
+    main = f"{BUNDLE_ROOT}/main.py"
+    problem = _check_loads(main, True, ((folder, BUNDLE_ROOT),))
+    if problem:
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
+    return AgentSpec(spec, "bundle", main, folder=folder)
+
+
+def _needs_build(path: str, paths: "tuple[str, ...]") -> bool:
+    """Whether a ``.py`` file must be built to run as the builder would upload it: it imports modules of its
+    own (from its folder, a ``--path`` or ``PYTHONPATH``), or Kaggle's last callable is not its entry
+    (it defines ``agent`` before a helper). Raises ``AgentSpecError`` for an import no root satisfies."""
+    from building import BuildError, agent_shape
+
+    try:
+        return not agent_shape(path, paths).loads_as_is
+    except BuildError as error:
+        raise AgentSpecError(f"agent {path!r}: {error}") from None
+
+
+def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     if os.path.isdir(path):
-        return _resolve_built(path, sandbox)
+        return _resolve_built(path, sandbox, paths)
     if not os.path.isfile(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     try:
@@ -182,13 +244,15 @@ def _resolve_file(path: str, sandbox: bool = False) -> AgentSpec:
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
+    if path.endswith(".py") and _needs_build(path, paths):
+        return _resolve_built(path, sandbox, paths)
     problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
     return AgentSpec(path, "file", os.path.abspath(path))
 
 
-def _check_loads(path: str, sandbox: bool = False) -> str | None:
+def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:
     """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
 
     The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
@@ -202,7 +266,7 @@ def _check_loads(path: str, sandbox: bool = False) -> str | None:
     if sandbox:
         from sandbox import Sandbox
 
-        child = Sandbox(files=(path,)).popen(
+        child = Sandbox(files=() if mounts else (path,), mounts=mounts).popen(
             [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         exit_code, kill, join = child.poll, child.kill, child.wait
@@ -249,5 +313,9 @@ def _load_in_child(path: str, send: Any) -> None:
             message = message[len("Invalid raw Python: "):]
         if "list index out of range" in message:
             message = "it defines no callable"
+        elif isinstance(error.__context__, Exception) and not isinstance(error.__context__, SyntaxError):
+            from building import format_agent_error  # the agent's own line first, as everywhere
+
+            message = format_agent_error(error)
         answer = message.splitlines()[0] if message.strip() else type(error).__name__
         send.send_bytes(answer.encode("utf-8", "replace")[:_ANSWER_BYTES])

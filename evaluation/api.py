@@ -59,12 +59,14 @@ def play_match(
     backend: str = "process",
     results: str | None = None,
     sandbox: bool = False,
+    paths: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a dict.
 
     The keyword arguments are ``evaluate.py``'s options of the same names. ``results`` is a JSON Lines
     file to record every game in (as ``--results``; default: none is written, and the dict's
-    ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``).
+    ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``);
+    ``paths`` are import roots after an agent file's folder, before ``PYTHONPATH``'s (as ``--path``).
     Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
     an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
     ``evaluation.match.BackendUnavailable`` for a backend that cannot run
@@ -83,7 +85,8 @@ def play_match(
         if backend != "process":
             raise ValueError("sandbox=True runs games on the process backend only")
         require()
-    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox) for spec in (a, b))
+    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox, paths=paths)
+                  for spec in (a, b))
     names = [spec.name for spec in specs]
     config = Config(rows, columns, inarow)
     suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))

@@ -161,12 +161,12 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     except ValueError as error:
         raise GateUsage(str(error)) from None
     try:
-        baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox)
+        baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
         raise GateUsage(f"baseline: {error}") from None
     load = Check("load")
     try:
-        candidate = resolve_agent(settings.candidate, sandbox=settings.sandbox)
+        candidate = resolve_agent(settings.candidate, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
         named = settings.candidate.rpartition(":")[0] or settings.candidate  # FILE:FUNCTION names a file too
         if not os.path.exists(named):
@@ -176,7 +176,8 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         return None, load
     load.passed = True
     load.detail = f"{candidate.kind} {candidate.target}" + (
-        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else "")
+        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else
+        " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == "bundle" else "")
     _check_suite(settings.openings, config, settings.seed)
     return GateContext(settings, candidate, baseline, config), load
 

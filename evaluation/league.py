@@ -123,7 +123,7 @@ def prepare(settings: LeagueSettings) -> League:
         raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
     try:
         config = Config(settings.rows, settings.columns, settings.inarow)
-        specs = tuple(resolve_agent(name, sandbox=settings.sandbox) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=settings.sandbox, paths=tuple(settings.path)) for name in names)
         suite = load_suite(settings.openings, config, settings.seed, count=max(64, (settings.games + 1) // 2))
         backend_runner(settings.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
@@ -253,17 +253,21 @@ def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str,
 
 
 def render_table(report: dict[str, Any]) -> str:
-    """The rating table and the cross table as aligned plain text (also valid Markdown)."""
+    """The rating table and the cross table as aligned plain text (also valid Markdown); agents by their
+    short names (``league.json`` keeps them as given)."""
+    from evaluation.summary import short_names
+
+    brief = dict(zip(report["cross_table"]["agents"], short_names(report["cross_table"]["agents"])))
     head = ["#", "agent", "Elo", "95% CI", "games", "score", "W", "D", "L", "invalid", "error", "timeout",
             "mean s/move", "max s/move"]
-    body = [[str(rank), r["name"], f"{r['elo']:+.0f}", f"[{r['elo_ci'][0]:+.0f}, {r['elo_ci'][1]:+.0f}]",
+    body = [[str(rank), brief.get(r["name"], r["name"]), f"{r['elo']:+.0f}", f"[{r['elo_ci'][0]:+.0f}, {r['elo_ci'][1]:+.0f}]",
              str(r["games"]), f"{r['score']:.1%}", str(r["wins"]), str(r["draws"]), str(r["losses"]),
              str(r["invalid"]), str(r["errors"]), str(r["timeouts"]), f"{r['mean_move_s']:.4f}",
              f"{r['max_move_s']:.4f}"] for rank, r in enumerate(report["ratings"], 1)]
     cross = report["cross_table"]
     short = [str(n + 1) for n in range(len(cross["agents"]))]
     cross_head = ["#", "agent", *short]
-    cross_body = [[str(n + 1), name, *("-" if s is None else f"{s:.0%}" for s in row)]
+    cross_body = [[str(n + 1), brief.get(name, name), *("-" if s is None else f"{s:.0%}" for s in row)]
                   for n, (name, row) in enumerate(zip(cross["agents"], cross["score"]))]
     config = report["config"]
     intro = (f"{report['games']} games ({report['games_per_match']} per match, {report['distinct_games']} distinct) on "

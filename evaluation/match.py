@@ -120,7 +120,8 @@ def run_match(
 
 
 def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
-    """Callables live in this process; only the process backend's forked workers inherit them."""
+    """Callables live in this process; only the process backend's forked workers inherit them. Kaggle bundles
+    need its sandbox (it shows them at /kaggle_simulations/agent)."""
     if backend == "process":
         return
     callables = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "callable"})
@@ -129,6 +130,10 @@ def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
             f"--backend {backend} cannot take callables ({', '.join(callables)}): its workers are not forked from "
             "this process; use the process backend, or give the agent as a file, folder or module"
         )
+    bundles = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "bundle"})
+    if bundles:
+        raise BackendUnavailable(f"--backend {backend} cannot run Kaggle bundles ({', '.join(bundles)}): they run "
+                                 "unpacked at /kaggle_simulations/agent in the process backend's sandbox")
 
 
 def backend_runner(name: str) -> Callable[..., None]:

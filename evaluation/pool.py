@@ -33,7 +33,7 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from evaluation.record import GameRecord, GameTask, forfeit
+from evaluation.record import LOG_LINES, GameRecord, GameTask, forfeit
 from evaluation.worker import CELLS, CELLS_BYTES, IDLE, THINKING, SharedMonitor, preload, serve
 from sandbox import Sandbox
 
@@ -43,6 +43,7 @@ GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
 GAME_SLACK_SECONDS = 30.0  # see longest_game
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # a sandboxed worker's record (with Kaggle's steps) is far smaller
+MAX_TEXT = 2000  # characters kept of a sandboxed record's error text or printed line
 STATUSES = ("DONE", "INVALID", "ERROR", "TIMEOUT")
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 STOP_SECONDS = 2.0  # how long an idle sandboxed worker gets to exit on its own at the end of a run
@@ -147,6 +148,15 @@ class _Worker:
         self.conn.close()
 
 
+def bundle_mounts(seats: list[Any]) -> tuple[tuple[str, str], ...]:
+    """The one Kaggle bundle among ``seats`` as a sandbox mount at /kaggle_simulations/agent (both seats of a
+    worker share its file system, so two different bundles cannot play in one match)."""
+    folders = sorted({spec.folder for spec in seats if spec.kind == "bundle"})
+    if len(folders) > 1:
+        raise ValueError("two Kaggle bundles cannot play each other: both need /kaggle_simulations/agent")
+    return tuple((folder, "/kaggle_simulations/agent") for folder in folders)
+
+
 def run_games(
     tasks: Iterable[GameTask],
     *,
@@ -167,12 +177,13 @@ def run_games(
     if not pending:
         return
     box = None
-    if sandbox:
-        seats = [spec for task in pending for spec in task.seats]
+    seats = [spec for task in pending for spec in task.seats]
+    mounts = bundle_mounts(seats)
+    if sandbox or mounts:  # a Kaggle bundle runs only where Kaggle unpacks it, which a sandbox provides
         if any(spec.kind == "callable" for spec in seats):
             raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
         files = sorted({spec.target for spec in seats if spec.kind in ("file", "built")})
-        box = Sandbox(files=tuple(files))
+        box = Sandbox(files=tuple(files), mounts=mounts)
     else:
         preload()
     context = multiprocessing.get_context("fork")
@@ -276,4 +287,18 @@ def checked_record(task: GameTask, payload: bytes) -> GameRecord:
         game_id=task.game_id, agents=[spec.name for spec in task.seats], opening=list(task.opening),
         moves=moves, statuses=statuses, outcomes=outcomes, move_times=times, config=dict(task.config),
         seed=task.seed, swapped=task.swapped, note=note[:1000], steps=steps,
+        error=_seat_errors(data.get("error")), logs=_seat_logs(data.get("logs")),
     )
+
+
+def _seat_errors(value: Any) -> list[str | None]:
+    """Each seat's error text from a sandboxed record, or None where it is missing or not text (capped)."""
+    seats = value if isinstance(value, list) and len(value) == 2 else [None, None]
+    return [text[:MAX_TEXT] if isinstance(text, str) else None for text in seats]
+
+
+def _seat_logs(value: Any) -> list[list[str]]:
+    """Each seat's last printed lines from a sandboxed record: at most LOG_LINES strings each (capped)."""
+    seats = value if isinstance(value, list) and len(value) == 2 else [[], []]
+    return [[line[:MAX_TEXT] for line in lines if isinstance(line, str)][-LOG_LINES:] if isinstance(lines, list) else []
+            for lines in seats]

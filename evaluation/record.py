@@ -8,6 +8,7 @@ from typing import Any
 from evaluation.agent_specs import AgentSpec
 
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
+LOG_LINES = 20  # lines of each seat's output a record keeps
 FORFEITS = ("invalid", "error", "timeout")
 
 
@@ -45,6 +46,9 @@ class GameRecord:
     opening; ``move_times`` are Kaggle's own per-move durations (opening moves excluded); ``steps`` is
     ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
     worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
+    ``error`` says, per seat, why it forfeited (the exception with the agent's own file:line first, the
+    invalid action, or why its worker died), None otherwise; ``logs`` are the last ``LOG_LINES`` lines each
+    seat printed (stdout and stderr), as Kaggle keeps agent logs.
     """
 
     game_id: int
@@ -59,6 +63,8 @@ class GameRecord:
     swapped: bool = False
     note: str = ""
     steps: list[Any] = field(default_factory=list, repr=False)
+    error: list[str | None] = field(default_factory=lambda: [None, None])
+    logs: list[list[str]] = field(default_factory=lambda: [[], []])
 
     @property
     def seats(self) -> tuple[int, int]:
@@ -71,6 +77,10 @@ class GameRecord:
 
     def times_of(self, index: int) -> list[float]:
         return self.move_times[index ^ int(self.swapped)]
+
+    def error_of(self, index: int) -> str | None:
+        """Why the match's agent ``index`` forfeited, or None."""
+        return self.error[index ^ int(self.swapped)]
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict without ``steps`` (the moves reproduce the game)."""
@@ -97,6 +107,8 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         times[seat].append(round(thinking, 6))
     outcomes = ["win", "win"]
     outcomes[seat] = outcome
+    error: list[str | None] = [None, None]
+    error[seat] = note or None
     statuses = ["DONE", "DONE"]
     statuses[seat] = outcome.upper()
     return GameRecord(
@@ -111,4 +123,5 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         seed=task.seed,
         swapped=task.swapped,
         note=note,
+        error=error,
     )

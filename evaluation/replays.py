@@ -56,8 +56,36 @@ def replay_name(record: GameRecord, perspective: int = 0) -> str:
 
 
 def replay_html(record: GameRecord) -> str:
-    """A self-contained HTML page: Kaggle's ConnectX player loaded with this game."""
-    return replay_environment(record).render(mode="html")
+    """A self-contained HTML page: Kaggle's ConnectX player loaded with this game, and, above it, why a seat
+    forfeited and the last lines each seat printed."""
+    page = replay_environment(record).render(mode="html")
+    notes = forfeit_notes(record)
+    if not notes:
+        return page
+    marker = page.find("<body>")
+    at = marker + len("<body>") if marker >= 0 else 0
+    return page[:at] + notes + page[at:]
+
+
+def forfeit_notes(record: GameRecord) -> str:
+    """An HTML block with each seat's error and printed lines (empty when no seat forfeited or printed)."""
+    import html
+
+    parts = []
+    for seat, name in enumerate(record.agents):
+        error = record.error[seat] if seat < len(record.error) else None
+        logs = record.logs[seat] if seat < len(record.logs) else []
+        if not error and not logs:
+            continue
+        title = f"player {seat + 1} ({html.escape(name)}): {html.escape(record.statuses[seat])}"
+        body = f"<p class=\"error\"><b>{title}</b> {html.escape(error or '')}</p>"
+        if logs:
+            body += "<pre class=\"logs\">" + html.escape("\n".join(logs)) + "</pre>"
+        parts.append(body)
+    if not parts:
+        return ""
+    return ("<div class=\"forfeit\" style=\"font-family: sans-serif; font-size: 13px; margin: 8px\">"
+            + "".join(parts) + "</div>")
 
 
 def replay_environment(record: GameRecord) -> Any:

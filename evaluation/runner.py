@@ -21,7 +21,7 @@ import time
 from typing import Any, Callable, Protocol
 
 from evaluation.agent_specs import AgentSpec
-from evaluation.record import GameRecord, GameTask
+from evaluation.record import LOG_LINES, GameRecord, GameTask
 
 FORFEIT_STATUSES = {"INVALID": "invalid", "ERROR": "error", "TIMEOUT": "timeout"}
 
@@ -78,6 +78,8 @@ def play_game(
     specs = (spec_a, spec_b)
     agents = [Agent(_seat_agent(spec, seat, act_timeout, monitor), env) for seat, spec in enumerate(specs)]
     times: list[list[float]] = [[], []]
+    errors: list[str | None] = [None, None]
+    printed: list[list[str]] = [[], []]
     note = ""
     while not env.done:
         seat = _active_seat(env)
@@ -85,6 +87,8 @@ def play_game(
         actions[seat], logs[seat] = agents[seat].act(env._Environment__get_shared_state(seat).observation)
         if "duration" in logs[seat]:
             times[seat].append(float(logs[seat]["duration"]))
+        errors[seat] = describe_action(actions[seat]) or errors[seat]
+        printed[seat] = (printed[seat] + agent_lines(logs[seat], raised=errors[seat] is not None))[-LOG_LINES:]
         try:
             env.step(actions, logs)
         except Exception as error:  # the action broke the referee itself: it is that agent's invalid move
@@ -93,6 +97,8 @@ def play_game(
             env.step(actions, logs)
         if env.state[seat].status in ("ACTIVE", "INACTIVE", "DONE") and isinstance(actions[seat], int):
             moves.append(actions[seat])
+        if env.state[seat].status == "INVALID" and errors[seat] is None:
+            errors[seat] = f"invalid move: returned {actions[seat]!r} ({type(actions[seat]).__name__})"
 
     statuses = [state.status for state in env.state]
     return GameRecord(
@@ -108,6 +114,8 @@ def play_game(
         swapped=swapped,
         note=note,
         steps=env.steps,
+        error=[errors[s] if statuses[s] in FORFEIT_STATUSES else None for s in (0, 1)],
+        logs=printed,
     )
 
 
@@ -133,6 +141,26 @@ def outcomes_from(statuses: list[str], rewards: list[Any]) -> list[str]:
             reward = rewards[seat] or 0
             outcomes.append("win" if reward > 0 else "loss" if reward < 0 else "draw")
     return outcomes
+
+
+def agent_lines(log: dict[str, Any], raised: bool = False) -> list[str]:
+    """The lines a seat printed during one move (Kaggle's ``Agent.act`` captures stdout and stderr); when the
+    move raised, without the traceback ``Agent.act`` printed after them (the record's error tells it)."""
+    stderr = str(log.get("stderr") or "")
+    if raised and "Traceback (most recent call last):" in stderr:
+        stderr = stderr[:stderr.rindex("Traceback (most recent call last):")]
+    return [line for text in (str(log.get("stdout") or ""), stderr) for line in text.splitlines() if line.strip()]
+
+
+def describe_action(action: Any) -> str | None:
+    """One line for an exception the agent raised (``Agent.act`` returns it as the action), else None."""
+    from kaggle_environments.errors import DeadlineExceeded
+
+    from building import format_agent_error
+
+    if isinstance(action, BaseException) and not isinstance(action, DeadlineExceeded):
+        return format_agent_error(action)
+    return None
 
 
 def _active_seat(env: Any) -> int:

@@ -27,3 +27,4 @@ class PlaySettings:
     replays: str | None = None  # where HTML replays of forfeited games go
     backend: str = "process"
     sandbox: bool = False  # every agent process inside a bubblewrap sandbox
+    path: tuple[str, ...] = ()  # import roots after an agent file's folder, before PYTHONPATH's (--path)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+from collections import Counter
 from typing import Any, Sequence
 
 from evaluation import stats
@@ -71,7 +73,34 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "score_ci": [round(score.low, 4), round(score.high, 4)],
         "elo": _finite(elo.value),
         "elo_ci": [_finite(elo.low), _finite(elo.high)],
+        "error_messages": error_messages(records, index),
     }
+
+
+def error_messages(records: Sequence[GameRecord], index: int) -> list[dict[str, Any]]:
+    """Why agent ``index`` forfeited: ``[{"message", "games"}]``, most frequent first."""
+    counts = Counter(message for record in records if (message := record.error_of(index)))
+    return [{"message": message, "games": games}
+            for message, games in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def short_names(names: Sequence[str]) -> list[str]:
+    """Names for a table: the file or folder name (``~/bots/v2/main.py:act`` -> ``main.py:act``), and
+    ``parent/name`` where two would otherwise read the same; module and built-in names stay as they are."""
+
+    def tail(name: str, parts: int) -> str:
+        base, sep, function = name.rpartition(":")
+        path, suffix = (base, f":{function}") if sep and base and function.isidentifier() else (name, "")
+        bits = [bit for bit in path.replace(os.sep, "/").split("/") if bit not in ("", ".")]
+        return "/".join(bits[-parts:]) + suffix if bits else name
+
+    short = [tail(name, 1) for name in names]
+    for parts in range(2, 8):
+        clashes = {s for s in short if sum(t == s for t in short) > 1}
+        if not clashes:
+            break
+        short = [tail(name, parts) if s in clashes else s for name, s in zip(names, short)]
+    return [s if sum(t == s for t in short) == 1 else name for name, s in zip(names, short)]
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -83,8 +112,9 @@ def table(summary: dict[str, Any]) -> str:
         ("score [95% CI]", None, None), ("Elo [95% CI]", None, None),
     ]
     rows = [[title for title, _, _ in columns]]
-    for agent in summary["agents"]:
-        row = [fmt.format(agent[key]) for _, key, fmt in columns if key]
+    names = short_names([agent["name"] for agent in summary["agents"]])
+    for agent, name in zip(summary["agents"], names):
+        row = [fmt.format(agent[key]) if key != "name" else name for _, key, fmt in columns if key]
         low, high = agent["score_ci"]
         row.append(f"{agent['score']:.3f} [{low:.3f}, {high:.3f}]")
         elo, (elo_low, elo_high) = agent["elo"], agent["elo_ci"]
@@ -98,7 +128,9 @@ def table(summary: dict[str, Any]) -> str:
         f"{summary['games']} games on {config['rows']}x{config['columns']}, {config['inarow']} in a row; "
         f"{summary['distinct_games']} distinct; {summary['pairs']} pairs ({summary['score_model']} score)"
     )
-    tail = f"likelihood that {summary['agents'][0]['name']} is stronger: {summary['los']:.1%}"
+    tail = f"likelihood that {names[0]} is stronger: {summary['los']:.1%}"
+    reasons = [f"{name} forfeited: {item['message']} ({item['games']} game{'s' if item['games'] != 1 else ''})"
+               for agent, name in zip(summary["agents"], names) for item in agent.get("error_messages", [])]
     extra = []
     if "sprt" in summary:
         sprt = summary["sprt"]
@@ -106,7 +138,7 @@ def table(summary: dict[str, Any]) -> str:
             f"SPRT elo0={sprt['elo0']} elo1={sprt['elo1']}: LLR {sprt['llr']:.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}]"
             f" -> {sprt['verdict'] or 'undecided'}"
         )
-    return "\n".join([head, lines[0], "-" * len(lines[0]), *lines[1:], tail, *extra])
+    return "\n".join([head, lines[0], "-" * len(lines[0]), *lines[1:], *reasons, tail, *extra])
 
 
 def _rate(count: int, total: int) -> float:

@@ -39,10 +39,13 @@ class Sandbox:
     are copied in, so a file only its owner may read still loads after root's uid switch). ``writable``
     directories are bound read-write (the builder's report directory; under root they are handed to the
     sandbox's uid). ``tmp_mb`` sizes the private ``/tmp``; ``max_processes`` caps processes and threads.
+    ``mounts`` are ``(folder, where)`` pairs: ``folder`` shown read-only at ``where`` inside (a Kaggle bundle
+    unpacked at ``/kaggle_simulations/agent``); the folder must be readable by everyone.
     """
 
     files: tuple[str, ...] = ()
     writable: tuple[str, ...] = ()
+    mounts: tuple[tuple[str, str], ...] = ()
     tmp_mb: int = DEFAULT_TMP_MB
     max_processes: int = DEFAULT_MAX_PROCESSES
 
@@ -104,6 +107,9 @@ class Sandbox:
                 os.chown(directory, uid, uid)
                 os.chmod(directory, 0o755)
             command += _parents(directory, covered, made) + ["--bind", directory, directory]
+        for folder, where in self.mounts:
+            command += _parents(where, covered, made) + ["--ro-bind", os.path.abspath(folder), where]
+            covered.append(where)
         fds = []
         try:
             for path in self.files:

@@ -224,7 +224,7 @@ def test_a_forbidden_import_is_an_input_error_naming_import_and_module(tmp_path,
     [
         ("no_such_agent", "unknown agent 'no_such_agent'"),
         ("../greedy", "unknown agent '../greedy'"),
-        ("noagent", "defines no top-level agent(obs, config)"),
+        ("nofunction", "nofunction.py defines no callable (Kaggle calls the file's last callable)"),
         ("resource_variable", "resource_variable.py:4: load_resource() needs a string literal"),
         ("resource_missing", "resource_missing.py:3: cannot read data file"),
     ],
@@ -329,8 +329,9 @@ def test_a_valid_build_exits_0_and_prints_what_to_upload(tmp_path, capsys):
     ("agent", "reason"),
     [
         ("returns99", "game against itself: INVALID as player 1 at ply 1 (returned 99)"),
-        ("raises", "game against itself: ERROR as player 1 at ply 1: RuntimeError: fixture agent fails on purpose"),
-        ("loadfails", "Kaggle's loader failed: Invalid raw Python: RuntimeError('fixture module fails at import"),
+        ("raises", "game against itself: ERROR as player 1 at ply 1: raises.py:2 in agent: RuntimeError: fixture agent fails on purpose"),
+        ("loadfails", "Kaggle's loader failed: loadfails.py:3 in <module>: RuntimeError: fixture module fails at "
+                      "import on purpose\n"),
     ],
 )
 def test_a_failing_agent_exits_1_and_leaves_out_untouched(tmp_path, capsys, agent, reason):

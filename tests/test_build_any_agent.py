@@ -408,9 +408,9 @@ BAD_FILES = {
     ("bots/single.py:LIMIT", "{d}/bots/single.py:1: LIMIT is not callable"),
     ("bots/single.py:9x", "'9x' after ':' is not a function name"),
     ("bots/networked.py", "{d}/bots/networked.py:2: `import requests` in module networked: a submission may "
-                          "import only the standard library, numpy and project modules "
+                          "import only the standard library, numpy, kaggle_environments and its own modules "
                           "(if Kaggle's image has requests: --allow-import requests)"),
-    ("reads_file", "the agent reads 'data/table.txt' at run time, which the build did not embed"),
+    ("reads_file", "the agent reads 'data/table.txt' at run time, which the build did not include"),
     ("broken", "{d}/broken/helper.py:4: syntax error"),
     ("beside_itself", "{d}/beside_itself/main.py:3: `__file__` in module main: a submission has no file of its own"),
 ])

@@ -1,0 +1,52 @@
+"""What an agent is, for the evaluator: its shape read by the builder's own stages, without building it.
+
+``evaluate.py`` loads a plain file as Kaggle does, builds anything else with ``build_text`` and runs a
+Kaggle bundle unpacked at /kaggle_simulations/agent; ``agent_shape`` tells which, with the same import roots
+and entry-point rule as the builder, so the two agree on every agent.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable
+
+from building.build import prepare, render_bundle
+from building.bundle import mentions_bundle_root, unpacked
+from building.entry_point import last_callable
+from building.modules import discover
+from building.sources import ANY_EXTERNAL, parse
+
+
+@dataclass(frozen=True)
+class AgentShape:
+    """``modules``: the module graph, the entry last; ``function``: the entry point; ``last_callable``: what
+    Kaggle's loader alone would call in the entry module; ``reads_bundle_root``: some module names
+    /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
+
+    modules: tuple[str, ...]
+    function: str
+    last_callable: str | None
+    reads_bundle_root: bool
+
+    @property
+    def loads_as_is(self) -> bool:
+        """Kaggle's loader runs the file itself as the builder would upload it: one module, its entry last."""
+        return len(self.modules) == 1 and self.last_callable == self.function and not self.reads_bundle_root
+
+
+def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
+    """The shape of ``target`` (any import allowed: nothing is uploaded). Raises ``BuildError`` (one line)."""
+    entry = prepare(target, allow_imports=(ANY_EXTERNAL,), paths=paths)
+    modules = discover(entry.module, entry.project, entry.virtual_modules)
+    return AgentShape(tuple(m.name for m in modules), entry.function, last_callable(parse(modules[-1])),
+                      any(mentions_bundle_root(m) is not None for m in modules))
+
+
+def bundle_folder(target: str, paths: Iterable[str] = ()) -> str:
+    """``target`` as the builder would bundle it, unpacked into a new temporary folder (readable by all)."""
+    entry = prepare(target, allow_imports=(ANY_EXTERNAL,), paths=paths)
+    return unpacked(render_bundle(entry, os.path.join(os.fspath(target), "submission.tar.gz"))[0])
+
+
+__all__ = ["AgentShape", "agent_shape", "bundle_folder"]

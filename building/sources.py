@@ -1,0 +1,137 @@
+"""The plain values every stage of a build hands on, and the syntax helpers they share.
+
+``Project`` (where modules and data come from), ``Module`` (one module's source as it will be embedded),
+``display`` (short paths in messages), ``read_source``/``parse`` and a few readers of a module's syntax tree.
+No stage lives here: ``targets`` → ``modules`` → ``data`` → ``template``/``bundle`` → ``validation`` each
+import what they need from this file and from nothing later in the chain.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import tokenize
+from dataclasses import dataclass, field
+
+from building.errors import InputError
+
+RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AGENT_PACKAGE = "agents"
+# Besides the standard library, what Kaggle's image surely has: numpy, and kaggle_environments itself (it is
+# what runs every agent there).
+DEFAULT_EXTERNAL = frozenset({"numpy", "kaggle_environments"})
+ANY_EXTERNAL = "*"  # in ``Project.allowed``: every import is allowed (evaluation builds, never uploaded)
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where modules and data come from.
+
+    ``search_path``: directories searched like ``sys.path``; ``package``: where bare agent names live;
+    ``data_dir``: one folder every resource is read from (None: each module's nearest ``data/`` folder,
+    see ``agents.core.resources.find_resource``); ``allowed``: third-party top-level packages a
+    submission may import besides the standard library; ``home``: the agent's own folder (where a missing
+    module is looked for above, to say which ``--path`` would find it).
+    """
+
+    search_path: tuple[str, ...] = (ROOT,)
+    package: str = AGENT_PACKAGE
+    data_dir: str | None = None
+    allowed: frozenset[str] = field(default=DEFAULT_EXTERNAL)
+    home: str | None = None
+
+    def allows(self, name: str) -> bool:
+        top = name.partition(".")[0]
+        return top in sys.stdlib_module_names or top in self.allowed or ANY_EXTERNAL in self.allowed
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module's source as it will be embedded; ``path`` is the file (or a label for a synthesized one)."""
+
+    name: str
+    path: str
+    is_package: bool
+    source: str
+    # A gathered module's lines come from elsewhere: (first line here, last line here, file, its first line).
+    origins: tuple[tuple[int, int, str, int], ...] = ()
+
+    @property
+    def package(self) -> str:
+        """``__package__``: what relative imports are relative to."""
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+    def where(self, line: int) -> str:
+        """``file:line`` for a message: where the user wrote the line (a notebook cell for a gathered one)."""
+        for first, last, origin, origin_line in self.origins:
+            if first <= line <= last:
+                return f"{display(origin)}:{origin_line + line - first}"
+        return f"{display(self.path)}:{line}"
+
+
+def display(path: str) -> str:
+    """A path relative to the repository when it lies inside it (short, stable messages)."""
+    if path.startswith("<"):
+        return path
+    relative = os.path.relpath(path, ROOT)
+    return path if relative.startswith("..") else relative
+
+
+def is_namespace(module: Module) -> bool:
+    """A package without ``__init__.py``: its path is the folder, its source empty."""
+    return module.is_package and os.path.isdir(module.path)
+
+
+def read_source(path: str) -> str:
+    try:
+        with tokenize.open(path) as handle:  # honours PEP 263 coding lines, normalises newlines
+            return handle.read()
+    except (OSError, SyntaxError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {display(path)}: {error}") from None
+
+
+def parse(module: Module) -> ast.Module:
+    try:
+        return ast.parse(module.source, filename=module.path)
+    except SyntaxError as error:
+        raise InputError(f"{module.where(error.lineno or 0)}: syntax error: {error.msg}") from None
+
+
+def script_only(tree: ast.Module) -> set[int]:
+    """Ids of the nodes inside top-level ``if __name__ == "__main__":`` blocks: code that never runs in a
+    submission (Kaggle's loader runs the file with ``__name__`` set to ``"builtins"``)."""
+    skipped: set[int] = set()
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+                and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value == "__main__" and isinstance(test.ops[0], ast.Eq)):
+            skipped.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return skipped
+
+
+def binds_at_top_level(module: Module, name: str) -> bool:
+    """Whether ``module`` binds ``name`` at top level (a def, a class, an assignment or an import)."""
+    for node in parse(module).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.partition(".")[0]) == name for a in node.names):
+                return True
+    return False
+
+
+def agent_names(project: Project) -> list[str]:
+    """The modules directly in the project's agent package: every one of them is an agent."""
+    names = set()
+    for directory in project.search_path:
+        folder = os.path.join(directory, project.package)
+        if os.path.isdir(folder):
+            names.update(e[:-3] for e in os.listdir(folder) if e.endswith(".py") and e != "__init__.py")
+    return sorted(names)
