@@ -24,3 +24,36 @@ class ValidationError(BuildError):
     def __init__(self, message: str, report: dict | None = None) -> None:
         super().__init__(message)
         self.report = report or {}
+
+
+def format_agent_error(error: BaseException) -> str:
+    """One line for an agent's exception: its own innermost frame first, then where a library raised it.
+
+    E.g. ``lib_error.py:5 in agent: JSONDecodeError: Expecting value: ... (raised in json/decoder.py:355)``.
+    "Own" frames are those whose file is not in the standard library, site-packages or kaggle_environments.
+    """
+    import os
+    import sysconfig
+    import traceback
+
+    library_roots = tuple(os.path.normpath(path) + os.sep for path in {
+        sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get("purelib", ""),
+        sysconfig.get_paths().get("platlib", "")} if path)
+
+    def is_library(filename: str) -> bool:
+        path = os.path.normpath(os.path.abspath(filename)) if not filename.startswith("<") else filename
+        return path.startswith(library_roots) or "kaggle_environments" in path or "site-packages" in path
+
+    frames = traceback.extract_tb(error.__traceback__)
+    message = str(error).splitlines()[0] if str(error).strip() else ""
+    text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    own = [frame for frame in frames if not is_library(frame.filename)]
+    if not own:
+        return text
+    last = own[-1]
+    line = f"{os.path.basename(last.filename)}:{last.lineno} in {last.name}: {text}"
+    if frames and frames[-1] is not last and is_library(frames[-1].filename):
+        raised = frames[-1]
+        parts = os.path.normpath(raised.filename).split(os.sep)
+        line += f" (raised in {'/'.join(parts[-2:])}:{raised.lineno})"
+    return line

@@ -45,6 +45,9 @@ class GameRecord:
     opening; ``move_times`` are Kaggle's own per-move durations (opening moves excluded); ``steps`` is
     ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
     worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
+    ``error`` is each seat's error text (one line, the agent's own frame first) when it raised; ``logs``
+    the last 20 lines each seat printed; ``none_plies`` the plies (opening included) at which a seat
+    returned None (Kaggle plays column 0 for it).
     """
 
     game_id: int
@@ -59,6 +62,9 @@ class GameRecord:
     swapped: bool = False
     note: str = ""
     steps: list[Any] = field(default_factory=list, repr=False)
+    error: list[str | None] = field(default_factory=lambda: [None, None])
+    logs: list[list[str]] = field(default_factory=lambda: [[], []])
+    none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
 
     @property
     def seats(self) -> tuple[int, int]:
@@ -71,6 +77,10 @@ class GameRecord:
 
     def times_of(self, index: int) -> list[float]:
         return self.move_times[index ^ int(self.swapped)]
+
+    def none_moves_of(self, index: int) -> int:
+        """How many times the match's agent ``index`` returned None in this game."""
+        return len(self.none_plies[index ^ int(self.swapped)])
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict without ``steps`` (the moves reproduce the game)."""
@@ -87,7 +97,8 @@ def score_of(outcome: str) -> float:
     return 1.0 if outcome == "win" else 0.5 if outcome == "draw" else 0.0
 
 
-def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:
+def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None,
+            error: str | None = None) -> GameRecord:
     """The record of a game whose worker had to be killed: ``seat`` forfeits it.
 
     Only the fatal move's time is known (``thinking``); earlier moves died with the worker.
@@ -111,4 +122,5 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         seed=task.seed,
         swapped=task.swapped,
         note=note,
+        error=[error if index == seat else None for index in (0, 1)],
     )

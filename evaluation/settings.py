@@ -27,3 +27,4 @@ class PlaySettings:
     replays: str | None = None  # where HTML replays of forfeited games go
     backend: str = "process"
     sandbox: bool = False  # every agent process inside a bubblewrap sandbox
+    referee: str = "native"  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)
