@@ -29,6 +29,7 @@ class GameTask:
     act_timeout: float
     overage: float
     seed: int
+    within_act_timeout: bool = False  # every move after a seat's first must come within act_timeout (gate smoke)
 
     @property
     def seats(self) -> tuple[AgentSpec, AgentSpec]:

@@ -81,8 +81,10 @@ def _proxy(player: Player, seat: int, errors: list[str | None], none_plies: list
     def agent(observation, configuration):
         bank = float(observation.get("remainingOverageTime", 0) or 0)
         move = player.act(dict(observation), dict(configuration), float(configuration["actTimeout"]) + bank)
-        if move.timed_out:
-            return None  # returned after the deadline: Kaggle's own check records TIMEOUT
+        if move.timed_out:  # killed at the deadline (past it, Kaggle's own check agrees)
+            from kaggle_environments.errors import DeadlineExceeded
+
+            return DeadlineExceeded()
         if move.error is not None:
             errors[seat] = move.error
             raise AgentFailed(move.error)

@@ -52,6 +52,7 @@ def play_game(
     hosts: AgentHosts | None = None,
     sandbox: bool = False,
     memory_mb: int = DEFAULT_MEMORY_MB,
+    within_act_timeout: bool = False,
 ) -> GameRecord:
     """Play ``spec_a`` (seat 0, mark 1, moves first) against ``spec_b`` from ``opening`` (0-based columns).
 
@@ -59,7 +60,8 @@ def play_game(
     ``overage`` are Kaggle's act timeout (also the configuration's ``timeout``) and overage bank.
     ``seed`` seeds ``random`` and ``numpy.random`` in each agent's process (seat 1 gets ``seed + 1``).
     ``hosts`` keeps agent processes between games (a worker's); without it they are started for this
-    game and stopped after it.
+    game and stopped after it. ``within_act_timeout`` (the gate's smoke check): a seat's move after its
+    first that takes longer than ``act_timeout`` is killed there and is a TIMEOUT, bank or not.
     """
     if referee not in REFEREES:
         raise ValueError(f"unknown referee {referee!r}: one of {', '.join(REFEREES)}")
@@ -74,7 +76,8 @@ def play_game(
     try:
         for seat, process in enumerate(processes):
             process.new_game(seed + seat)
-        players = [_Monitored(process, seat, monitor) for seat, process in enumerate(processes)]
+        limit = act_timeout if within_act_timeout else None
+        players = [_Monitored(process, seat, monitor, limit) for seat, process in enumerate(processes)]
         play = play_native if referee == "native" else play_kaggle
         played = play(players, shape, act_timeout, overage, tuple(int(c) for c in opening))
         logs = [process.logs() for process in processes]
@@ -94,7 +97,7 @@ def play_game(
         config={k: shape[k] for k in ("rows", "columns", "inarow")},
         seed=seed,
         swapped=swapped,
-        note=played.note,
+        note=played.note or next((player.note for player in players if player.note), ""),
         steps=played.steps,
         error=played.errors,
         logs=logs,
@@ -109,6 +112,7 @@ def play_task(task: GameTask, monitor: Monitor | None = None, hosts: AgentHosts 
     return play_game(
         first, second, task.opening, dict(task.config), task.act_timeout, task.overage, task.seed,
         game_id=task.game_id, swapped=task.swapped, monitor=monitor, referee=referee, hosts=hosts,
+        within_act_timeout=task.within_act_timeout,
     )
 
 
@@ -130,14 +134,24 @@ def outcomes_from(statuses: list[str], rewards: list[Any]) -> list[str]:
 class _Monitored:
     """A seat's player that tells the worker's monitor when it thinks (see ``evaluation.pool``)."""
 
-    def __init__(self, player: Player, seat: int, monitor: Monitor | None) -> None:
-        self.player, self.seat, self.monitor = player, seat, monitor
+    def __init__(self, player: Player, seat: int, monitor: Monitor | None, limit: float | None = None) -> None:
+        self.player, self.seat, self.monitor, self.limit = player, seat, monitor, limit
+        self.moves = 0
+        self.note = ""
 
     def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove:
-        if self.monitor is None:
-            return self.player.act(observation, configuration, deadline_s)
-        self.monitor.start(self.seat, time.monotonic() + deadline_s + MONITOR_SLACK_SECONDS)
+        self.moves += 1
+        strict = self.limit is not None and self.moves > 1
+        if strict:
+            deadline_s = min(deadline_s, self.limit)
+        if self.monitor is not None:
+            self.monitor.start(self.seat, time.monotonic() + deadline_s + MONITOR_SLACK_SECONDS)
         try:
-            return self.player.act(observation, configuration, deadline_s)
+            move = self.player.act(observation, configuration, deadline_s)
         finally:
-            self.monitor.stop()
+            if self.monitor is not None:
+                self.monitor.stop()
+        if strict and move.timed_out:
+            self.note = (f"seat {self.seat} move {self.moves} took longer than the act timeout ({self.limit:g} s): "
+                         f"every move after the first must (the bank would run out on Kaggle)")
+        return move
