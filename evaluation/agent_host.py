@@ -17,6 +17,7 @@ are the pipe the referee keeps the game's logs from. Nothing the referee reads f
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib.util
 import json
 import os
@@ -37,7 +38,8 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False) -> None:
     """Answer requests until the socket closes."""
     isolate(memory_mb)
-    stream = os.fdopen(sock_fd, "r+b", buffering=0)
+    gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
+    stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
     agent: Callable[..., Any] | None = None
     while True:
         request = _read_frame(stream)
@@ -67,7 +69,7 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                     output.flush()
                 except Exception:  # the agent closed or replaced it
                     pass
-            _write_frame(stream, reply)
+            _write_frame(sock_fd, reply)
 
 
 def load(kind: str, target: str, function: str) -> Callable[..., Any]:
@@ -148,19 +150,14 @@ def _read_frame(stream: Any) -> dict[str, Any] | None:
 
 
 def _read_exactly(stream: Any, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+    data = stream.read(size)
+    return data if len(data) == size else None
 
 
-def _write_frame(stream: Any, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode()
-    stream.write(HEADER.pack(len(body)) + body)
+def _write_frame(fd: int, message: dict[str, Any]) -> None:
+    data = HEADER.pack(len(body := json.dumps(message).encode())) + body
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def _kill_leftovers() -> None:

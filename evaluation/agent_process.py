@@ -79,15 +79,20 @@ class AgentProcess:
         start = time.perf_counter()
         if self._sock is None:
             return AgentMove(None, 0.0, "the agent's process is not running")
-        self._discard_pending()
         self._next_id += 1
         wanted = self._next_id
         if not self._send({"op": "act", "id": wanted, "observation": observation, "configuration": configuration}):
             self._kill()
             return AgentMove(None, time.perf_counter() - start, "the agent's process stopped reading its requests")
         limit = start + deadline_s + KILL_SLACK_SECONDS
+        ready: list[Any] = []
         while True:
-            for frame in self._frames():
+            left = limit - time.perf_counter()
+            if left > 0:
+                ready, _, _ = select.select([self._sock, self._out], [], [], left)
+                if self._out in ready:
+                    self._drain_output()
+            for frame in self._frames() if self._sock in ready or left <= 0 else ():
                 if frame is _BROKEN:
                     self._kill()
                     return AgentMove(None, time.perf_counter() - start,
@@ -103,13 +108,9 @@ class AgentProcess:
             if self._sock is None:
                 code = self._reap()
                 return AgentMove(None, time.perf_counter() - start, f"the agent's process died (exit code {code})")
-            left = limit - time.perf_counter()
             if left <= 0:
                 self._kill()
                 return AgentMove(None, time.perf_counter() - start, None, timed_out=True)
-            ready, _, _ = select.select([self._sock, self._out], [], [], left)
-            if self._out in ready:
-                self._drain_output()
 
     def logs(self) -> list[str]:
         """The last lines the agent printed (stdout and stderr) since ``new_game``."""
@@ -208,7 +209,7 @@ class AgentProcess:
                 self._sock = None
                 break
             self._buffer += chunk
-            if len(self._buffer) > 4 * MAX_ANSWER_BYTES:
+            if len(self._buffer) > 4 * MAX_ANSWER_BYTES or _complete(self._buffer):
                 break
         while len(self._buffer) >= HEADER_BYTES:
             length = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
@@ -294,6 +295,11 @@ class AgentProcess:
 
 
 _BROKEN = object()
+
+
+def _complete(buffer: bytes) -> bool:
+    """Does ``buffer`` hold at least one whole frame (so that reading on would only wait)?"""
+    return len(buffer) >= HEADER_BYTES and len(buffer) >= HEADER_BYTES + int.from_bytes(buffer[:HEADER_BYTES], "big")
 
 
 def _answer(frame: Any, wanted: int) -> Any:
