@@ -83,6 +83,10 @@ def main() -> None:
     print(f"CPU per game: everything {native_cpu * 1000:.2f} ms (native), {kaggle_cpu * 1000:.2f} ms (kaggle); "
           f"the agents' own {agents * 1000:.2f} ms; evaluator's own work (native) "
           f"{(native_cpu - agents) * 1000:.2f} ms = {(native_cpu - agents) / agents:.1f}x the agents'")
+    moves = sum(sum(seat) for record in records for seat in record.move_times) / len(records)
+    print(f"the moves' durations as the referee times them (the issue's measure of the agents' time): "
+          f"{moves * 1000:.2f} ms per game; evaluator's CPU beyond them {(native_cpu - moves) * 1000:.2f} ms = "
+          f"{(native_cpu - moves) / moves:.1f}x")
     two_rate, _, _ = play("greedy", args.games, 2, "native")
     print(f"greedy vs greedy, native: 2 workers {two_rate:.1f} games/s = {two_rate / native_rate:.2f}x 1 worker")
     ab_native, _, _ = play("alphabeta", args.alphabeta_games, 1, "native")
