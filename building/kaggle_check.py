@@ -100,7 +100,8 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
     from kaggle_environments import make
 
     env = make("connectx", debug=False)
-    players = [path if seat in seats else opponent for seat in range(2)]
+    nones: list[int] = []
+    players = [watch_none(path, nones) if seat in seats else opponent for seat in range(2)]
     env.run(players)
     final = env.steps[-1]
     seat = seats[0]
@@ -128,7 +129,26 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
         if any(final[s].status != "DONE" for s in range(2)):
             statuses = [final[s].status for s in range(2)]
             game["failure"] = f"the episode did not finish (statuses {statuses})"
+    if nones:  # the cause of whatever followed (column 0 fills up: INVALID)
+        problem = f"returned None at ply {nones[0]}: Kaggle plays column 0; return an int"
+        game["failure"] = f"{problem} (then {game['failure']})" if game["failure"] else problem
     return game
+
+
+def watch_none(path: str, nones: list[int]) -> Any:
+    """The file as Kaggle's ``build_agent`` makes it from its path (same loader, same lazy load inside
+    move 1), noting the plies at which it returned None: Kaggle plays column 0 for it, silently."""
+    from kaggle_environments.agent import build_agent
+
+    inner, _ = build_agent(path, {}, "connectx")
+
+    def agent(observation, configuration):
+        action = inner(observation, configuration)
+        if action is None:
+            nones.append(int(observation.step))
+        return action
+
+    return agent
 
 
 def describe_failure(env: Any, seat: int) -> str:
@@ -191,6 +211,7 @@ def watch_reads(submission: str) -> list[str]:
     own = os.path.realpath(submission)
     # A bundle unpacked where Kaggle unpacks one: every file in it is the submission's own.
     bundle = os.path.dirname(own) if os.path.dirname(own) == "/kaggle_simulations/agent" else None
+    checker = os.path.realpath(__file__)  # read back for a traceback through ``watch_none``'s frame
     reads: list[str] = []
 
     def hook(event: str, args: tuple) -> None:
@@ -200,7 +221,8 @@ def watch_reads(submission: str) -> list[str]:
             return  # writing: not data that should have been embedded
         name = os.fsdecode(args[0])
         real = os.path.realpath(name)
-        if real == own or (bundle and real.startswith(bundle + os.sep)) or real.startswith(system) or any(real.startswith(p + os.sep) for p in installed):
+        if real in (own, checker) or (bundle and real.startswith(bundle + os.sep)) or real.startswith(system) \
+                or any(real.startswith(p + os.sep) for p in installed):
             return
         if name not in reads:
             reads.append(name)

@@ -29,6 +29,8 @@ the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` s
 
 from __future__ import annotations
 
+import time
+
 from typing import Any, Callable, Union
 
 from agents.core import Config
@@ -60,6 +62,7 @@ def play_match(
     results: str | None = None,
     sandbox: bool = False,
     paths: tuple[str, ...] = (),
+    referee: str = "native",
 ) -> dict[str, Any]:
     """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a dict.
 
@@ -67,6 +70,7 @@ def play_match(
     file to record every game in (as ``--results``; default: none is written, and the dict's
     ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``);
     ``paths`` are import roots after an agent file's folder, before ``PYTHONPATH``'s (as ``--path``).
+    ``referee`` is "native" or "kaggle" (as ``--referee``).
     Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
     an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
     ``evaluation.match.BackendUnavailable`` for a backend that cannot run
@@ -79,6 +83,8 @@ def play_match(
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    if referee not in ("native", "kaggle"):
+        raise ValueError(f"referee must be 'native' or 'kaggle', got {referee!r}")
     if sandbox:  # before any agent code runs, the load checks included
         from sandbox import require
 
@@ -99,14 +105,18 @@ def play_match(
             "agents": names, "games": games, "config": config.as_dict(), "seed": seed, "act_timeout": act_timeout,
             "overage": overage, "openings": openings, "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": suite,
         })
+    started = time.perf_counter()
     try:
         records = run_match(*specs, tasks, workers=workers, on_game=log.append if log else None, backend=backend,
-                            memory_mb=memory_mb, sandbox=sandbox)
+                            memory_mb=memory_mb, sandbox=sandbox, referee=referee)
     finally:
         if log is not None:
             log.close()
     summary = summarize(records, names, config.as_dict())
     summary["results"] = log.path if log else None
+    summary["referee"] = referee
+    seconds = time.perf_counter() - started
+    summary["games_per_s"] = round(len(records) / seconds, 3) if seconds > 0 else 0.0
     return summary
 
 

@@ -5,13 +5,16 @@
 Checks, in order; the gate stops at the first check that fails (a cheap failure is reported in seconds,
 and strength means nothing for an agent that cannot play a legal game in time):
 
-1. load        CANDIDATE loads like a Kaggle submission (a file through Kaggle's own loader).
-2. smoke       one game pair against ``random`` from the opening suite with an EMPTY overage bank: every
-               move must come within the act timeout (Kaggle then records TIMEOUT for a slower move) and
-               be legal (a numpy integer, a float, a raised exception all forfeit the game).
+1. load        CANDIDATE loads like a Kaggle submission (a file through Kaggle's own loader, in a clean
+               room: ``python -I`` in an empty folder, the project off the path, as the builder checks).
+2. smoke       one game pair against ``random`` from the opening suite on Kaggle's clock (act timeout +
+               overage bank): a seat's first move may use the bank (Kaggle loads the file inside move 1),
+               every later move must come within the act timeout (it is killed there: a bank that every
+               move draws on runs out on Kaggle) and be legal (a numpy integer, a float, a raised
+               exception all forfeit the game).
 3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
                limits (``--act-timeout``, ``--overage``); both seats must end DONE.
-4. baseline    up to ``-n`` games (pairs over the opening suite, empty overage bank) against BASELINE with
+4. baseline    up to ``-n`` games (pairs over the opening suite, Kaggle's clock) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
                overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.stats``' GSPRT; it may
                stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
@@ -22,7 +25,9 @@ and strength means nothing for an agent that cannot play a legal game in time):
                against either built-in, CANDIDATE scores significantly less than BASELINE: the 95 %
                interval of the per-game score differences lies entirely below 0.
 
-In every game of checks 2, 4 and 5 any invalid move, error or timeout of CANDIDATE is a FAIL.
+Checks 2-5 play on Kaggle's clock (``--act-timeout``, default 2 s, and ``--overage``, default 60 s). In every
+game of checks 2 to 5 any invalid move, error or timeout of CANDIDATE is a FAIL, and so is a move it
+answered with None (Kaggle plays column 0 for it: a bug that happens to be legal).
 Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
 saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``. From Python:
 ``evaluation.api.run_gate(GateSettings(CANDIDATE, BASELINE, ...))`` returns the ``--json`` report.
@@ -90,7 +95,7 @@ class GateContext:
     played: int = 0
     check: str = ""  # the check being run: replays go to a subdirectory of that name
 
-    def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float = 0.0,
+    def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float | None = None,
               stop: Callable[[list], bool] | None = None, replay: Callable[[Any], bool] = lambda record: True) -> list:
         """Games of A against B (A is agent 0 of every record); with ``--replays`` the games A did not win
         or draw (among those ``replay`` selects) are saved."""
@@ -107,8 +112,9 @@ class GateContext:
 
         return run_match(
             spec_a, spec_b, games, config=self.config, openings=settings.openings, act_timeout=settings.act_timeout,
-            overage=overage, seed=settings.seed, workers=settings.workers, on_game=on_game, stop=stop,
-            backend=settings.backend, memory_mb=settings.memory_mb, sandbox=settings.sandbox,
+            overage=settings.overage if overage is None else overage, seed=settings.seed, workers=settings.workers,
+            on_game=on_game, stop=stop, backend=settings.backend, memory_mb=settings.memory_mb,
+            sandbox=settings.sandbox, referee=settings.referee,
         )
 
 
@@ -174,9 +180,22 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         load.passed, load.detail = False, str(error)
         load.reasons.append(f"load: {error}")
         return None, load
+    if candidate.kind in ("file", "built") and settings.candidate.endswith(".py") and os.path.isfile(settings.candidate):
+        # The file itself is what would be uploaded, even where the evaluator runs it built (its own modules
+        # inlined): it must load on Kaggle as it is.
+        from evaluation.clean_room import clean_room_load
+
+        problem = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
+        if problem:
+            load.passed, load.detail = False, f"{settings.candidate}: {problem}"
+            load.reasons.append(f"load: {settings.candidate} cannot be loaded as a Kaggle submission "
+                                f"(clean room: python -I, an empty folder, no project): {problem}; "
+                                f"upload what build_submission.py {settings.candidate} writes instead")
+            return None, load
     load.passed = True
     load.detail = f"{candidate.kind} {candidate.target}" + (
-        " (loaded as Kaggle loads a submission)" if candidate.kind in ("file", "built") else
+        " (loaded by Kaggle's loader in a clean room)" if candidate.kind == "file" else
+        " (loaded as Kaggle loads a submission)" if candidate.kind == "built" else
         " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == "bundle" else "")
     _check_suite(settings.openings, config, settings.seed)
     return GateContext(settings, candidate, baseline, config), load
@@ -229,14 +248,21 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
 
 def check_smoke(context: GateContext, check: Check) -> None:
     from evaluation.agent_specs import resolve_agent
+    from evaluation.match import schedule
+    from evaluation.openings import load_suite
 
-    records = context.match(context.candidate, resolve_agent("random"), 2)
+    settings = context.settings
+    suite = load_suite(settings.openings, context.config, settings.seed)
+    tasks = [replace(task, within_act_timeout=True) for task in schedule(
+        context.candidate, resolve_agent("random"), 2, context.config, suite, settings.act_timeout, settings.overage,
+        settings.seed)]
+    records = context.match(context.candidate, tasks[0].spec_b, tasks)
     _forfeits(records, check, "smoke (vs random)")
     slowest = _slowest(records)
     check.passed = not check.reasons
     check.data = {"games": len(records), "max_move_s": slowest}
-    check.detail = f"{len(records)} games vs random, empty overage bank: " + (
-        f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "forfeited")
+    check.detail = (f"{len(records)} games vs random, every move after the first within {settings.act_timeout:g} s: "
+                    + (f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "forfeited"))
 
 
 def check_validation(context: GateContext, check: Check) -> None:
@@ -247,6 +273,8 @@ def check_validation(context: GateContext, check: Check) -> None:
                     context.settings.overage, context.settings.seed)
     (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage)
     check.passed = record.statuses == ["DONE", "DONE"]
+    _forfeits([record], check, "validation episode", forfeits=False)
+    check.passed = check.passed and not check.reasons
     check.data = {"statuses": record.statuses, "moves": len(record.moves), "max_move_s": _slowest([record])}
     check.detail = (f"candidate vs itself from the empty board, overage {context.settings.overage:g} s: "
                     f"statuses {record.statuses}, {len(record.moves)} moves")
@@ -312,8 +340,8 @@ def check_builtins(context: GateContext, check: Check) -> None:
     matches = [(agent, name) for name in BUILTINS for agent in (context.candidate, context.baseline)]
     tasks = []
     for index, (agent, name) in enumerate(matches):
-        for task in schedule(agent, resolve_agent(name), games, context.config, suite, settings.act_timeout, 0.0,
-                             settings.seed):
+        for task in schedule(agent, resolve_agent(name), games, context.config, suite, settings.act_timeout,
+                             settings.overage, settings.seed):
             tasks.append(replace(task, game_id=index * games + task.game_id))
     candidate_games = {task.game_id for task in tasks if task.spec_a is context.candidate}
     records = context.match(context.candidate, context.candidate, tasks,
@@ -362,13 +390,21 @@ def render_verdict(report: dict[str, Any]) -> str:
     return "FAIL\n" + "\n".join(f"  - {reason}" for reason in report["reasons"])
 
 
-def _forfeits(records: Sequence[Any], check: Check, where: str) -> None:
-    """Add a reason for every kind of forfeit the candidate (agent 0) committed."""
-    for outcome in ("invalid", "error", "timeout"):
+def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True) -> None:
+    """Add a reason for every kind of forfeit the candidate (agent 0) committed, and for a None it returned."""
+    for record in records:
+        plies = record.none_plies[record.seats[0]] if record.none_plies else []
+        if plies:
+            check.reasons.append(f"{where}: returned None at ply {plies[0]}: Kaggle plays column 0; return an int "
+                                 f"(game {record.game_id})")
+            break
+    for outcome in ("invalid", "error", "timeout") if forfeits else ():
         bad = [r for r in records if r.outcome_of(0) == outcome]
         if bad:
             example = bad[0]
-            note = f": {example.note}" if example.note else ""
+            seat = example.seats[0]
+            error = example.error[seat] if example.error and example.error[seat] else ""
+            note = f": {error}" if error else f": {example.note}" if example.note else ""
             what = {"invalid": "invalid move (e.g. a numpy integer, a float, a full column)",
                     "error": "error (an exception or a crashed process)",
                     "timeout": "timeout (a move over the act timeout)"}[outcome]

@@ -179,6 +179,8 @@ def play(league: League) -> dict[tuple[int, int], list]:
     kwargs: dict[str, Any] = {"workers": settings.workers, "on_record": on_record, "memory_mb": settings.memory_mb}
     if settings.sandbox:
         kwargs["sandbox"] = True
+    if settings.referee != "native":
+        kwargs["referee"] = settings.referee
     try:
         backend_runner(settings.backend)(tasks, **kwargs)
     finally:

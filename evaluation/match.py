@@ -78,6 +78,7 @@ def run_match(
     memory_mb: int | None = None,
     keep_steps: bool = False,
     sandbox: bool = False,
+    referee: str = "native",
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
@@ -87,7 +88,8 @@ def run_match(
     True (e.g. an SPRT that has decided) stops scheduling further games. Kaggle's ``steps`` (what a
     replay needs) are dropped from a record once ``on_game`` has seen it, unless ``keep_steps``: a long
     match would otherwise hold every board of every game in memory. ``sandbox`` runs every game's
-    worker inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.pool``).
+    agent inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.pool``); ``referee`` is
+    "native" or "kaggle" (see ``evaluation.runner``).
     """
     config = config or Config()
     if isinstance(games, int):
@@ -115,6 +117,8 @@ def run_match(
         kwargs["memory_mb"] = memory_mb
     if sandbox:
         kwargs["sandbox"] = True
+    if referee != "native":
+        kwargs["referee"] = referee
     backend_run(todo, **kwargs)
     return sorted(records.values(), key=lambda r: r.game_id)
 

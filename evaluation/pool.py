@@ -1,84 +1,60 @@
-"""Games in isolated worker processes, each move under a hard deadline.
+"""Games across worker processes: scheduling, crash isolation, hard deadlines.
 
-Each worker is a forked process that plays whole games (``runner.play_task``) one after another and
-sends back a ``GameRecord``. Before every move the worker writes into a small shared-memory array which
-seat is thinking and by when it must answer (Kaggle's rule: act timeout + what is left of that seat's
-overage bank). The parent waits on the workers' pipes and process sentinels and, when a deadline plus a
-grace period passes, kills the worker and records a TIMEOUT against the seat that was thinking; a worker
-that dies on its own (``os._exit``, a segfault, the kernel's OOM killer) costs that seat an ERROR. Either
-way a fresh worker takes its place and the run goes on.
+Each worker is a forked process that referees whole games (``runner.play_task``) one after another and
+sends back a ``GameRecord``; each game's two agents run in processes of their own that the worker starts,
+times and kills (``evaluation.agent_process``; with ``sandbox=True`` each inside its own bubblewrap
+sandbox), kept alive between games for speed. A move past its deadline has its agent's process killed
+by the worker: TIMEOUT for that seat, and the game is recorded as Kaggle would record it.
 
-Inside a worker: stdout and stderr point at /dev/null (an agent that floods its output fills nothing),
-the address space is capped with ``RLIMIT_AS`` (an agent that allocates without bound gets MemoryError,
-which Kaggle records as ERROR), SIGINT is ignored (the parent decides) and the worker dies with the
-parent (``PR_SET_PDEATHSIG``), so a killed evaluation leaves no orphan behind.
-
-With ``sandbox=True`` each worker is instead a fresh interpreter started inside a bubblewrap sandbox
-(``sandbox.Sandbox``: no network, no home directory, a private size-limited /tmp, a process cap) running
-``evaluation.worker``; it talks over an inherited socket pair, and the deadline cells live in a memfd
-both sides map. Everything else (deadlines, kills, forfeits, replacement workers) is the same.
+The worker also writes into a small shared-memory array which seat is thinking and by when the worker
+must be done with that move. The parent waits on the workers' pipes and process sentinels and, should a
+worker itself hang past that deadline plus a grace period, kills it and records a TIMEOUT against the
+seat that was thinking; a worker that dies (a bug, the kernel's OOM killer) costs that seat an ERROR.
+Either way a fresh worker takes its place and the run goes on. Workers ignore SIGINT (the parent decides)
+and die with the parent (``PR_SET_PDEATHSIG``), and agents' processes die with their worker, so a killed
+evaluation leaves no orphan behind.
 """
 
 from __future__ import annotations
 
-import ctypes
-import json
 import math
-import mmap
 import multiprocessing
 import os
-import subprocess
 import sys
 import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from evaluation.record import LOG_LINES, GameRecord, GameTask, forfeit
-from evaluation.worker import CELLS, CELLS_BYTES, IDLE, THINKING, SharedMonitor, preload, serve
-from sandbox import Sandbox
+from evaluation.record import GameRecord, GameTask, forfeit
+from evaluation.agent_process import DEFAULT_MEMORY_MB
+from evaluation.played import DEFAULT_REFEREE
+from evaluation.worker import IDLE, THINKING, SharedMonitor, preload, serve
 
 __all__ = ["SharedMonitor", "default_workers", "run_games"]
 
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
 GAME_SLACK_SECONDS = 30.0  # see longest_game
-MAX_RECORD_BYTES = 64 * 1024 * 1024  # a sandboxed worker's record (with Kaggle's steps) is far smaller
-MAX_TEXT = 2000  # characters kept of a sandboxed record's error text or printed line
 STATUSES = ("DONE", "INVALID", "ERROR", "TIMEOUT")
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
-STOP_SECONDS = 2.0  # how long an idle sandboxed worker gets to exit on its own at the end of a run
-DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of the worker's own
+STOP_SECONDS = 5.0  # how long an idle worker gets to stop its agents (and their sandboxes) at the end of a run
 
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 class _Worker:
-    """Parent side of one worker process: forked (``sandbox`` None) or exec'd inside ``sandbox``."""
+    """Parent side of one worker process (forked; it starts each seat's agent process itself)."""
 
-    def __init__(self, context: Any, memory_mb: int, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, context: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE) -> None:
         self.conn, child_conn = context.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        if sandbox is None:
-            self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
-            self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb), daemon=True)
-            self.process.start()
-            self.sentinel = self.process.sentinel
-        else:
-            memory = os.memfd_create("connectx-deadlines")
-            try:
-                os.ftruncate(memory, CELLS_BYTES)
-                self._shared = mmap.mmap(memory, CELLS_BYTES)
-                self.cells = (ctypes.c_double * CELLS).from_buffer(self._shared)
-                self.cells[0], self.cells[1] = IDLE, -1.0
-                argv = [sys.executable, "-m", "evaluation.worker", str(child_conn.fileno()), str(memory),
-                        str(memory_mb)]
-                self.process = sandbox.popen(argv, pass_fds=(child_conn.fileno(), memory), stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            finally:
-                os.close(memory)
-            self.sentinel = os.pidfd_open(self.process.pid)
+        self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
+        self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb, sandbox, referee),
+                                            daemon=True)
+        self.process.start()
+        self.sentinel = self.process.sentinel
         child_conn.close()
         self.task: GameTask | None = None
 
@@ -89,10 +65,7 @@ class _Worker:
         self.conn.send(task)
 
     def receive(self) -> GameRecord:
-        """The finished game's record (raises EOFError/OSError if the worker died, ValueError if what a
-        sandboxed worker sent is not a record of its task)."""
-        if isinstance(self.process, subprocess.Popen):
-            return checked_record(self.task, self.conn.recv_bytes(MAX_RECORD_BYTES))
+        """The finished game's record (raises EOFError/OSError if the worker died)."""
         return self.conn.recv()
 
     # The cells live in memory the agent's process can write: read them as untrusted numbers, and
@@ -125,36 +98,19 @@ class _Worker:
 
     def exit_code(self) -> int | None:
         """The process's exit code, or None while it runs."""
-        if isinstance(self.process, subprocess.Popen):
-            return self.process.poll()
         return self.process.exitcode
 
     def stop(self) -> None:
-        if isinstance(self.process, subprocess.Popen):
-            if self.task is None and self.process.poll() is None:
-                try:  # idle: let it exit, so that bubblewrap reaps (and accounts for) everything inside
-                    self.conn.send(None)
-                    self.process.wait(timeout=STOP_SECONDS)
-                except (OSError, subprocess.TimeoutExpired):
-                    pass
-            if self.process.poll() is None:
-                self.process.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
-            self.process.wait()
-            os.close(self.sentinel)
-        else:
-            if self.process.is_alive():
-                self.process.kill()
-            self.process.join()
+        if self.task is None and self.process.is_alive():
+            try:  # idle: let it stop its agents' processes (and their sandboxes) itself
+                self.conn.send(None)
+                self.process.join(STOP_SECONDS)
+            except OSError:
+                pass
+        if self.process.is_alive():
+            self.process.kill()  # its agents' processes die with it (PR_SET_PDEATHSIG, --die-with-parent)
+        self.process.join()
         self.conn.close()
-
-
-def bundle_mounts(seats: list[Any]) -> tuple[tuple[str, str], ...]:
-    """The one Kaggle bundle among ``seats`` as a sandbox mount at /kaggle_simulations/agent (both seats of a
-    worker share its file system, so two different bundles cannot play in one match)."""
-    folders = sorted({spec.folder for spec in seats if spec.kind == "bundle"})
-    if len(folders) > 1:
-        raise ValueError("two Kaggle bundles cannot play each other: both need /kaggle_simulations/agent")
-    return tuple((folder, "/kaggle_simulations/agent") for folder in folders)
 
 
 def run_games(
@@ -165,32 +121,28 @@ def run_games(
     memory_mb: int = DEFAULT_MEMORY_MB,
     grace: float = GRACE_SECONDS,
     sandbox: bool = False,
+    referee: str = DEFAULT_REFEREE,
 ) -> None:
     """Play ``tasks`` on ``workers`` isolated processes; ``on_record`` gets each record as it ends.
 
     Records arrive in completion order. ``on_record`` returning True stops scheduling new games (games
     already running are finished and reported). Every task that is started is reported exactly once.
-    ``sandbox``: run every worker inside a bubblewrap sandbox that shows it the tasks' agent files (call
-    ``sandbox.require()`` first to fail early with a clear reason).
+    ``sandbox``: run every agent's process inside a bubblewrap sandbox of its own that shows it its
+    agent file (call ``sandbox.require()`` first to fail early with a clear reason); the referee stays
+    outside. ``referee``: "native" or "kaggle" (see ``evaluation.runner``).
     """
     pending = list(tasks)
     if not pending:
         return
-    box = None
-    seats = [spec for task in pending for spec in task.seats]
-    mounts = bundle_mounts(seats)
-    if sandbox or mounts:  # a Kaggle bundle runs only where Kaggle unpacks it, which a sandbox provides
-        if any(spec.kind == "callable" for spec in seats):
-            raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
-        files = sorted({spec.target for spec in seats if spec.kind in ("file", "built")})
-        box = Sandbox(files=tuple(files), mounts=mounts)
-    else:
+    if sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
+        raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
+    if referee == "kaggle":
         preload()
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order
 
     def fresh() -> _Worker:
-        return _Worker(context, memory_mb, box)
+        return _Worker(context, memory_mb, sandbox, referee)
 
     pool = [fresh() for _ in range(max(1, min(workers or default_workers(), len(pending))))]
     stopping = False
@@ -225,11 +177,6 @@ def run_games(
                         worker.task = None
                     except (EOFError, OSError):
                         record = None
-                    except ValueError as error:  # a sandboxed agent wrote to the worker's pipe itself
-                        record = forfeit(worker.task, worker.seat(), "error",
-                                         f"the worker sent no valid record: {error}")
-                        worker.stop()
-                        pool[index] = fresh()
                 if record is None and (worker.sentinel in ready or worker.conn in ready):
                     code = worker.exit_code()
                     if not worker.started() and worker.task.game_id not in retried:
@@ -261,44 +208,3 @@ def longest_game(task: GameTask) -> float:
     config = dict(task.config)
     plies = config.get("rows", 6) * config.get("columns", 7)
     return plies * (task.act_timeout + GRACE_SECONDS) + 2 * task.overage + GAME_SLACK_SECONDS
-
-
-def checked_record(task: GameTask, payload: bytes) -> GameRecord:
-    """A sandboxed worker's record, read as JSON and tied to ``task``: the game id, agents, opening, seed
-    and board are the parent's own; the rest must have the shapes and values a game can produce."""
-    try:
-        data = json.loads(payload)
-        statuses, outcomes = data["statuses"], data["outcomes"]
-        moves, times, steps, note = data["moves"], data["move_times"], data.get("steps", []), data.get("note", "")
-        columns = dict(task.config).get("columns", 7)
-        valid = (
-            isinstance(statuses, list) and len(statuses) == 2 and all(s in STATUSES for s in statuses)
-            and isinstance(outcomes, list) and len(outcomes) == 2 and all(o in OUTCOMES for o in outcomes)
-            and isinstance(moves, list) and all(type(m) is int and 0 <= m < columns for m in moves)
-            and isinstance(times, list) and len(times) == 2
-            and all(isinstance(seat, list) and all(type(t) in (int, float) for t in seat) for seat in times)
-            and isinstance(steps, list) and isinstance(note, str)
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"unreadable ({type(error).__name__})") from None
-    if not valid:
-        raise ValueError("not a game record")
-    return GameRecord(
-        game_id=task.game_id, agents=[spec.name for spec in task.seats], opening=list(task.opening),
-        moves=moves, statuses=statuses, outcomes=outcomes, move_times=times, config=dict(task.config),
-        seed=task.seed, swapped=task.swapped, note=note[:1000], steps=steps,
-        error=_seat_errors(data.get("error")), logs=_seat_logs(data.get("logs")),
-    )
-
-
-def _seat_errors(value: Any) -> list[str | None]:
-    """Each seat's error text from a sandboxed record, or None where it is missing or not text (capped)."""
-    seats = value if isinstance(value, list) and len(value) == 2 else [None, None]
-    return [text[:MAX_TEXT] if isinstance(text, str) else None for text in seats]
-
-
-def _seat_logs(value: Any) -> list[list[str]]:
-    """Each seat's last printed lines from a sandboxed record: at most LOG_LINES strings each (capped)."""
-    seats = value if isinstance(value, list) and len(value) == 2 else [[], []]
-    return [[line[:MAX_TEXT] for line in lines if isinstance(line, str)][-LOG_LINES:] if isinstance(lines, list) else []
-            for lines in seats]

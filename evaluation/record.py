@@ -30,6 +30,7 @@ class GameTask:
     act_timeout: float
     overage: float
     seed: int
+    within_act_timeout: bool = False  # every move after a seat's first must come within act_timeout (gate smoke)
 
     @property
     def seats(self) -> tuple[AgentSpec, AgentSpec]:
@@ -47,8 +48,9 @@ class GameRecord:
     ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
     worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
     ``error`` says, per seat, why it forfeited (the exception with the agent's own file:line first, the
-    invalid action, or why its worker died), None otherwise; ``logs`` are the last ``LOG_LINES`` lines each
-    seat printed (stdout and stderr), as Kaggle keeps agent logs.
+    invalid action, or why its process died), None otherwise; ``logs`` are the last ``LOG_LINES`` lines each
+    seat printed (stdout and stderr), as Kaggle keeps agent logs; ``none_plies`` the plies (opening
+    included) at which a seat returned None (Kaggle plays column 0 for it).
     """
 
     game_id: int
@@ -65,6 +67,7 @@ class GameRecord:
     steps: list[Any] = field(default_factory=list, repr=False)
     error: list[str | None] = field(default_factory=lambda: [None, None])
     logs: list[list[str]] = field(default_factory=lambda: [[], []])
+    none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
 
     @property
     def seats(self) -> tuple[int, int]:
@@ -82,6 +85,10 @@ class GameRecord:
         """Why the match's agent ``index`` forfeited, or None."""
         return self.error[index ^ int(self.swapped)]
 
+    def none_moves_of(self, index: int) -> int:
+        """How many times the match's agent ``index`` returned None in this game."""
+        return len(self.none_plies[index ^ int(self.swapped)])
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict without ``steps`` (the moves reproduce the game)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "steps"}
@@ -97,7 +104,8 @@ def score_of(outcome: str) -> float:
     return 1.0 if outcome == "win" else 0.5 if outcome == "draw" else 0.0
 
 
-def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None) -> GameRecord:
+def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None,
+            error: str | None = None) -> GameRecord:
     """The record of a game whose worker had to be killed: ``seat`` forfeits it.
 
     Only the fatal move's time is known (``thinking``); earlier moves died with the worker.
@@ -107,8 +115,8 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         times[seat].append(round(thinking, 6))
     outcomes = ["win", "win"]
     outcomes[seat] = outcome
-    error: list[str | None] = [None, None]
-    error[seat] = note or None
+    errors: list[str | None] = [None, None]
+    errors[seat] = error or note or None
     statuses = ["DONE", "DONE"]
     statuses[seat] = outcome.upper()
     return GameRecord(
@@ -123,5 +131,5 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         seed=task.seed,
         swapped=task.swapped,
         note=note,
-        error=error,
+        error=errors,
     )

@@ -28,3 +28,4 @@ class PlaySettings:
     backend: str = "process"
     sandbox: bool = False  # every agent process inside a bubblewrap sandbox
     path: tuple[str, ...] = ()  # import roots after an agent file's folder, before PYTHONPATH's (--path)
+    referee: str = "native"  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)

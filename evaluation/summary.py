@@ -69,6 +69,7 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "mean_move_s": round(sum(times) / len(times), 6) if times else 0.0,
         "max_move_s": round(max(times), 6) if times else 0.0,
         "moves": len(times),
+        "none_moves": sum(record.none_moves_of(index) for record in records),
         "score": round(score.value, 4),
         "score_ci": [round(score.low, 4), round(score.high, 4)],
         "elo": _finite(elo.value),

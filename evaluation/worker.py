@@ -1,30 +1,17 @@
-"""The worker side of ``evaluation.pool``: a process that plays whole games and reports each record.
+"""The worker side of ``evaluation.pool``: a process, forked from the evaluator, that referees whole games.
 
-A worker is either forked from the evaluator (the default: it starts warm, with the referee imported)
-or started fresh inside a sandbox (``--sandbox``), which sends each record as JSON (the parent must
-never unpickle what a process running untrusted code wrote)::
-
-    python -m evaluation.worker CONNECTION_FD DEADLINES_FD MEMORY_MB
-
-where ``CONNECTION_FD`` is the worker's end of a socket pair (``multiprocessing.connection``) and
-``DEADLINES_FD`` a 32-byte shared memory file holding the deadline cells (see ``SharedMonitor``).
-
-Agent code runs in here, so two rules protect the parent's bookkeeping from what an agent does: only the
-worker process itself may touch the deadline cells or send a record (a process the agent forked that
-runs on into the game exits instead, so a game is never reported twice), and inside a sandbox every
-process the agent left behind is killed after each game (the sandbox's own pid namespace makes that
-exact).
+No agent code runs in here: each seat's agent is a process of its own (``evaluation.agent_process``),
+started and killed by this worker, sandboxed with ``--sandbox``. The worker tells the parent, through
+small shared "deadline cells" (``SharedMonitor``), which seat is thinking and by when the worker itself
+must be done with that move, so that the parent can still kill a worker that hangs.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
-import mmap
 import os
 import resource
 import signal
-import sys
 import time
 from typing import Any
 
@@ -65,39 +52,33 @@ def preload() -> None:
     make("connectx")
 
 
-def serve(conn: Any, cells: Any, memory_mb: int, sandboxed: bool = False) -> None:
-    """Play each task received on ``conn`` and send its record back, until the pipe closes or None."""
+def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = "native") -> None:
+    """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
+
+    The agents run in processes of their own (``AgentHosts``), kept between games; with ``sandbox``
+    each one inside its own bubblewrap sandbox.
+    """
+    from evaluation.agent_hosts import AgentHosts
     from evaluation.runner import play_task
 
-    isolate(memory_mb)
+    isolate(0)
     monitor = SharedMonitor(cells)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        try:
-            record = play_task(task, monitor)
-        except Exception as error:  # e.g. MemoryError left over in the referee after an agent's hoarding
-            record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
-        if sandboxed:
-            _kill_leftovers()
-        monitor._only_owner()
-        if sandboxed:
-            conn.send_bytes(record_bytes(record))
-        else:
-            conn.send(record)
-
-
-def record_bytes(record: Any) -> bytes:
-    """A record as JSON, Kaggle's steps included when they serialize (they are plain dicts and lists)."""
-    data = record.to_json()
+    hosts = AgentHosts(sandbox=sandbox, memory_mb=memory_mb)
     try:
-        return json.dumps({**data, "steps": record.steps}).encode()
-    except (TypeError, ValueError):
-        return json.dumps(data).encode()
+        while True:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                return
+            if task is None:
+                return
+            try:
+                record = play_task(task, monitor, hosts, referee)
+            except Exception as error:  # a bug of ours: this game is lost for the seat that was thinking
+                record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
+            conn.send(record)
+    finally:
+        hosts.close()
 
 
 def isolate(memory_mb: int) -> None:
@@ -118,28 +99,6 @@ def isolate(memory_mb: int) -> None:
             pass
 
 
-def _kill_leftovers() -> None:
-    """Kill every other process of this sandbox and reap this worker's children.
-
-    Only in a sandbox: there this worker is pid 2 of its own pid namespace (bubblewrap's init is 1), so
-    ``kill(-1)`` reaches exactly the processes the agent started. Reaping matters too: a zombie still
-    counts against the sandbox's process cap.
-    """
-    if os.getpid() != 2:
-        return
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:  # nothing else was running
-        pass
-    while True:
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
-        except InterruptedError:
-            continue
-
-
 def _address_space() -> int:
     """This process's current virtual memory size in bytes (the cap is set relative to it)."""
     try:
@@ -150,18 +109,3 @@ def _address_space() -> int:
     except OSError:
         pass
     return 0
-
-
-def main(argv: list[str]) -> None:
-    from multiprocessing.connection import Connection
-
-    conn_fd, cells_fd, memory_mb = (int(value) for value in argv)
-    shared = mmap.mmap(cells_fd, CELLS_BYTES)
-    os.close(cells_fd)
-    cells = (ctypes.c_double * CELLS).from_buffer(shared)
-    preload()
-    serve(Connection(conn_fd), cells, memory_mb, sandboxed=True)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

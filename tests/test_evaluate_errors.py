@@ -138,16 +138,21 @@ def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path):
     assert game["logs"][seat] == ["move 1 thinking", "move 2 thinking", "move 3 thinking"]
 
 
-def test_a_sandboxed_records_error_and_logs_are_checked_and_capped():
-    from evaluation.agent_specs import AgentSpec
-    from evaluation.pool import checked_record
-    from evaluation.record import GameTask
+def test_an_agents_error_text_and_output_are_capped_by_the_referee():
+    """A hostile agent's process sends a huge error text and floods its output: the referee's record keeps
+    one capped line and the last 20 lines of what it printed, never more than the log buffer holds."""
+    from evaluation.agent_process import LOG_BYTES
+    from evaluation.agent_specs import resolve_agent
+    from evaluation.record import LOG_LINES
+    from evaluation.runner import play_game
 
-    spec = AgentSpec("random", "builtin", "random")
-    task = GameTask(0, spec, spec, False, (), (("rows", 6), ("columns", 7), ("inarow", 4)), 2.0, 60.0, 0)
-    base = {"statuses": ["ERROR", "DONE"], "outcomes": ["error", "win"], "moves": [3], "move_times": [[0.1], []]}
-    hostile = dict(base, error=["x" * 10_000, 42], logs=[["y" * 10_000] * 50 + [7], "not a list"])
-    record = checked_record(task, json.dumps(hostile).encode())
-    assert record.error == ["x" * 2000, None]
-    assert len(record.logs[0]) == 20 and record.logs[0][0] == "y" * 2000 and record.logs[1] == []
-    assert checked_record(task, json.dumps(base).encode()).error == [None, None]
+    def hostile(obs, config):
+        for _ in range(50):
+            print("y" * 10_000)
+        raise ValueError("x" * 10_000)
+
+    record = play_game(resolve_agent(hostile), resolve_agent("random"), seed=1)
+    assert record.statuses[0] == "ERROR" and record.error[1] is None
+    assert "ValueError: xxx" in record.error[0] and len(record.error[0]) <= 1000
+    assert 0 < len(record.logs[0]) <= LOG_LINES and sum(map(len, record.logs[0])) <= LOG_BYTES
+    assert set(record.logs[0][-1]) == {"y"}

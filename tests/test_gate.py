@@ -54,11 +54,33 @@ def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation):
         "game-000000-numpy_int-vs-random-invalid.html", "game-000001-numpy_int-vs-random-invalid.html"]
 
 
-def test_fails_a_candidate_that_takes_3_s_per_move_at_the_first_move(isolation):
+def test_fails_a_candidate_that_takes_3_s_per_move_at_its_second_move(isolation):
     code, report, _ = run_gate("--gate", fixture("sleeps_3s.py"), "--baseline", "greedy", *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
-    assert any("timeout" in reason for reason in report["reasons"])
+    assert any("timeout" in reason and "after the first" in reason for reason in report["reasons"])
     assert report["games"] == 2  # stopped after the smoke pair instead of draining a 60 s bank
+    assert report["checks"][1]["seconds"] < 20  # move 1 (3 s, from the bank), move 2 killed at 2 s
+
+
+def test_a_3_s_load_is_paid_from_the_bank_and_passes_the_smoke_check():
+    code, report, _ = run_gate("--gate", fixture("loads_3s.py"), "--baseline", "greedy", "-n", "2")
+    assert [check["name"] for check in report["checks"]][:3] == ["load", "smoke", "validation"]
+    assert report["checks"][1]["passed"] is True and report["checks"][2]["passed"] is True
+    assert report["checks"][1]["max_move_s"] >= 3
+
+
+def test_fails_a_candidate_that_returns_none(isolation):
+    code, report, _ = run_gate("--gate", fixture("returns_none.py"), "--baseline", "greedy", *isolation)
+    assert code == 1 and report["checks"][1]["passed"] is False
+    assert any("returned None at ply" in reason and "Kaggle plays column 0; return an int" in reason
+               for reason in report["reasons"])
+
+
+def test_the_load_check_runs_in_a_clean_room():
+    code, report, _ = run_gate("--gate", fixture("imports_project.py"), "--baseline", "greedy")
+    assert code == 1 and report["checks"][0]["passed"] is False
+    assert "clean room" in report["reasons"][0] and "import" in report["reasons"][0]
+    assert report["games"] == 0
 
 
 @pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)

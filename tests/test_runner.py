@@ -29,23 +29,27 @@ def test_play_game_replays_the_opening_through_the_referee():
     assert record.moves[:3] == [3, 3, 2]
     assert len(record.move_times[0]) + len(record.move_times[1]) == len(record.moves) - 3
     # the referee's first recorded step after reset already shows the opening's first stone
-    assert record.steps[1][0].observation.board[5 * 7 + 3] == 1
+    assert record.steps[1][0]["observation"]["board"][5 * 7 + 3] == 1
     final = Position.from_moves(record.moves, Config())
-    assert record.steps[-1][0].observation.board == final.to_board(1 if final.moves % 2 == 0 else 2)
+    assert record.steps[-1][0]["observation"]["board"] == final.to_board(1 if final.moves % 2 == 0 else 2)
     assert sorted(record.outcomes) in (["loss", "win"], ["draw", "draw"])
 
 
 def test_play_game_counts_a_float_as_invalid_and_keeps_a_replayable_history():
     record = play_game(spec("returns_float"), resolve_agent("random"), [], seed=1)
     assert record.statuses == ["INVALID", "DONE"] and record.outcomes == ["invalid", "win"]
-    assert "crashed the referee" in record.note
-    assert record.steps[-1][0].status == "INVALID"
+    assert "float 3.0" in record.note and "crashes" in record.note
+    assert record.steps[-1][0]["status"] == "INVALID"
+    kaggle = play_game(spec("returns_float"), resolve_agent("random"), [], seed=1, referee="kaggle")
+    assert kaggle.statuses == ["INVALID", "DONE"] and "crashed the referee" in kaggle.note
 
 
 def test_slow_agent_times_out_by_kaggles_own_rule():
     record = play_game(spec("slow"), resolve_agent("random"), [], act_timeout=0.5, overage=1.0)
     assert record.statuses[0] == "TIMEOUT" and record.outcomes == ["timeout", "win"]
-    assert all(t > 1.0 for t in record.move_times[0])
+    first, *_, last = record.move_times[0]
+    assert first > 1.0  # paid from the bank
+    assert 0.8 <= last < 1.2  # killed at its deadline (0.5 s + the 0.3 s left), not waited for
 
 
 @pytest.mark.parametrize("name, expected", [

@@ -1,0 +1,191 @@
+"""The agent's side of ``evaluation.agent_process``: a process that holds one seat's agent and answers moves.
+
+Started forked from the referee's worker (``serve``) or, with ``--sandbox``, as a fresh interpreter inside
+its own bubblewrap sandbox::
+
+    python -m evaluation.agent_host SOCKET_FD KIND TARGET FUNCTION MEMORY_MB
+
+It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
+length, then JSON): ``{"op": "game", "seed": S}`` starts a game — the agent is dropped and loaded again
+lazily inside the next move, as Kaggle's loader ``exec``s a submission inside move 1 (so loading is
+charged to move 1; modules the agent's file imports stay imported, as within one Python process); ``{"op": "act", "id": K, "observation":
+..., "configuration": ...}`` asks for a move, answered by ``{"id": K, "action": [kind, value, type],
+"error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
+are the pipe the referee keeps the game's logs from. Nothing the referee reads from here is unpickled.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib.util
+import json
+import os
+import random
+import resource
+import signal
+import struct
+import sys
+from typing import Any, Callable
+
+from evaluation.agent_move import encode_action
+from evaluation.observation import structify
+
+HEADER = struct.Struct(">I")
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+
+def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False) -> None:
+    """Answer requests until the socket closes."""
+    isolate(memory_mb)
+    gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
+    stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
+    agent: Callable[..., Any] | None = None
+    while True:
+        request = _read_frame(stream)
+        if request is None:
+            return
+        op = request.get("op")
+        if op == "game":
+            agent = None
+            if sandboxed:
+                _kill_leftovers()
+            _seed(int(request.get("seed", 0)))
+        elif op == "act":
+            reply: dict[str, Any] = {"id": request.get("id"), "action": encode_action(None), "error": None}
+            try:
+                configuration = request["configuration"]
+                if kind in ("file", "built", "bundle"):
+                    configuration["__raw_path__"] = target  # what Kaggle's file loader adds
+                if agent is None:
+                    agent = load(kind, target, function)
+                count = getattr(getattr(agent, "__code__", None), "co_argcount", 2)
+                action = agent(*(structify(request["observation"]), structify(configuration))[:count])
+                reply["action"] = encode_action(action)
+            except BaseException as error:  # anything the agent does wrong is its move's error
+                reply["error"] = _describe(error)
+            for output in (sys.stdout, sys.stderr):
+                try:
+                    output.flush()
+                except Exception:  # the agent closed or replaced it
+                    pass
+            _write_frame(sock_fd, reply)
+
+
+def load(kind: str, target: str, function: str) -> Callable[..., Any]:
+    """A fresh agent callable: a file as Kaggle's ``get_last_callable`` loads it (``exec`` in a fresh
+    dict, its folder on ``sys.path`` meanwhile, the last callable), a module as a fresh module object."""
+    if kind in ("file", "built", "bundle"):
+        with open(target, encoding="utf-8") as handle:
+            source = handle.read()
+        code = compile(source, target, "exec")
+        namespace: dict[str, Any] = {}
+        sys.path.append(os.path.dirname(target))
+        try:
+            exec(code, namespace)
+        finally:
+            sys.path.pop()
+        callables = [value for value in namespace.values() if callable(value)]
+        if not callables:
+            raise ValueError("the file defines no callable")
+        return callables[-1]
+    if kind == "module":
+        spec = importlib.util.find_spec(target)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, function)
+    if kind == "builtin":
+        from kaggle_environments.envs.connectx.connectx import agents
+
+        return agents[target]
+    if kind == "callable":
+        from evaluation.agent_specs import _CALLABLES
+
+        return _CALLABLES[target]
+    raise ValueError(f"unknown agent kind {kind!r}")
+
+
+def isolate(memory_mb: int) -> None:
+    """Ignore SIGINT, die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if memory_mb > 0:
+        from evaluation.worker import _address_space
+
+        limit = _address_space() + memory_mb * 1024 * 1024
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass
+
+
+def _describe(error: BaseException) -> str:
+    try:
+        from building.errors import format_agent_error
+
+        return format_agent_error(error)[:1000]
+    except Exception:  # never let the description itself fail the answer
+        return f"{type(error).__name__}"
+
+
+def _seed(seed: int) -> None:
+    random.seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed % 2**32)
+
+
+def _read_frame(stream: Any) -> dict[str, Any] | None:
+    header = _read_exactly(stream, HEADER.size)
+    if header is None:
+        return None
+    (length,) = HEADER.unpack(header)
+    if length > MAX_REQUEST_BYTES:
+        return None
+    body = _read_exactly(stream, length)
+    return None if body is None else json.loads(body)
+
+
+def _read_exactly(stream: Any, size: int) -> bytes | None:
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _write_frame(fd: int, message: dict[str, Any]) -> None:
+    data = HEADER.pack(len(body := json.dumps(message).encode())) + body
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _kill_leftovers() -> None:
+    """In a sandbox this process is pid 2 of its own pid namespace: ``kill(-1)`` reaches exactly the
+    processes the agent left behind (and reaping keeps zombies off the process cap)."""
+    if os.getpid() != 2:
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def main(argv: list[str]) -> None:
+    sock_fd, kind, target, function, memory_mb = argv
+    try:
+        import numpy  # noqa: F401  (imported before the memory cap, as the referee's own process had it)
+    except ImportError:
+        pass
+    serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

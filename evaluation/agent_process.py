@@ -1,0 +1,324 @@
+"""One seat's agent in a process of its own, driven by the referee over a socket (``AgentProcess``).
+
+The referee never runs in an agent's process and two agents never share one. The process is forked
+from the referee's worker (warm: the interpreter and numpy are already loaded) or, with ``sandbox=True``,
+started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network, no home, a private
+/tmp, its own pid namespace). It stays alive across games; ``new_game()`` makes the next move load the
+agent afresh (``evaluation.agent_host``), so each game starts from fresh module state and the load is
+charged to move 1, as on Kaggle.
+
+``act()`` sends the observation and waits for the answer until the hard deadline (act timeout + what is
+left of the bank, plus a small slack): past it the process is killed and the move is ``timed_out``.
+Everything read from the agent's process is untrusted: frames are parsed without blocking, a frame
+that is not a well-formed answer costs the agent its move (ERROR), answers to earlier requests (a
+forked child answering late) are dropped. The agent's stdout and stderr go to a pipe the referee
+drains; ``logs()`` gives the game's last lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+from evaluation.agent_move import AgentMove, decode_action
+from evaluation.agent_specs import AgentSpec
+
+__all__ = ["AgentMove", "AgentProcess", "DEFAULT_MEMORY_MB"]
+
+DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of its process's own
+KILL_SLACK_SECONDS = 0.05  # past Kaggle's own deadline, so that Kaggle's rule (not ours) decides TIMEOUT
+MAX_ANSWER_BYTES = 64 * 1024  # an answer is a few dozen bytes
+LOG_LINES = 20
+LOG_BYTES = 64 * 1024  # of output kept per game (the last of it)
+HEADER_BYTES = 4
+
+
+class AgentProcess:
+    """``spec``'s agent in its own process (see the module docstring)."""
+
+    def __init__(self, spec: AgentSpec, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+        if sandbox and spec.kind == "callable":
+            raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
+        self.spec = spec
+        # A Kaggle bundle runs only where Kaggle unpacks it, /kaggle_simulations/agent, which its own
+        # sandbox shows it: so each of two bundles in one game sees its own.
+        self.sandbox = sandbox or spec.kind == "bundle"
+        self.memory_mb = memory_mb
+        self.pid: int | None = None
+        self._popen: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+        self._out: int | None = None
+        self._buffer = b""
+        self._output = bytearray()
+        self._next_id = 0
+        self._seed = 0
+
+    # -- life cycle -------------------------------------------------------------------------------------
+
+    def new_game(self, seed: int = 0) -> None:
+        """Start a game: the next move loads the agent afresh. A dead process is replaced first."""
+        self._seed = seed
+        self._drain_output()
+        self._output.clear()
+        if not self.alive():
+            self._stop()
+            self._start()
+        self._discard_pending()
+        if not self._send({"op": "game", "seed": seed}):
+            self._stop()
+            self._start()
+            self._send({"op": "game", "seed": seed})
+
+    def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove:
+        """The agent's answer to one move, or ``timed_out`` once ``deadline_s`` (+ slack) has passed."""
+        start = time.perf_counter()
+        if self._sock is None:
+            return AgentMove(None, 0.0, "the agent's process is not running")
+        self._next_id += 1
+        wanted = self._next_id
+        if not self._send({"op": "act", "id": wanted, "observation": observation, "configuration": configuration}):
+            self._kill()
+            return AgentMove(None, time.perf_counter() - start, "the agent's process stopped reading its requests")
+        limit = start + deadline_s + KILL_SLACK_SECONDS
+        ready: list[Any] = []
+        while True:
+            left = limit - time.perf_counter()
+            if left > 0:
+                ready, _, _ = select.select([self._sock, self._out], [], [], left)
+                if self._out in ready:
+                    self._drain_output()
+            for frame in self._frames() if self._sock in ready or left <= 0 else ():
+                if frame is _BROKEN:
+                    self._kill()
+                    return AgentMove(None, time.perf_counter() - start,
+                                     "the agent's process wrote something that is not an answer to its pipe")
+                answer = _answer(frame, wanted)
+                if answer is _BROKEN:
+                    self._kill()
+                    return AgentMove(None, time.perf_counter() - start,
+                                     "the agent's process sent a malformed answer")
+                if answer is not None:
+                    action, error = answer
+                    return AgentMove(action, time.perf_counter() - start, error)
+            if self._sock is None:
+                code = self._reap()
+                return AgentMove(None, time.perf_counter() - start, f"the agent's process died (exit code {code})")
+            if left <= 0:
+                self._kill()
+                return AgentMove(None, time.perf_counter() - start, None, timed_out=True)
+
+    def logs(self) -> list[str]:
+        """The last lines the agent printed (stdout and stderr) since ``new_game``."""
+        self._drain_output()
+        text = self._output.decode("utf-8", "replace")
+        return [line for line in text.splitlines() if line.strip()][-LOG_LINES:]
+
+    def alive(self) -> bool:
+        if self.pid is None:
+            return False
+        if self._popen is not None:
+            return self._popen.poll() is None
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid:
+            self.pid = None
+            return False
+        return True
+
+    def close(self) -> None:
+        """Stop the process (and, in a sandbox, everything it started)."""
+        self._stop()
+
+    def __enter__(self) -> "AgentProcess":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        parent, child = socket.socketpair()
+        out_read, out_write = os.pipe()
+        spec = self.spec
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if self.sandbox:
+            from sandbox import Sandbox
+
+            from building import BUNDLE_ROOT
+
+            files = (spec.target,) if spec.kind in ("file", "built") else ()
+            mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
+            argv = [sys.executable, "-u", "-m", "evaluation.agent_host", str(child.fileno()), spec.kind, spec.target,
+                    spec.function, str(self.memory_mb)]
+            self._popen = Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
+                                                     stdout=out_write, stderr=out_write)
+            self.pid = self._popen.pid
+        else:
+            pid = os.fork()
+            if pid == 0:  # the agent's process: nothing of the referee's open files, its own session
+                try:
+                    os.setsid()
+                    os.dup2(out_write, 1)
+                    os.dup2(out_write, 2)
+                    null = os.open(os.devnull, os.O_RDONLY)
+                    os.dup2(null, 0)
+                    keep = child.fileno()
+                    os.closerange(3, keep)
+                    os.closerange(keep + 1, 1 << 20)
+                    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                    from evaluation.agent_host import serve
+
+                    serve(keep, spec.kind, spec.target, spec.function, self.memory_mb)
+                finally:
+                    os._exit(0)
+            self.pid = pid
+        child.close()
+        os.close(out_write)
+        parent.setblocking(False)
+        os.set_blocking(out_read, False)
+        self._sock, self._out, self._buffer = parent, out_read, b""
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        body = json.dumps(message).encode()
+        try:
+            self._sock.sendall(len(body).to_bytes(HEADER_BYTES, "big") + body)
+            return True
+        except (BlockingIOError, OSError, AttributeError):
+            return False
+
+    def _frames(self) -> list[Any]:
+        """Complete frames received so far (``_BROKEN`` for one that cannot be an answer); closes the
+        socket on end of file."""
+        frames: list[Any] = []
+        while self._sock is not None:
+            try:
+                chunk = self._sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._sock.close()
+                self._sock = None
+                break
+            self._buffer += chunk
+            if len(self._buffer) > 4 * MAX_ANSWER_BYTES or _complete(self._buffer):
+                break
+        while len(self._buffer) >= HEADER_BYTES:
+            length = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
+            if length > MAX_ANSWER_BYTES:
+                frames.append(_BROKEN)
+                self._buffer = b""
+                break
+            if len(self._buffer) < HEADER_BYTES + length:
+                break
+            body, self._buffer = self._buffer[HEADER_BYTES:HEADER_BYTES + length], self._buffer[HEADER_BYTES + length:]
+            try:
+                frames.append(json.loads(body))
+            except ValueError:
+                frames.append(_BROKEN)
+        return frames
+
+    def _discard_pending(self) -> None:
+        """Drop whatever arrived between moves (late answers of earlier moves, a child's chatter)."""
+        if self._sock is None:
+            return
+        self._frames()
+        self._buffer = b""
+
+    def _drain_output(self) -> None:
+        if self._out is None:
+            return
+        while True:
+            try:
+                chunk = os.read(self._out, 65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._output += chunk
+            if len(self._output) > LOG_BYTES:
+                del self._output[:len(self._output) - LOG_BYTES]
+
+    def _kill(self) -> None:
+        """Kill the process now (a timeout, a broken pipe); ``new_game`` starts a fresh one."""
+        if self.pid is not None:
+            try:
+                if self._popen is not None:
+                    self._popen.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
+                else:
+                    os.kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if self._popen is None:
+                try:  # what it started in its own session (it may not have made the session yet: see above)
+                    os.killpg(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self._reap()
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def _reap(self) -> int | None:
+        if self.pid is None:
+            return None
+        code = None
+        if self._popen is not None:
+            self._popen.kill()
+            code = self._popen.wait()
+        else:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+                code = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                pass
+        self.pid = None
+        return code
+
+    def _stop(self) -> None:
+        self._kill()
+        self._drain_output()
+        if self._out is not None:
+            os.close(self._out)
+            self._out = None
+        self._popen = None
+
+
+_BROKEN = object()
+
+
+def _complete(buffer: bytes) -> bool:
+    """Does ``buffer`` hold at least one whole frame (so that reading on would only wait)?"""
+    return len(buffer) >= HEADER_BYTES and len(buffer) >= HEADER_BYTES + int.from_bytes(buffer[:HEADER_BYTES], "big")
+
+
+def _answer(frame: Any, wanted: int) -> Any:
+    """``(action, error)`` for the answer to request ``wanted``; None for an answer to another request;
+    ``_BROKEN`` for a frame that is no answer at all."""
+    if not isinstance(frame, dict) or not isinstance(frame.get("id"), int):
+        return _BROKEN
+    if frame["id"] != wanted:
+        return None
+    error = frame.get("error")
+    if error is not None and not isinstance(error, str):
+        return _BROKEN
+    try:
+        action = decode_action(frame.get("action"))
+    except ValueError:
+        return _BROKEN
+    return action, (error[:1000] if error is not None else None)

@@ -1,0 +1,57 @@
+"""What a referee hands back for one game (``Played``) and what it asks of each seat (``Player``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evaluation.agent_move import AgentMove
+
+REFEREES = ("native", "kaggle")
+DEFAULT_REFEREE = "native"
+EPISODE_STEPS = 1000  # Kaggle's default episodeSteps
+RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration agents see)
+AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)
+
+
+class Player(Protocol):
+    """One seat's agent as a referee drives it (``evaluation.agent_process.AgentProcess`` or, in tests
+    and from Python, ``evaluation.callable_player.CallablePlayer``)."""
+
+    def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove: ...
+
+
+@dataclass
+class Played:
+    """One game as a referee played it, in seat order (index 0 moves first, mark 1).
+
+    ``steps`` have the shape of Kaggle's ``env.steps`` (``toJSON()["steps"]``); ``moves`` are the
+    columns played, opening included (a ``None`` answer recorded as the column 0 Kaggle plays for it);
+    ``move_times`` the per-move durations Kaggle logs (opening excluded); ``none_plies`` the plies
+    (0-based, opening included) at which each seat returned None; ``errors`` each seat's error text, if
+    it raised.
+    """
+
+    steps: list[list[dict[str, Any]]]
+    statuses: list[str]
+    rewards: list[Any]
+    moves: list[int]
+    move_times: list[list[float]]
+    none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
+    errors: list[str | None] = field(default_factory=lambda: [None, None])
+    note: str = ""
+
+
+def kaggle_configuration(shape: dict[str, int], act_timeout: float, episode_steps: int = EPISODE_STEPS) -> dict[str, Any]:
+    """The configuration Kaggle sends agents, with the obsolete ``timeout`` equal to ``actTimeout``
+    (many public agents budget from it)."""
+    return {
+        "rows": shape["rows"], "columns": shape["columns"], "inarow": shape["inarow"],
+        "actTimeout": act_timeout, "episodeSteps": episode_steps, "runTimeout": RUN_TIMEOUT,
+        "agentTimeout": AGENT_TIMEOUT, "timeout": obsolete_timeout(act_timeout),
+    }
+
+
+def obsolete_timeout(act_timeout: float) -> float:
+    """``configuration.timeout`` for an act timeout: an int when whole (Kaggle's field is an integer)."""
+    return int(act_timeout) if float(act_timeout).is_integer() else act_timeout

@@ -1,0 +1,99 @@
+"""One game on Kaggle's own ``Environment`` (kaggle-environments), each seat a ``Player``.
+
+The loop is ``Environment.run``'s own (Kaggle's ``Agent.act`` for the active seat, then ``env.step``),
+written out so that we can (1) force both seats through an opening first, (2) start with the overage
+bank we were asked for, (3) survive an action that crashes the referee itself (a float: ``board[3.0]``
+raises TypeError inside the interpreter) by re-submitting it as the non-integer it is, which Kaggle's
+schema check then records as INVALID. Kaggle's ``Agent`` times each call of a small proxy callable that
+asks the seat's ``Player`` for the move (with the hard deadline act timeout + bank) and hands Kaggle the
+action with its type as returned; an agent's error is raised there, so Kaggle records ERROR itself, and
+a move killed at its deadline comes back after the deadline, so Kaggle's own rule records TIMEOUT.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+
+
+class AgentFailed(Exception):
+    """Raised inside Kaggle's ``Agent.act`` for an agent that raised in its own process."""
+
+
+def play_kaggle(
+    players: Sequence[Player],
+    shape: dict[str, int],
+    act_timeout: float = 2.0,
+    overage: float = 60.0,
+    opening: Sequence[int] = (),
+    episode_steps: int = EPISODE_STEPS,
+) -> Played:
+    """Play one game between ``players`` on Kaggle's ``Environment`` (see ``referee_native.play_native``)."""
+    from kaggle_environments import make
+    from kaggle_environments.agent import Agent
+
+    configuration = kaggle_configuration(shape, act_timeout, episode_steps)
+    timeout = configuration.pop("timeout")
+    for obsolete in ("runTimeout", "agentTimeout"):
+        configuration.pop(obsolete)
+    env = make("connectx", configuration=configuration, debug=False)
+    env.configuration.timeout = timeout  # after make: the schema wants an int, Kaggle's rule wants actTimeout
+    for state in env.state:
+        state.observation.remainingOverageTime = overage
+    moves: list[int] = []
+    for column in opening:
+        seat = _active_seat(env)
+        actions: list[Any] = [None, None]
+        actions[seat] = int(column)
+        env.step(actions, [{}, {}])
+        moves.append(int(column))
+        if env.done:
+            raise ValueError(f"opening {list(opening)} ends the game")
+
+    errors: list[str | None] = [None, None]
+    none_plies: list[list[int]] = [[], []]
+    agents = [Agent(_proxy(player, seat, errors, none_plies, moves), env) for seat, player in enumerate(players)]
+    times: list[list[float]] = [[], []]
+    note = ""
+    while not env.done:
+        seat = _active_seat(env)
+        actions, logs = [None, None], [{}, {}]
+        actions[seat], logs[seat] = agents[seat].act(env._Environment__get_shared_state(seat).observation)
+        if "duration" in logs[seat]:
+            times[seat].append(float(logs[seat]["duration"]))
+        try:
+            env.step(actions, logs)
+        except Exception as error:  # the action broke the referee itself: it is that agent's invalid move
+            note = f"seat {seat} action {actions[seat]!r} crashed the referee: {type(error).__name__}: {error}"
+            actions[seat] = f"not an integer: {actions[seat]!r}"
+            env.step(actions, logs)
+        if env.state[seat].status in ("ACTIVE", "INACTIVE", "DONE"):
+            moves.append(env.steps[-1][seat].action)
+    return Played(steps=env.steps, statuses=[s.status for s in env.state], rewards=[s.reward for s in env.state],
+                  moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
+
+
+def _proxy(player: Player, seat: int, errors: list[str | None], none_plies: list[list[int]],
+           moves: list[int]) -> Callable[[Any, Any], Any]:
+    """The callable Kaggle's ``Agent`` times for one seat."""
+
+    def agent(observation, configuration):
+        bank = float(observation.get("remainingOverageTime", 0) or 0)
+        move = player.act(dict(observation), dict(configuration), float(configuration["actTimeout"]) + bank)
+        if move.timed_out:  # killed at the deadline (past it, Kaggle's own check agrees)
+            from kaggle_environments.errors import DeadlineExceeded
+
+            return DeadlineExceeded()
+        if move.error is not None:
+            errors[seat] = move.error
+            raise AgentFailed(move.error)
+        if move.action is None:
+            none_plies[seat].append(len(moves))
+        return move.action
+
+    return agent
+
+
+def _active_seat(env: Any) -> int:
+    return 0 if env.state[0].status == "ACTIVE" else 1

@@ -1,0 +1,133 @@
+"""Each seat's agent in its own process: loaded as Kaggle loads it, timed, killed at its deadline, logged."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+
+import pytest
+
+from evaluation.agent_process import AgentProcess
+from evaluation.agent_specs import resolve_agent
+from evaluation.referee_kaggle import play_kaggle
+from evaluation.referee_native import play_native
+from evaluation.runner import play_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
+SHAPE = {"rows": 6, "columns": 7, "inarow": 4}
+CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0, "timeout": 2}
+
+
+def fixture(name: str):
+    return resolve_agent(os.path.join(FIXTURES, f"{name}.py"))
+
+
+def write_agent(tmp_path, name: str, source: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    return resolve_agent(str(path))
+
+
+def empty_observation(mark: int = 1) -> dict:
+    return {"remainingOverageTime": 60, "step": 0, "board": [0] * 42, "mark": mark}
+
+
+def test_each_game_starts_from_fresh_module_state(tmp_path):
+    counter = write_agent(tmp_path, "counter", """
+        calls = 0
+        def agent(obs, config):
+            global calls
+            calls += 1
+            return calls
+    """)
+    with AgentProcess(counter) as process:
+        for _ in range(2):
+            process.new_game()
+            answers = [process.act(empty_observation(), dict(CONFIG), 2.0).action for _ in range(3)]
+            assert answers == [1, 2, 3]
+
+
+def test_the_action_keeps_its_type_and_errors_name_the_agents_line(tmp_path):
+    odd = write_agent(tmp_path, "odd", """
+        import numpy as np
+        VALUES = [None, True, np.int64(3), 3.0, "3", [3], 2**70]
+        calls = 0
+        def agent(obs, config):
+            global calls
+            calls += 1
+            if calls > len(VALUES):
+                raise ValueError("no more values")
+            return VALUES[calls - 1]
+    """)
+    import numpy
+
+    with AgentProcess(odd) as process:
+        process.new_game()
+        moves = [process.act(empty_observation(), dict(CONFIG), 2.0) for _ in range(8)]
+    actions = [move.action for move in moves[:7]]
+    assert actions[0] is None and actions[1] is True and type(actions[2]) is numpy.int64
+    assert type(actions[3]) is float and actions[4] == "3" and type(actions[5]).__name__ == "UnsupportedAction"
+    assert actions[6] == 2**70
+    assert moves[7].error.startswith("odd.py:9 in agent: ValueError: no more values")
+
+
+def test_load_time_is_charged_to_the_first_move_and_a_late_move_is_killed(tmp_path):
+    sleepy = write_agent(tmp_path, "sleepy", """
+        import time
+        time.sleep(0.4)
+        def agent(obs, config):
+            if obs.step >= 2:
+                time.sleep(30)
+            return [c for c in range(config.columns) if obs.board[c] == 0][0]
+    """)
+    record = play_game(sleepy, resolve_agent("random"), act_timeout=0.1, overage=1.0)
+    assert record.move_times[0][0] >= 0.4  # the load, inside move 1, paid from the bank
+    assert record.statuses[0] == "TIMEOUT" and record.outcomes == ["timeout", "win"]
+    assert record.move_times[0][-1] < 5  # killed at its deadline, not waited for
+
+
+def test_a_killed_process_is_restarted_by_the_next_game():
+    with AgentProcess(fixture("sleeps_forever")) as process:
+        process.new_game()
+        started = time.perf_counter()
+        move = process.act(empty_observation(), dict(CONFIG), 0.2)
+        assert move.timed_out and time.perf_counter() - started < 3
+        assert not process.alive()
+        process.new_game()
+        assert process.alive()
+
+
+def test_a_dying_agent_is_an_error_and_its_logs_are_kept():
+    with AgentProcess(fixture("exits")) as process:
+        process.new_game()
+        move = process.act(empty_observation(), dict(CONFIG), 2.0)
+        assert move.error is not None and not move.timed_out
+    record = play_game(fixture("chatty"), fixture("raises"))
+    assert record.logs[0][:2] == ["loading chatty", "thinking"] and len(record.logs[0]) <= 20
+    assert record.outcomes == ["win", "error"]
+    assert "raises.py:5 in agent: RuntimeError: this agent always fails" == record.error[1]
+    assert "RuntimeError" in "\n".join(record.logs[1]) or record.logs[1] == []
+
+
+@pytest.mark.parametrize("agents", [("greedy", "random"), ("returns_99", "greedy"), ("numpy_int", "greedy"),
+                                    ("raises", "greedy"), ("returns_float", "random")])
+def test_end_to_end_games_are_the_same_under_both_referees(agents):
+    specs = [fixture(name) if os.path.exists(os.path.join(FIXTURES, f"{name}.py")) else resolve_agent(name)
+             for name in agents]
+    results = []
+    for play in (play_native, play_kaggle):
+        processes = [AgentProcess(spec) for spec in specs]
+        try:
+            for seat, process in enumerate(processes):
+                process.new_game(seed=5 + seat)
+            results.append(play(processes, SHAPE, 2.0, 60.0, (3, 3)))
+        finally:
+            for process in processes:
+                process.close()
+    native, kaggle = results
+    assert native.moves == kaggle.moves and native.statuses == kaggle.statuses and native.rewards == kaggle.rewards
+    strip = [[[{k: v for k, v in agent.items() if k != "observation"} for agent in step] for step in played.steps]
+             for played in results]
+    assert strip[0] == strip[1]

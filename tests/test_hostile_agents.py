@@ -1,0 +1,63 @@
+"""Hostile agents can only lose their own games: the opponent's record is untouched, with or without --sandbox.
+
+Each agent runs in its own process (the referee in the worker, outside both), so what an agent reaches
+through its call stack, ``gc`` or ``sys.modules`` is its own process's memory, and what it writes to its
+pipe is read as untrusted bytes for its own seat only. docs/sandbox.md lists what an agent can still do.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agents.core import Config
+from evaluation.agent_specs import resolve_agent
+from evaluation.match import schedule
+from evaluation.pool import run_games
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_agents")
+FORFEITS = ("invalid", "error", "timeout")
+
+
+@pytest.fixture(params=["plain", "sandbox"])
+def sandboxed(request) -> bool:
+    if request.param == "plain":
+        return False
+    from sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    return True
+
+
+@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child"])
+@pytest.mark.parametrize("referee", ["native", "kaggle"])
+def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
+    attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
+    opponent = resolve_agent("greedy")
+    tasks = schedule(attacker, opponent, 4, Config(), [[], [3], [3, 3], [2]], seed=11)
+    records = []
+    run_games(tasks, workers=1, on_record=records.append, sandbox=sandboxed, referee=referee)
+    assert sorted(record.game_id for record in records) == [0, 1, 2, 3]
+    for record in records:
+        seat = record.seats[1]
+        assert record.outcome_of(1) not in FORFEITS, (record.statuses, record.error, record.note)
+        assert record.statuses[seat] == "DONE" and record.error[seat] is None
+        assert all(0 <= move < 7 for move in record.moves)
+
+
+def test_the_same_stack_attack_wins_when_both_agents_share_the_referees_process():
+    """What the separate processes prevent: in one process the attacker reaches Kaggle's ``env``."""
+    import runpy
+
+    from evaluation.callable_player import CallablePlayer
+    from evaluation.referee_kaggle import play_kaggle
+
+    attack = runpy.run_path(os.path.join(HOSTILE, "stack_editor.py"))["agent"]
+    leftmost = runpy.run_path(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py"))["agent"]
+    played = play_kaggle([CallablePlayer(attack), CallablePlayer(leftmost)], {"rows": 6, "columns": 7, "inarow": 4})
+    assert played.statuses == ["DONE", "INVALID"]

@@ -1,0 +1,61 @@
+"""None answers (Kaggle plays column 0) are recorded, counted and failed; --act-timeout sets ``timeout`` too."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from evaluation.agent_specs import resolve_agent
+from evaluation.runner import play_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NONE_AGENT = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "returns_none.py")
+
+
+def test_a_none_is_recorded_as_the_column_0_kaggle_plays():
+    for referee in ("native", "kaggle"):
+        record = play_game(resolve_agent(NONE_AGENT), resolve_agent("greedy"), seed=2, referee=referee)
+        assert record.none_plies[0] == [4]
+        assert record.moves[4] == 0 and record.steps[5][0]["action"] == 0
+        assert len(record.moves) == len(record.steps) - 1  # every move recorded, the None one included
+
+
+def test_evaluate_json_counts_none_moves(tmp_path):
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), NONE_AGENT, "greedy", "-n", "2", "--workers", "1", "--json",
+         "--no-progress", "--results", str(tmp_path / "r.jsonl")], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    summary = json.loads(done.stdout)
+    assert [agent["none_moves"] for agent in summary["agents"]] == [2, 0]
+    assert summary["referee"] == "native" and summary["games_per_s"] > 0
+    lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()[1:]]
+    assert all(sum(len(plies) for plies in line["none_plies"]) == 1 for line in lines)
+
+
+def test_the_builders_validation_fails_an_agent_that_returned_none(tmp_path):
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "build_submission.py"), NONE_AGENT, "-o",
+                           str(tmp_path / "out.py")], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 1
+    assert "returned None at ply 4: Kaggle plays column 0; return an int" in done.stdout + done.stderr
+
+
+def test_act_timeout_sets_the_obsolete_timeout_too(tmp_path):
+    reader = tmp_path / "reads_timeout.py"
+    reader.write_text(textwrap.dedent("""
+        def agent(obs, config):
+            if config.timeout != config.actTimeout or config.actTimeout != 5:
+                raise ValueError(f"timeout {config.timeout} actTimeout {config.actTimeout}")
+            return [c for c in range(config.columns) if obs.board[c] == 0][0]
+    """))
+    for referee in ("native", "kaggle"):
+        record = play_game(resolve_agent(str(reader)), resolve_agent("random"), act_timeout=5, referee=referee)
+        assert "ERROR" not in record.statuses, record.error
+
+
+def test_a_bad_referee_is_one_line_and_exit_2():
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "greedy", "random", "--referee", "fast"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert "--referee" in done.stderr
