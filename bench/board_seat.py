@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from board.agent_seat import AgentSeat
+from evaluation.agent_process import AgentProcess
 from evaluation.agent_specs import resolve_agent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +26,7 @@ AGENT = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py")
 
 
 def seat_figures(sandbox: bool) -> str:
-    seat = AgentSeat(resolve_agent(AGENT, sandbox=sandbox), sandbox=sandbox)
+    seat = AgentProcess(resolve_agent(AGENT, sandbox=sandbox), sandbox=sandbox)
     started = time.monotonic()
     seat.new_game()
     start = time.monotonic() - started

@@ -89,9 +89,9 @@ class BoardServer:
     def __init__(self, options: BoardOptions) -> None:
         from werkzeug.serving import make_server
 
-        from board.agent_seat import AgentSeat
         from board.app import create_app
         from board.session import BoardSession
+        from evaluation.agent_process import AgentProcess
         from evaluation.agent_specs import AgentSpec, AgentSpecError, resolve_agent
 
         if options.sandbox:
@@ -115,7 +115,7 @@ class BoardServer:
         self.token = secrets.token_urlsafe(18)
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the terminal
         self._values = _value_service(options) if config.is_standard else None
-        self.seat = AgentSeat(spec, sandbox=options.sandbox, memory_mb=options.memory_mb)
+        self.seat = AgentProcess(spec, sandbox=options.sandbox, memory_mb=options.memory_mb)
         self.session = BoardSession(config, self.seat, spec.name, act_timeout=options.act_timeout,
                                     overage=options.overage, values=self._values, loaded=loaded,
                                     source=options.game or "")

@@ -17,9 +17,11 @@ from agents.core import Config
 
 from analysis.games import Game
 from analysis.labelling import GameAnalysis
-from board.agent_seat import AgentSeat, SeatMove
 from board.game import BoardGame, Ending
 from board.values import ValueService
+from evaluation.agent_move import AgentMove, UnsupportedAction
+from evaluation.agent_process import AgentProcess
+from evaluation.referee_native import checked_action
 
 __all__ = ["BoardSession", "move_label"]
 
@@ -38,7 +40,7 @@ def move_label(analysis: GameAnalysis | None, ply: int) -> str:
 class BoardSession:
     """The state behind the page; every public method returns the new :meth:`state`."""
 
-    def __init__(self, config: Config, seat: AgentSeat, agent_name: str, *, act_timeout: float = 2.0,
+    def __init__(self, config: Config, seat: AgentProcess, agent_name: str, *, act_timeout: float = 2.0,
                  overage: float = 60.0, values: ValueService | None = None, loaded: Game | None = None,
                  source: str = "") -> None:
         self.config = config
@@ -326,7 +328,7 @@ class BoardSession:
                 self.seat.new_game()
             answer = self.seat.act(observation, configuration, deadline)
         except RuntimeError as error:
-            answer = SeatMove(None, "", 0.0, str(error))
+            answer = AgentMove(None, 0.0, str(error))
         with self.lock:
             if generation != self.generation:
                 return
@@ -334,7 +336,7 @@ class BoardSession:
             self._apply(answer)
             self._changed()
 
-    def _apply(self, answer: SeatMove) -> None:
+    def _apply(self, answer: AgentMove) -> None:
         """The referee's ruling on the agent's answer, as Kaggle's ConnectX interpreter rules."""
         self.last_seconds = answer.seconds
         self.overage_left = max(0.0, self.overage_left - max(0.0, answer.seconds - self.act_timeout))
@@ -345,12 +347,11 @@ class BoardSession:
         if answer.error:
             self.game.forfeit = Ending(human, (), f"error: {self.agent_name} failed: {answer.error}")
             return
-        kind = getattr(answer, "action_type", None) or type(answer.action).__name__  # a SeatMove or an AgentMove
-        action = answer.action if kind == "int" else None  # Kaggle refuses numpy integers, floats, strings
-        if kind == "NoneType":
-            action = 0  # Kaggle plays column 0 for an agent that returns None
-        if action is None or not self.game.can_play(action):
-            shown = answer.action if kind == "int" else f"a {kind}"
+        # Kaggle's action check: None is column 0; numpy integers, bools, strings, negatives and floats are refused
+        action = checked_action(answer.action)
+        if type(action) is not int or not self.game.can_play(action):
+            kind = answer.action.type_name if isinstance(answer.action, UnsupportedAction) else type(answer.action).__name__
+            shown = answer.action if type(answer.action) is int else f"a {kind}"
             self.game.forfeit = Ending(human, (), f"invalid: {self.agent_name} played {shown}, not a legal column")
             return
         assert agent == self.game.to_move

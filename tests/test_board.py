@@ -15,10 +15,10 @@ import pytest
 import evaluate
 from agents.core import Config
 from analysis.games import read_games
-from board.agent_seat import AgentSeat
 from board.app import create_app
 from board.game import BoardGame
 from board.server import load_game, split_game_argument
+from evaluation.agent_process import AgentProcess
 from board.session import BoardSession
 from evaluation.agent_specs import resolve_agent
 
@@ -38,7 +38,7 @@ def wait_for(session: BoardSession, state: str, timeout: float = 30.0) -> dict:
 
 
 def make_session(agent: str, config: Config = Config(), **options) -> BoardSession:
-    seat = AgentSeat(resolve_agent(agent))
+    seat = AgentProcess(resolve_agent(agent))
     return BoardSession(config, seat, agent, **options)
 
 
@@ -64,7 +64,7 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
         session.move(3)
         state = wait_for(session, "human")
         assert state["moves"] == [3, 0]  # the agent answered in its own process
-        assert session.seat._process.pid != os.getpid()
+        assert session.seat.pid not in (None, os.getpid())
         assert state["clock"]["last_seconds"] is not None
         state = session.undo()
         assert state["moves"] == [] and state["state"] == "human"
@@ -89,7 +89,7 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
     ("allocates.py", "error: allocates.py failed: MemoryError: "),  # capped as --memory-mb caps it
 ])
 def test_referee_rules_as_kaggle(agent, ruling):
-    session = BoardSession(Config(), AgentSeat(resolve_agent(os.path.join(AGENTS, agent))), agent)
+    session = BoardSession(Config(), AgentProcess(resolve_agent(os.path.join(AGENTS, agent))), agent)
     try:
         session.move(3)
         state = wait_for(session, "over")
@@ -100,14 +100,14 @@ def test_referee_rules_as_kaggle(agent, ruling):
 
 
 def test_agent_that_overruns_kaggles_clock_is_killed_and_loses(tmp_path):
-    session = BoardSession(Config(), AgentSeat(resolve_agent(os.path.join(AGENTS, "sleeps_forever.py"))), "sleeper",
+    session = BoardSession(Config(), AgentProcess(resolve_agent(os.path.join(AGENTS, "sleeps_forever.py"))), "sleeper",
                            act_timeout=0.2, overage=0.3)
     try:
         started = time.monotonic()
         session.move(3)
         state = wait_for(session, "over", timeout=10)
         assert time.monotonic() - started < 5
-        assert session.game.forfeit.reason.startswith("timeout:") and session.seat._process is None
+        assert session.game.forfeit.reason.startswith("timeout:") and not session.seat.alive()
         assert state["clock"]["overage_left"] == 0.0
         exported = tmp_path / "timeout.jsonl"
         exported.write_text(session.export()["results"])
@@ -149,7 +149,7 @@ def test_token_and_host_are_checked_on_every_request():
 
 def test_exported_line_reads_back_as_a_results_file_and_a_game(tmp_path):
     game = load_game(f"{SAMPLE}:10")
-    session = BoardSession(game.config, AgentSeat(resolve_agent(os.path.join(AGENTS, "leftmost.py"))), "leftmost",
+    session = BoardSession(game.config, AgentProcess(resolve_agent(os.path.join(AGENTS, "leftmost.py"))), "leftmost",
                            loaded=game, source=SAMPLE)
     try:
         session.goto(len(game.moves))
@@ -262,11 +262,11 @@ def test_sandboxed_seat_plays_without_seeing_the_users_files(tmp_path):
     agent = tmp_path / "looks_around.py"
     agent.write_text(f"import os\n\n\ndef agent(obs, config):\n    return 1 if os.path.exists({str(secret)!r}) else 0\n")
     for sandboxed, column in ((False, 1), (True, 0)):
-        seat = AgentSeat(resolve_agent(str(agent), sandbox=sandboxed), sandbox=sandboxed)
+        seat = AgentProcess(resolve_agent(str(agent), sandbox=sandboxed), sandbox=sandboxed)
         try:
             seat.new_game()
             move = seat.act({"board": [0] * 42, "mark": 1, "step": 0, "remainingOverageTime": 60.0},
                             {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0}, 30.0)
-            assert (move.action, move.action_type, move.error) == (column, "int", None)
+            assert (move.action, type(move.action), move.error) == (column, int, None)
         finally:
             seat.close()
