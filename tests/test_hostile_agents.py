@@ -34,7 +34,7 @@ def sandboxed(request) -> bool:
     return True
 
 
-@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child"])
+@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child", "cell_writer"])
 @pytest.mark.parametrize("referee", ["native", "kaggle"])
 def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
     attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
