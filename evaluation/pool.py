@@ -136,8 +136,8 @@ def run_games(
         return
     if sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
         raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
-    if referee == "kaggle":
-        preload()
+    if referee == "kaggle" or any(spec.kind == "builtin" for task in pending for spec in task.seats):
+        preload()  # before the forks: never inside a timed move
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order
 
