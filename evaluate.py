@@ -90,6 +90,8 @@ def build_parser() -> Parser:
     p.add_argument("--referee", choices=("native", "kaggle"), default="native",
                    help="native: Kaggle's ConnectX rules, proven identical and ~10x faster (default); "
                         "kaggle: kaggle_environments' own Environment")
+    p.add_argument("--pin-cores", action="store_true",
+                   help="run each worker and its two agents on one CPU (faster cheap games; one core per agent)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments
@@ -274,6 +276,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
             *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
             stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
             backend=args.backend, memory_mb=args.memory_mb, sandbox=args.sandbox, referee=args.referee,
+            pin_cores=args.pin_cores,
         )
         play_seconds = time.perf_counter() - play_start
     except KeyboardInterrupt:
