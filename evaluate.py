@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Play two ConnectX agents against each other on Kaggle's own referee and report who is stronger.
+"""Play two ConnectX agents against each other under Kaggle's rules and report who is stronger.
 
     python evaluate.py greedy random -n 100
     python evaluate.py submissions/submission.py negamax --json
@@ -8,8 +8,9 @@
 
 An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
 folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
-"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each in an isolated
-worker process with Kaggle's time limits enforced by a hard deadline. Every finished game is appended to
+"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each seat's agent
+in a process of its own with Kaggle's time limits enforced by a hard deadline, refereed by a native
+referee proven identical to Kaggle's (--referee kaggle: kaggle_environments itself). Every finished game is appended to
 a JSON Lines results file. Exit 0 on success, 2 on bad input.
 """
 
