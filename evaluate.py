@@ -261,7 +261,11 @@ def run(args: argparse.Namespace, out: Any) -> int:
     progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
     played = list(plan.done)
 
+    first_record: list[float] = []
+
     def on_game(record):
+        if not first_record:
+            first_record.append(time.perf_counter())
         plan.log.append(record)
         if replays is not None and record.outcome_of(0) not in ("win", "draw"):
             replays.save_replay(record, args.replays)
@@ -293,7 +297,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
     summary["results"] = plan.log.path
     summary["referee"] = args.referee
     new_games = len(records) - len(plan.done)
-    summary["games_per_s"] = round(new_games / play_seconds, 3) if play_seconds > 0 else 0.0
+    summary["games_per_s"] = games_per_second(new_games, play_start, first_record, play_start + play_seconds)
     if plan.sprt:
         summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
     text = table(summary) + f"\nresults: {plan.log.path}\n"
@@ -305,6 +309,14 @@ def run(args: argparse.Namespace, out: Any) -> int:
     out.write(json.dumps(summary) + "\n" if args.json else text)
     out.flush()
     return 0
+
+
+def games_per_second(games: int, start: float, first: list[float], end: float) -> float:
+    """Games per wall second of play, start-up excluded: from the first record on (workers and agents'
+    processes are up by then), counting the games after it; the whole run when it played one game."""
+    if games > 1 and first and end > first[0]:
+        return round((games - 1) / (end - first[0]), 3)
+    return round(games / (end - start), 3) if games and end > start else 0.0
 
 
 def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:
