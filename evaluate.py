@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Play two ConnectX agents against each other on Kaggle's own referee and report who is stronger.
+"""Play two ConnectX agents against each other under Kaggle's rules and report who is stronger.
 
     python evaluate.py greedy random -n 100
     python evaluate.py submissions/submission.py negamax --json
@@ -9,8 +9,9 @@
 
 An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
 folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
-"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each in an isolated
-worker process with Kaggle's time limits enforced by a hard deadline. Every finished game is appended to
+"Bring your own agent"; from Python, evaluation.api.play_match returns this script's --json dict. Games start from an opening suite, in pairs with seats swapped, each seat's agent
+in a process of its own with Kaggle's time limits enforced by a hard deadline, refereed by a native
+referee proven identical to Kaggle's (--referee kaggle: kaggle_environments itself). Every finished game is appended to
 a JSON Lines results file. Exit 0 on success, 2 on bad input.
 """
 
@@ -93,6 +94,8 @@ def build_parser() -> Parser:
     p.add_argument("--referee", choices=("native", "kaggle"), default="native",
                    help="native: Kaggle's ConnectX rules, proven identical and ~10x faster (default); "
                         "kaggle: kaggle_environments' own Environment")
+    p.add_argument("--pin-cores", action="store_true",
+                   help="run each worker and its two agents on one CPU (faster cheap games; one core per agent)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments
@@ -275,7 +278,11 @@ def run(args: argparse.Namespace, out: Any) -> int:
     progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
     played = list(plan.done)
 
+    first_record: list[float] = []
+
     def on_game(record):
+        if not first_record:
+            first_record.append(time.perf_counter())
         plan.log.append(record)
         if replays is not None and record.outcome_of(0) not in ("win", "draw"):
             replays.save_replay(record, args.replays)
@@ -291,6 +298,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
             *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
             stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
             backend=args.backend, memory_mb=args.memory_mb, sandbox=args.sandbox, referee=args.referee,
+            pin_cores=args.pin_cores,
         )
         play_seconds = time.perf_counter() - play_start
     except KeyboardInterrupt:
@@ -306,7 +314,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
     summary["results"] = plan.log.path
     summary["referee"] = args.referee
     new_games = len(records) - len(plan.done)
-    summary["games_per_s"] = round(new_games / play_seconds, 3) if play_seconds > 0 else 0.0
+    summary["games_per_s"] = games_per_second(new_games, play_start, first_record, play_start + play_seconds)
     if plan.sprt:
         summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
     text = table(summary) + f"\nresults: {plan.log.path}\n"
@@ -318,6 +326,14 @@ def run(args: argparse.Namespace, out: Any) -> int:
     out.write(json.dumps(summary) + "\n" if args.json else text)
     out.flush()
     return 0
+
+
+def games_per_second(games: int, start: float, first: list[float], end: float) -> float:
+    """Games per wall second of play, start-up excluded: from the first record on (workers and agents'
+    processes are up by then), counting the games after it; the whole run when it played one game."""
+    if games > 1 and first and end > first[0]:
+        return round((games - 1) / (end - first[0]), 3)
+    return round(games / (end - start), 3) if games and end > start else 0.0
 
 
 def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:

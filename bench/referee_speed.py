@@ -8,7 +8,8 @@ Prints, for one run on this machine:
   against the agents' own CPU per game (``greedy``'s function timed in this process on every position
   of the same games), and their ratio;
 - games/s of ``alphabeta`` vs ``alphabeta`` under both referees (agent time dominates);
-- games/s of ``greedy`` vs ``greedy`` with 2 workers against 1 (native referee).
+- games/s of ``greedy`` vs ``greedy`` with 2 workers against 1 (native referee);
+- the same with ``--pin-cores`` (each worker and its agents on one CPU).
 
     nice -n 10 python bench/referee_speed.py [--games 300] [--kaggle-games 100] [--alphabeta-games 6]
 """
@@ -36,15 +37,16 @@ def cpu_seconds() -> float:
     return total
 
 
-def play(agent: str, games: int, workers: int, referee: str) -> tuple[float, float, list]:
+def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = False) -> tuple[float, float, list]:
     """(games/s, CPU s per game, records) of ``games`` games of ``agent`` against itself."""
     spec = resolve_agent(agent)
     config = Config()
     tasks = schedule(spec, spec, games, config, load_suite(None, config), seed=1)
-    run_games(tasks[:workers], workers=workers, on_record=lambda record: None, referee=referee)  # warm up
+    run_games(tasks[:workers], workers=workers, on_record=lambda record: None, referee=referee,
+              pin_cores=pin_cores)  # warm up
     records: list = []
     start, cpu = time.perf_counter(), cpu_seconds()
-    run_games(tasks, workers=workers, on_record=records.append, referee=referee)
+    run_games(tasks, workers=workers, on_record=records.append, referee=referee, pin_cores=pin_cores)
     elapsed = time.perf_counter() - start
     assert len(records) == games
     return games / elapsed, (cpu_seconds() - cpu) / games, records
@@ -89,6 +91,11 @@ def main() -> None:
           f"{(native_cpu - moves) / moves:.1f}x")
     two_rate, _, _ = play("greedy", args.games, 2, "native")
     print(f"greedy vs greedy, native: 2 workers {two_rate:.1f} games/s = {two_rate / native_rate:.2f}x 1 worker")
+    pinned_rate, pinned_cpu, _ = play("greedy", args.games, 1, "native", pin_cores=True)
+    pinned_two, _, _ = play("greedy", args.games, 2, "native", pin_cores=True)
+    print(f"with --pin-cores: 1 worker {pinned_rate:.1f} games/s ({pinned_rate / kaggle_rate:.1f}x kaggle), CPU "
+          f"{pinned_cpu * 1000:.2f} ms per game, evaluator's own work {(pinned_cpu - agents) / agents:.1f}x the agents'; "
+          f"2 workers {pinned_two:.1f} games/s = {pinned_two / pinned_rate:.2f}x")
     ab_native, _, _ = play("alphabeta", args.alphabeta_games, 1, "native")
     ab_kaggle, _, _ = play("alphabeta", args.alphabeta_games, 1, "kaggle")
     print(f"alphabeta vs alphabeta, 1 worker: native {ab_native:.3f} games/s, kaggle {ab_kaggle:.3f} games/s "

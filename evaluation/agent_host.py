@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import importlib
 import importlib.util
 import json
 import os
@@ -105,6 +106,18 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
     raise ValueError(f"unknown agent kind {kind!r}")
 
 
+def warm_up(kind: str, target: str) -> None:
+    """Import what a module or built-in agent depends on before any timed move (the evaluator's own
+    process has it imported when it forks an agent's process); each game still runs a fresh module."""
+    try:
+        if kind == "module":
+            importlib.import_module(target)
+        elif kind == "builtin":
+            import kaggle_environments.envs.connectx.connectx  # noqa: F401
+    except Exception:  # the agent's own problem: it shows at its first move
+        pass
+
+
 def isolate(memory_mb: int) -> None:
     """Ignore SIGINT, die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -184,6 +197,7 @@ def main(argv: list[str]) -> None:
         import numpy  # noqa: F401  (imported before the memory cap, as the referee's own process had it)
     except ImportError:
         pass
+    warm_up(kind, target)
     serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True)
 
 

@@ -176,6 +176,7 @@ class AgentProcess:
                     keep = child.fileno()
                     os.closerange(3, keep)
                     os.closerange(keep + 1, 1 << 20)
+                    _unmap_shared_memory()
                     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                     from evaluation.agent_host import serve
@@ -300,6 +301,23 @@ class AgentProcess:
 
 
 _BROKEN = object()
+
+
+def _unmap_shared_memory() -> None:
+    """In a forked agent process: unmap the shared memory inherited from the evaluator (the workers'
+    deadline cells live there), so that an agent that finds them through its copy of the worker's
+    memory cannot write them; touching them afterwards is a crash of its own process."""
+    import ctypes
+    from multiprocessing import heap
+
+    munmap = ctypes.CDLL(None, use_errno=True).munmap
+    munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    for arena in list(getattr(heap.BufferWrapper._heap, "_arenas", ())):
+        try:
+            address = ctypes.addressof(ctypes.c_char.from_buffer(arena.buffer))
+        except (TypeError, ValueError, BufferError):
+            continue
+        munmap(address, arena.size)
 
 
 def _complete(buffer: bytes) -> bool:

@@ -13,7 +13,8 @@ and strength means nothing for an agent that cannot play a legal game in time):
                move draws on runs out on Kaggle) and be legal (a numpy integer, a float, a raised
                exception all forfeit the game).
 3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
-               limits (``--act-timeout``, ``--overage``); both seats must end DONE.
+               limits (``--act-timeout``, ``--overage``), refereed by kaggle_environments' own
+               ``Environment`` whatever ``--referee`` says; both seats must end DONE.
 4. baseline    up to ``-n`` games (pairs over the opening suite, Kaggle's clock) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
                overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.stats``' GSPRT; it may
@@ -96,7 +97,8 @@ class GateContext:
     check: str = ""  # the check being run: replays go to a subdirectory of that name
 
     def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float | None = None,
-              stop: Callable[[list], bool] | None = None, replay: Callable[[Any], bool] = lambda record: True) -> list:
+              stop: Callable[[list], bool] | None = None, replay: Callable[[Any], bool] = lambda record: True,
+              referee: str | None = None) -> list:
         """Games of A against B (A is agent 0 of every record); with ``--replays`` the games A did not win
         or draw (among those ``replay`` selects) are saved."""
         from evaluation.match import run_match
@@ -114,7 +116,7 @@ class GateContext:
             spec_a, spec_b, games, config=self.config, openings=settings.openings, act_timeout=settings.act_timeout,
             overage=settings.overage if overage is None else overage, seed=settings.seed, workers=settings.workers,
             on_game=on_game, stop=stop, backend=settings.backend, memory_mb=settings.memory_mb,
-            sandbox=settings.sandbox, referee=settings.referee,
+            sandbox=settings.sandbox, referee=referee or settings.referee,
         )
 
 
@@ -271,7 +273,9 @@ def check_validation(context: GateContext, check: Check) -> None:
     shape = tuple(context.config.as_dict().items())
     task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.settings.act_timeout,
                     context.settings.overage, context.settings.seed)
-    (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage)
+    # Kaggle's own Environment referees the validation episode, whatever --referee says
+    (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage,
+                              referee="kaggle")
     check.passed = record.statuses == ["DONE", "DONE"]
     _forfeits([record], check, "validation episode", forfeits=False)
     check.passed = check.passed and not check.reasons

@@ -46,12 +46,13 @@ def default_workers() -> int:
 class _Worker:
     """Parent side of one worker process (forked; it starts each seat's agent process itself)."""
 
-    def __init__(self, context: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE) -> None:
+    def __init__(self, context: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE,
+                 cpu: int | None = None) -> None:
         self.conn, child_conn = context.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
-        self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb, sandbox, referee),
+        self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb, sandbox, referee, cpu),
                                             daemon=True)
         self.process.start()
         self.sentinel = self.process.sentinel
@@ -122,6 +123,7 @@ def run_games(
     grace: float = GRACE_SECONDS,
     sandbox: bool = False,
     referee: str = DEFAULT_REFEREE,
+    pin_cores: bool = False,
 ) -> None:
     """Play ``tasks`` on ``workers`` isolated processes; ``on_record`` gets each record as it ends.
 
@@ -129,22 +131,25 @@ def run_games(
     already running are finished and reported). Every task that is started is reported exactly once.
     ``sandbox``: run every agent's process inside a bubblewrap sandbox of its own that shows it its
     agent file (call ``sandbox.require()`` first to fail early with a clear reason); the referee stays
-    outside. ``referee``: "native" or "kaggle" (see ``evaluation.runner``).
+    outside. ``referee``: "native" or "kaggle" (see ``evaluation.runner``). ``pin_cores``: worker ``i``
+    and its agents' processes run on CPU ``i`` (modulo the CPUs this process may use): a move's round
+    trip then stays on one core, about twice as cheap, but an agent that uses several threads gets one core.
     """
     pending = list(tasks)
     if not pending:
         return
     if sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
         raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
-    if referee == "kaggle":
-        preload()
+    if referee == "kaggle" or any(spec.kind == "builtin" for task in pending for spec in task.seats):
+        preload()  # before the forks: never inside a timed move
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order
 
-    def fresh() -> _Worker:
-        return _Worker(context, memory_mb, sandbox, referee)
+    def fresh(index: int) -> _Worker:
+        cpus = sorted(os.sched_getaffinity(0)) if pin_cores and hasattr(os, "sched_getaffinity") else []
+        return _Worker(context, memory_mb, sandbox, referee, cpus[index % len(cpus)] if cpus else None)
 
-    pool = [fresh() for _ in range(max(1, min(workers or default_workers(), len(pending))))]
+    pool = [fresh(index) for index in range(max(1, min(workers or default_workers(), len(pending))))]
     stopping = False
     retried: set[int] = set()
     try:
@@ -156,7 +161,7 @@ def run_games(
                         worker.send(task)
                     except OSError:  # the worker died between games: a fresh one takes the task
                         worker.stop()
-                        pool[index] = fresh()
+                        pool[index] = fresh(index)
                         pool[index].send(task)
             busy = [w for w in pool if w.task is not None]
             if not busy:
@@ -187,14 +192,14 @@ def run_games(
                         record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
                                          worker.thinking_for(now))
                     worker.stop()
-                    pool[index] = fresh()
+                    pool[index] = fresh(index)
                 elif record is None and worker.overdue(now, grace):
                     late = now > worker.limit
                     record = forfeit(worker.task, worker.seat(), "timeout",
                                      "the game ran past its longest possible duration: killed" if late
                                      else "no answer by the move's deadline: killed", worker.thinking_for(now))
                     worker.stop()
-                    pool[index] = fresh()
+                    pool[index] = fresh(index)
                 if record is not None and on_record(record):
                     stopping = True
     finally:

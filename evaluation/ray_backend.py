@@ -34,14 +34,16 @@ except ImportError as error:  # raised as the module's own ImportError so `--bac
     ) from error
 
 
-def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: str = "native") -> list[GameRecord]:
+def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: str = "native",
+                  pin_cores: bool = False) -> list[GameRecord]:
     """A few games, one after another, in an isolated worker process with hard deadlines (the default
     backend with one worker); a killed game's worker is replaced as usual."""
     from evaluation.pool import run_games as run_in_processes
 
     _warm_up(tasks)
     records: list[GameRecord] = []
-    run_in_processes(tasks, workers=1, on_record=records.append, memory_mb=memory_mb, grace=grace, referee=referee)
+    run_in_processes(tasks, workers=1, on_record=records.append, memory_mb=memory_mb, grace=grace, referee=referee,
+                     pin_cores=pin_cores)
     return records
 
 
@@ -66,6 +68,7 @@ def run_games(
     memory_mb: int = DEFAULT_MEMORY_MB,
     grace: float = GRACE_SECONDS,
     referee: str = "native",
+    pin_cores: bool = False,
 ) -> None:
     """Play ``tasks`` as Ray tasks; same contract as ``evaluation.pool.run_games``.
 
@@ -89,7 +92,7 @@ def run_games(
         while running or (pending and not stopping):
             while pending and not stopping and len(running) < capacity:
                 batch = [pending.pop() for _ in range(min(chunk, len(pending)))]
-                running[play.remote(batch, memory_mb, grace, referee)] = batch
+                running[play.remote(batch, memory_mb, grace, referee, pin_cores)] = batch
             finished, _ = ray.wait(list(running), num_returns=1)
             for reference in finished:
                 batch = running.pop(reference)

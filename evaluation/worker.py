@@ -52,7 +52,8 @@ def preload() -> None:
     make("connectx")
 
 
-def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = "native") -> None:
+def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = "native",
+          cpu: int | None = None) -> None:
     """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
 
     The agents run in processes of their own (``AgentHosts``), kept between games; with ``sandbox``
@@ -62,6 +63,11 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
     from evaluation.runner import play_task
 
     isolate(0)
+    if cpu is not None:  # the agents' processes, forked or sandboxed from here, inherit it
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            pass
     monitor = SharedMonitor(cells)
     hosts = AgentHosts(sandbox=sandbox, memory_mb=memory_mb)
     try:

@@ -131,3 +131,13 @@ def test_end_to_end_games_are_the_same_under_both_referees(agents):
     strip = [[[{k: v for k, v in agent.items() if k != "observation"} for agent in step] for step in played.steps]
              for played in results]
     assert strip[0] == strip[1]
+
+
+def test_pinned_cores_play_the_same_games():
+    from agents.core import Config
+    from evaluation.match import run_match
+
+    spec = resolve_agent("greedy")
+    plain = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4)
+    pinned = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4, pin_cores=True)
+    assert [r.moves for r in plain] == [r.moves for r in pinned]

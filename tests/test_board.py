@@ -82,7 +82,7 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
 
 
 @pytest.mark.parametrize("agent, ruling", [
-    ("raises.py", "error: raises.py failed: RuntimeError: this agent always fails"),
+    ("raises.py", "error: raises.py failed: raises.py:5 in agent: RuntimeError: this agent always fails"),
     ("returns_99.py", "invalid: returns_99.py played 99, not a legal column"),
     ("numpy_int.py", "invalid: numpy_int.py played a int64, not a legal column"),
     ("returns_float.py", "invalid: returns_float.py played a float, not a legal column"),

@@ -34,7 +34,7 @@ def sandboxed(request) -> bool:
     return True
 
 
-@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child"])
+@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child", "cell_writer"])
 @pytest.mark.parametrize("referee", ["native", "kaggle"])
 def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
     attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
@@ -50,6 +50,7 @@ def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
         assert all(0 <= move < 7 for move in record.moves)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # the attacker pokes at pytest.mark too
 def test_the_same_stack_attack_wins_when_both_agents_share_the_referees_process():
     """What the separate processes prevent: in one process the attacker reaches Kaggle's ``env``."""
     import runpy
