@@ -29,13 +29,13 @@ from typing import Any
 
 from evaluation.agent_move import AgentMove, decode_action
 from evaluation.agent_specs import AgentSpec
+from evaluation.record import LOG_LINES
 
 __all__ = ["AgentMove", "AgentProcess", "DEFAULT_MEMORY_MB"]
 
 DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of its process's own
 KILL_SLACK_SECONDS = 0.05  # past Kaggle's own deadline, so that Kaggle's rule (not ours) decides TIMEOUT
 MAX_ANSWER_BYTES = 64 * 1024  # an answer is a few dozen bytes
-LOG_LINES = 20
 LOG_BYTES = 64 * 1024  # of output kept per game (the last of it)
 HEADER_BYTES = 4
 

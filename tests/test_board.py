@@ -86,7 +86,7 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
     ("returns_99.py", "invalid: returns_99.py played 99, not a legal column"),
     ("numpy_int.py", "invalid: numpy_int.py played a int64, not a legal column"),
     ("returns_float.py", "invalid: returns_float.py played a float, not a legal column"),
-    ("allocates.py", "error: allocates.py failed: MemoryError: "),  # capped as --memory-mb caps it
+    ("allocates.py", "error: allocates.py failed: allocates.py:7 in agent: MemoryError"),  # capped as --memory-mb caps it
 ])
 def test_referee_rules_as_kaggle(agent, ruling):
     session = BoardSession(Config(), AgentProcess(resolve_agent(os.path.join(AGENTS, agent))), agent)
