@@ -79,8 +79,10 @@ def choose(position: Position, clock: MoveClock) -> int:
             if not clock.extensible:
                 break
             clock.extend()  # hard: the exact search did not finish and the candidates' values disagree
-    elif position.config.is_standard and not outcome_book_proves_lost(position):
-        clock.extend()  # hard: the books are silent in the early game (a proven loss is not hard: every move loses)
+    elif position.config.is_standard:
+        if outcome_book_proves_lost(position):  # not hard: every move loses, so the bank is kept for later
+            return deep.best_move(position, columns, clock.end)[0]
+        clock.extend()  # hard: the books are silent in the early game
     column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 

@@ -7,7 +7,7 @@
 #          agents.solver_engine.negamax, agents.solver_engine.depth_search,
 #          agents.solver_engine.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes)
-# Sources sha256: 086903b994013be57db0a18919668b980abb356aabb80caace811c3d3a35db2f
+# Sources sha256: 20882f18e131954b16a7e377d9e09acfceb37259f942398fff57d66d45cac42e
 
 
 import base64 as _base64
@@ -1678,8 +1678,10 @@ def choose(position: Position, clock: MoveClock) -> int:
             if not clock.extensible:
                 break
             clock.extend()  # hard: the exact search did not finish and the candidates' values disagree
-    elif position.config.is_standard and not outcome_book_proves_lost(position):
-        clock.extend()  # hard: the books are silent in the early game (a proven loss is not hard: every move loses)
+    elif position.config.is_standard:
+        if outcome_book_proves_lost(position):  # not hard: every move loses, so the bank is kept for later
+            return deep.best_move(position, columns, clock.end)[0]
+        clock.extend()  # hard: the books are silent in the early game
     column, _ = deep.best_move(position, columns, clock.end, hard_deadline=clock.hard_end)
     return column
 
@@ -19140,10 +19142,12 @@ def _module(name):
     # is visible there only while its own top-level code runs; whatever was there before comes back.
     previous = _sys.modules.get(name, _ABSENT)
     _sys.modules[name] = module
-    # Tracebacks show the embedded lines (entries without a modification time stay in linecache).
-    _linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    # Tracebacks name the module's own file and show its lines (entries without a modification time stay
+    # in linecache).
+    filename = name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+    _linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        exec(compile(source, name, "exec", dont_inherit=True), module.__dict__)
+        exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del _LOADED[name]
         raise

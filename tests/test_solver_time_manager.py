@@ -170,16 +170,27 @@ def test_a_proven_loss_off_the_books_is_not_hard(monkeypatch, extensions):
     """Early and off the books, a position is hard, unless the complete outcome book proves it lost:
     every move loses, so no candidates' values disagree and the bank is kept for later."""
     monkeypatch.setattr(tm, "_first_move", False)
-    solver._engines.clear()
+    hard_deadlines: list[float | None] = []
+    best_move = DepthSearch.best_move
+
+    def spy(search, *args, hard_deadline=None, **kwargs):
+        hard_deadlines.append(hard_deadline)
+        return best_move(search, *args, hard_deadline=hard_deadline, **kwargs)
+
+    monkeypatch.setattr(DepthSearch, "best_move", spy)
     act, bank = 0.5, 20.0
     lost = Position.from_moves([0, 0, 0, 2])  # ply 4, lost for the mover
     assert book_move(lost) is None and outcome_move(lost) is None and outcome_book_proves_lost(lost)
-    _, seconds = timed_agent(lost, bank, act)
-    assert extensions == [] and seconds < normal_budget(act, bank) + 0.1
+    for _ in range(2):  # the second time the heuristic's caches are warm and the search goes deeper
+        solver._engines.clear()
+        _, seconds = timed_agent(lost, bank, act)
+        # Neither the clock nor the depth search may reach into the bank: once, the search went on to the
+        # hard deadline by itself (its best move unsettled) and spent 0.8 s of a 0.2 s budget.
+        assert extensions == [] and hard_deadlines[-1] is None and seconds < normal_budget(act, bank) + 0.1
     monkeypatch.setattr(solver, "outcome_book_proves_lost", lambda position: False)  # as if it were not proven
     solver._engines.clear()
     _, seconds = timed_agent(lost, bank, act)
-    assert extensions == [True] and seconds < hard_budget(act, bank, 4, 42) + 0.15
+    assert extensions == [True] and hard_deadlines[-1] is not None and seconds < hard_budget(act, bank, 4, 42) + 0.15
 
 
 def test_depth_search_goes_past_its_deadline_only_until_the_hard_one():
