@@ -16,14 +16,12 @@ are the pipe the referee keeps the game's logs from. Nothing the referee reads f
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import importlib
 import importlib.util
 import json
 import os
 import random
-import resource
 import signal
 import struct
 import sys
@@ -119,20 +117,11 @@ def warm_up(kind: str, target: str) -> None:
 
 
 def isolate(memory_mb: int) -> None:
-    """Ignore SIGINT, die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if memory_mb > 0:
-        from evaluation.worker import _address_space
+    """Die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
+    from evaluation.worker import cap_address_space, die_with_parent
 
-        limit = _address_space() + memory_mb * 1024 * 1024
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ValueError, OSError):
-            pass
+    die_with_parent()
+    cap_address_space(memory_mb)
 
 
 def _describe(error: BaseException) -> str:

@@ -62,7 +62,7 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
     from evaluation.agent_hosts import AgentHosts
     from evaluation.runner import play_task
 
-    isolate(0)
+    isolate()
     if cpu is not None:  # the agents' processes, forked or sandboxed from here, inherit it
         try:
             os.sched_setaffinity(0, {cpu})
@@ -87,22 +87,32 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
         hosts.close()
 
 
-def isolate(memory_mb: int) -> None:
-    """Ignore SIGINT, die with the parent, silence output, cap the address space."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:  # Linux: die with the parent, even when it is SIGKILLed
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+def isolate() -> None:
+    """Die with the parent and ignore SIGINT (see ``die_with_parent``), silence output."""
+    die_with_parent()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    if memory_mb > 0:
-        limit = _address_space() + memory_mb * 1024 * 1024
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ValueError, OSError):
-            pass
+
+
+def die_with_parent() -> None:
+    """Ignore SIGINT (the parent decides) and die with the parent, even when it is SIGKILLed (Linux)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def cap_address_space(memory_mb: int) -> None:
+    """Let this process add at most ``memory_mb`` to its address space (more is MemoryError); 0: no cap."""
+    if memory_mb <= 0:
+        return
+    limit = _address_space() + memory_mb * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        pass
 
 
 def _address_space() -> int:
