@@ -209,3 +209,25 @@ def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
     '''))
     report = build(str(bot), tmp_path / "guarded.tar.gz")
     assert report.validation["ok"] and set(report.files) == {"main.py", "weights.txt"}
+
+
+def test_two_bundles_play_each_other_each_at_its_own_kaggle_path(tmp_path):
+    """Each seat's agent process has a sandbox of its own, so each bundle sees its own folder at
+    /kaggle_simulations/agent (in one shared file system they would collide)."""
+    from evaluation.runner import play_game
+
+    specs = []
+    for name, column in (("left", 0), ("right", 6)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "column.txt").write_text(f"{column}\n")
+        (folder / "main.py").write_text(textwrap.dedent('''
+            def agent(obs, config):
+                with open("/kaggle_simulations/agent/column.txt") as handle:
+                    column = int(handle.read())
+                return column if obs.board[column] == 0 else next(c for c in range(7) if obs.board[c] == 0)
+        '''))
+        specs.append(resolve_agent(str(folder)))
+    assert [spec.kind for spec in specs] == ["bundle", "bundle"]
+    record = play_game(*specs, seed=1)
+    assert record.moves[:6] == [0, 6, 0, 6, 0, 6] and record.outcomes == ["win", "loss"]
