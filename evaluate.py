@@ -110,7 +110,7 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     real_stdout = sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_intermixed_args(argv)  # options may stand between A and B
         if args.json:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         for root in args.path:  # checked before any agent, whatever its form

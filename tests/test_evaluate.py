@@ -112,3 +112,8 @@ def test_resume_refuses_another_pairing_and_finishes_a_finished_run(capsys, tmp_
     assert json.loads(capsys.readouterr().out)["games"] == 2
     with open(results) as handle:
         assert len(handle.read().splitlines()) == 3  # nothing played twice
+
+
+def test_options_may_stand_between_the_two_agents(capsys, tmp_path):
+    summary = run_json(capsys, tmp_path, "greedy", "-n", "2", "--seed", "3", "random")
+    assert [agent["name"] for agent in summary["agents"]] == ["greedy", "random"] and summary["games"] == 2
