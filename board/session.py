@@ -60,6 +60,7 @@ class BoardSession:
         self.mode = "review" if loaded is not None else "play"
         self.cursor = 0
         self.generation = 0
+        self.serial = 0  # numbers each state snapshot: the page never renders an older one over a newer one
         self.thinking = False
         self.fresh_agent = True
         self.overage_left = overage
@@ -78,6 +79,7 @@ class BoardSession:
 
     def state(self) -> dict[str, Any]:
         with self.lock:
+            self.serial += 1
             shown = self.shown_game()
             ending = shown.ending()
             if ending is not None:
@@ -87,7 +89,7 @@ class BoardSession:
             else:
                 status = "human"
             return {
-                "config": self.config.as_dict(), "agent": self.agent_name, "human_seat": self.human_seat,
+                "serial": self.serial, "config": self.config.as_dict(), "agent": self.agent_name, "human_seat": self.human_seat,
                 "mode": self.mode, "board": shown.board(), "moves": list(shown.moves), "to_move": shown.to_move,
                 "state": status, "message": self._message(shown, ending, status),
                 "ending": None if ending is None else {"winner": ending.winner, "line": [list(c) for c in ending.line],

@@ -66,6 +66,8 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
         assert state["moves"] == [3, 0]  # the agent answered in its own process
         assert session.seat.pid not in (None, os.getpid())
         assert state["clock"]["last_seconds"] is not None
+        # Each snapshot is numbered in the order it was taken: the page drops a response older than what it shows.
+        assert session.state()["serial"] > state["serial"]
         state = session.undo()
         assert state["moves"] == [] and state["state"] == "human"
         state = session.swap_seats()  # the agent now moves first, at once

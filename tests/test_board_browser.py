@@ -111,6 +111,21 @@ def marks(driver) -> list[int]:
     return [int(cell.get_attribute("data-mark")) for cell in driver.find_elements(By.CSS_SELECTOR, "[data-cell]")]
 
 
+def snapshot(driver) -> tuple[str, list[int]]:
+    """The status and the marks read in one script: between two separate reads the page may render a newer
+    state (a move's response), and a status from before it beside marks from after it once sent a click on
+    the agent's turn."""
+    status, cells = driver.execute_script(
+        'return [document.getElementById("status").getAttribute("data-state"),'
+        ' Array.from(document.querySelectorAll("[data-cell]"), cell => Number(cell.getAttribute("data-mark")))];')
+    return status, cells
+
+
+def answered(status: str, cells: list[int], clicks: int) -> bool:
+    """The agent has answered our move ``clicks`` (or the game ended, on our move or on its answer)."""
+    return status == "over" or (status == "human" and cells.count(1) == clicks)
+
+
 def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
     driver.get(results_board.url)
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-ply="0"]'))
@@ -124,11 +139,11 @@ def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
     wait(driver, lambda d: sum(marks(d)) == 0)
     clicks = 0
     while state(driver) != "over":
-        board = marks(driver)
-        column = next(c for c in range(7) if board[c] == 0)  # the leftmost open column, whatever happens
+        top = [driver.find_element(By.CSS_SELECTOR, f'[data-cell="0,{c}"]').get_attribute("data-mark") for c in range(7)]
+        column = top.index("0")  # the leftmost open column, whatever happens
         driver.find_element(By.CSS_SELECTOR, f'[data-column="{column}"]').click()
         clicks += 1
-        wait(driver, lambda d: state(d) in ("human", "over") and marks(d).count(1) == clicks)
+        wait(driver, lambda d: answered(*snapshot(d), clicks))
         assert clicks <= 21
     board = marks(driver)
     assert board.count(1) == clicks and board.count(2) in (clicks - 1, clicks)

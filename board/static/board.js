@@ -13,7 +13,8 @@ async function api(path, body) {
   }
   const response = await fetch(path, options);
   const data = await response.json();
-  if (data.board) render(data);
+  // Responses may arrive out of order (a poll sent before a move answered after it): never go back in time.
+  if (data.board && !(state && data.serial < state.serial)) render(data);
   return data;
 }
 
