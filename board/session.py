@@ -21,12 +21,11 @@ from board.game import BoardGame, Ending
 from board.values import ValueService
 from evaluation.agent_move import AgentMove, UnsupportedAction
 from evaluation.agent_process import AgentProcess
+from evaluation.played import kaggle_configuration
 from evaluation.referee_native import checked_action
 
 __all__ = ["BoardSession", "move_label"]
 
-EPISODE_STEPS = 1000
-RUN_TIMEOUT = 2400
 
 
 def move_label(analysis: GameAnalysis | None, ply: int) -> str:
@@ -323,8 +322,7 @@ class BoardSession:
             observation = {"board": self.game.board(), "mark": self.game.to_move + 1, "step": len(self.game.moves),
                            "remainingOverageTime": self.overage_left}
             deadline = self.act_timeout + self.overage_left
-        configuration = {**self.config.as_dict(), "actTimeout": self.act_timeout, "timeout": self.act_timeout,
-                         "agentTimeout": self.overage, "episodeSteps": EPISODE_STEPS, "runTimeout": RUN_TIMEOUT}
+        configuration = kaggle_configuration(self.config.as_dict(), self.act_timeout)
         try:
             if fresh:
                 self.seat.new_game()
@@ -341,9 +339,10 @@ class BoardSession:
     def _apply(self, answer: AgentMove) -> None:
         """The referee's ruling on the agent's answer, as Kaggle's ConnectX interpreter rules."""
         self.last_seconds = answer.seconds
+        late = answer.timed_out or answer.seconds - self.act_timeout > self.overage_left  # Kaggle's TIMEOUT rule
         self.overage_left = max(0.0, self.overage_left - max(0.0, answer.seconds - self.act_timeout))
         agent, human = 1 - self.human_seat, self.human_seat
-        if answer.timed_out:
+        if late:
             self.game.forfeit = Ending(human, (), f"timeout: {self.agent_name} ran out of time")
             return
         if answer.error:

@@ -272,3 +272,39 @@ def test_sandboxed_seat_plays_without_seeing_the_users_files(tmp_path):
             assert (move.action, type(move.action), move.error) == (column, int, None)
         finally:
             seat.close()
+
+
+def test_the_agent_sees_the_configuration_the_evaluator_sends(tmp_path):
+    """One configuration for the board and the referees: Kaggle's, with ``timeout`` equal to ``actTimeout``."""
+    from evaluation.played import kaggle_configuration
+
+    agent = tmp_path / "checks_config.py"
+    expected = kaggle_configuration(Config().as_dict(), 1.5)
+    expected["__raw_path__"] = str(agent)  # what Kaggle's file loader adds, the evaluator's agent host too
+    agent.write_text(f"def agent(obs, config):\n    assert dict(config) == {expected!r}, dict(config)\n    return 0\n")
+    session = make_session(str(agent), act_timeout=1.5)
+    try:
+        session.move(3)
+        state = wait_for(session, "human")
+        assert state["moves"] == [3, 0], state["message"]
+    finally:
+        session.close()
+
+
+def test_an_answer_later_than_the_bank_is_a_timeout_even_if_it_came():
+    """Kaggle's rule: TIMEOUT when the move's time over the act timeout exceeds the bank, even when the answer
+    arrived in the slack before the agent's process would have been killed."""
+    from evaluation.agent_move import AgentMove
+
+    session = make_session(os.path.join(AGENTS, "leftmost.py"), act_timeout=1.0)
+    try:
+        session.overage_left = 0.5
+        session._apply(AgentMove(3, 1.6))
+        assert session.game.forfeit.reason.startswith("timeout:") and session.game.moves == []
+        session.game.forfeit, session.overage_left = None, 0.5
+        session.game.play(0)  # the human's move, then the agent's, just within the bank
+        session._apply(AgentMove(3, 1.4))
+        assert session.game.forfeit is None and session.game.moves == [0, 3]
+        assert abs(session.overage_left - 0.1) < 1e-9
+    finally:
+        session.close()
