@@ -35,8 +35,6 @@ __all__ = ["SharedMonitor", "default_workers", "run_games"]
 GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (Kaggle itself times out first)
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
 GAME_SLACK_SECONDS = 30.0  # see longest_game
-STATUSES = ("DONE", "INVALID", "ERROR", "TIMEOUT")
-OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 STOP_SECONDS = 5.0  # how long an idle worker gets to stop its agents (and their sandboxes) at the end of a run
 
 def default_workers() -> int:
