@@ -23,10 +23,22 @@ class Struct(dict):
         self[attr] = value
 
 
+_SCALARS = frozenset((int, float, str, bool, type(None)))
+
+
 def structify(value: Any) -> Any:
     """Nested dicts as ``Struct``s, lists copied."""
     if isinstance(value, list):
+        if _SCALARS.issuperset(map(type, value)):  # a board: nothing inside to convert (a move's hot path)
+            return list(value)
         return [structify(item) for item in value]
     if isinstance(value, dict):
-        return Struct(**{key: structify(item) for key, item in value.items()})
+        entries = {key: item if type(item) in _SCALARS else structify(item) for key, item in value.items()}
+        if not all(type(key) is str for key in entries):
+            return Struct(**entries)  # raises TypeError, as Kaggle's does
+        struct = Struct.__new__(Struct)  # ``Struct(**entries)`` without copying the entries twice more
+        entries.pop("items", None)
+        dict.update(struct, entries)
+        struct.__dict__.update(entries)
+        return struct
     return value
