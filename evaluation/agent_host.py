@@ -3,15 +3,19 @@
 Started forked from the referee's worker (``serve``) or, with ``--sandbox``, as a fresh interpreter inside
 its own bubblewrap sandbox::
 
-    python -m evaluation.agent_host SOCKET_FD KIND TARGET FUNCTION MEMORY_MB
+    python -m evaluation.agent_host SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
 
 It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
 length, then JSON): ``{"op": "game", "seed": S}`` starts a game — the agent is dropped and loaded again
 lazily inside the next move, as Kaggle's loader ``exec``s a submission inside move 1 (so loading is
 charged to move 1; modules the agent's file imports stay imported, as within one Python process); ``{"op": "act", "id": K, "observation":
-..., "configuration": ...}`` asks for a move, answered by ``{"id": K, "action": [kind, value, type],
+..., "configuration": ...}`` asks for a move (the configuration only when it differs from the last one
+sent: a game's never changes), answered by ``{"id": K, "action": [kind, value, type],
 "error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
 are the pipe the referee keeps the game's logs from. Nothing the referee reads from here is unpickled.
+
+``CPUS`` (comma-separated): the process starts on its worker's core (a move's round trip then stays on
+one core); once its agent runs a second thread, every thread of it may use all of ``CPUS``.
 """
 
 from __future__ import annotations
@@ -19,27 +23,31 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
-import json
 import os
 import random
 import signal
 import struct
 import sys
+import time
 from typing import Any, Callable
 
+from evaluation import wire
 from evaluation.agent_move import encode_action
 from evaluation.observation import structify
 
 HEADER = struct.Struct(">I")
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
+SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at the process's threads
 
 
-def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False) -> None:
-    """Answer requests until the socket closes."""
+def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False,
+          cpus: frozenset[int] | None = None) -> None:
+    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads."""
     isolate(memory_mb)
     gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
     stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
     agent: Callable[..., Any] | None = None
+    configuration: dict[str, Any] = {}
     while True:
         request = _read_frame(stream)
         if request is None:
@@ -51,24 +59,38 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 _kill_leftovers()
             _seed(int(request.get("seed", 0)))
         elif op == "act":
-            reply: dict[str, Any] = {"id": request.get("id"), "action": encode_action(None), "error": None}
+            reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
+            action = None
+            started, first = time.perf_counter(), agent is None
             try:
-                configuration = request["configuration"]
-                if kind in ("file", "built", "bundle"):
-                    configuration["__raw_path__"] = target  # what Kaggle's file loader adds
+                if "configuration" in request:
+                    configuration = request["configuration"]
+                    if kind in ("file", "built", "bundle"):
+                        configuration["__raw_path__"] = target  # what Kaggle's file loader adds
                 if agent is None:
                     agent = load(kind, target, function)
                 count = getattr(getattr(agent, "__code__", None), "co_argcount", 2)
                 action = agent(*(structify(request["observation"]), structify(configuration))[:count])
-                reply["action"] = encode_action(action)
+                if type(action) is not int:
+                    reply["action"] = encode_action(action)
             except BaseException as error:  # anything the agent does wrong is its move's error
                 reply["error"] = _describe(error)
+                reply["action"] = encode_action(None)
+                action = None
             for output in (sys.stdout, sys.stderr):
                 try:
                     output.flush()
                 except Exception:  # the agent closed or replaced it
                     pass
-            _write_frame(sock_fd, reply)
+            if cpus and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS) and _threads() > 1:
+                _widen(cpus)  # (threads that only quick moves start are not worth a check every move)
+                cpus = None
+            if type(action) is int and type(reply["id"]) is int:  # the usual answer, written without the encoder
+                _write_body(sock_fd, b'{"id":%d,"action":["int",%d,"int"],"error":null}' % (reply["id"], action))
+            else:
+                if reply["action"] is None:
+                    reply["action"] = encode_action(action)
+                _write_frame(sock_fd, reply)
 
 
 def load(kind: str, target: str, function: str) -> Callable[..., Any]:
@@ -91,7 +113,7 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
     if kind == "module":
         spec = importlib.util.find_spec(target)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        exec(_module_code(spec), module.__dict__)  # a fresh module object, as ``exec_module`` makes it
         return getattr(module, function)
     if kind == "builtin":
         from kaggle_environments.envs.connectx.connectx import agents
@@ -102,6 +124,18 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
 
         return _CALLABLES[target]
     raise ValueError(f"unknown agent kind {kind!r}")
+
+
+_CODE: dict[str, Any] = {}
+
+
+def _module_code(spec: Any) -> Any:
+    """The module's code object, read once per process: the module itself is executed afresh every
+    game, but unmarshalling its ``.pyc`` again each game cost 30 times the exec of a small module."""
+    code = _CODE.get(spec.origin)
+    if code is None:
+        code = _CODE[spec.origin] = spec.loader.get_code(spec.name)
+    return code
 
 
 def warm_up(kind: str, target: str) -> None:
@@ -148,7 +182,7 @@ def _read_frame(stream: Any) -> dict[str, Any] | None:
     if length > MAX_REQUEST_BYTES:
         return None
     body = _read_exactly(stream, length)
-    return None if body is None else json.loads(body)
+    return None if body is None else wire.decode(body.decode())
 
 
 def _read_exactly(stream: Any, size: int) -> bytes | None:
@@ -157,9 +191,38 @@ def _read_exactly(stream: Any, size: int) -> bytes | None:
 
 
 def _write_frame(fd: int, message: dict[str, Any]) -> None:
-    data = HEADER.pack(len(body := json.dumps(message).encode())) + body
+    _write_body(fd, wire.encode(message))
+
+
+def _write_body(fd: int, body: bytes) -> None:
+    data = HEADER.pack(len(body)) + body
     while data:
         data = data[os.write(fd, data):]
+
+
+def _threads() -> int:
+    """Threads of this process (a ``/proc`` task folder links to ``.``, ``..`` and one entry per thread)."""
+    try:
+        return os.stat("/proc/self/task").st_nlink - 2
+    except OSError:
+        return 1
+
+
+def _widen(cpus: frozenset[int]) -> None:
+    """Let every thread of this process (and those it starts later) run on any of ``cpus``."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        tasks = ["0"]
+    for task in tasks:
+        try:
+            os.sched_setaffinity(int(task), cpus)
+        except (OSError, ValueError):
+            pass
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        pass
 
 
 def _kill_leftovers() -> None:
@@ -181,13 +244,14 @@ def _kill_leftovers() -> None:
 
 
 def main(argv: list[str]) -> None:
-    sock_fd, kind, target, function, memory_mb = argv
+    sock_fd, kind, target, function, memory_mb = argv[:5]
+    cpus = frozenset(int(cpu) for cpu in argv[5].split(",")) if len(argv) > 5 and argv[5] else None
     try:
         import numpy  # noqa: F401  (imported before the memory cap, as the referee's own process had it)
     except ImportError:
         pass
     warm_up(kind, target)
-    serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True)
+    serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True, cpus=cpus)
 
 
 if __name__ == "__main__":

@@ -16,16 +16,18 @@ MAX_IDLE = 6
 class AgentHosts:
     """Idle ``AgentProcess``es by agent, most recently used last."""
 
-    def __init__(self, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+    def __init__(self, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB,
+                 widen_to: frozenset[int] | None = None) -> None:
         self.sandbox = sandbox
         self.memory_mb = memory_mb
+        self.widen_to = widen_to  # see ``AgentProcess``
         self._idle: list[AgentProcess] = []
 
     def acquire(self, spec: AgentSpec) -> AgentProcess:
         for index in range(len(self._idle) - 1, -1, -1):
             if self._idle[index].spec == spec:
                 return self._idle.pop(index)
-        return AgentProcess(spec, sandbox=self.sandbox, memory_mb=self.memory_mb)
+        return AgentProcess(spec, sandbox=self.sandbox, memory_mb=self.memory_mb, widen_to=self.widen_to)
 
     def release(self, process: AgentProcess) -> None:
         self._idle.append(process)

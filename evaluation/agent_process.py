@@ -17,7 +17,6 @@ drains; ``logs()`` gives the game's last lines.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -27,6 +26,7 @@ import sys
 import time
 from typing import Any
 
+from evaluation import wire
 from evaluation.agent_move import AgentMove, decode_action
 from evaluation.agent_specs import AgentSpec
 from evaluation.record import LOG_LINES
@@ -43,7 +43,8 @@ HEADER_BYTES = 4
 class AgentProcess:
     """``spec``'s agent in its own process (see the module docstring)."""
 
-    def __init__(self, spec: AgentSpec, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
+    def __init__(self, spec: AgentSpec, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB,
+                 widen_to: frozenset[int] | None = None) -> None:
         if sandbox and spec.kind == "callable":
             raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
         self.spec = spec
@@ -51,6 +52,7 @@ class AgentProcess:
         # sandbox shows it: so each of two bundles in one game sees its own.
         self.sandbox = sandbox or spec.kind == "bundle"
         self.memory_mb = memory_mb
+        self.widen_to = widen_to  # started on this process's core; all of these once its agent runs threads
         self.pid: int | None = None
         self._popen: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
@@ -59,22 +61,27 @@ class AgentProcess:
         self._output = bytearray()
         self._next_id = 0
         self._seed = 0
+        self._configuration: dict | None = None  # the last one sent: the process keeps it
+        self._poll: Any = None
+        self._game_request = b""  # the start of a game, not yet sent
 
     # -- life cycle -------------------------------------------------------------------------------------
 
     def new_game(self, seed: int = 0) -> None:
         """Start a game: the next move loads the agent afresh. A dead process is replaced first."""
         self._seed = seed
-        self._drain_output()
+        ready = self._ready_now()
+        if self._out in ready:
+            self._drain_output()
         self._output.clear()
         if not self.alive():
             self._stop()
             self._start()
-        self._discard_pending()
-        if not self._send({"op": "game", "seed": seed}):
-            self._stop()
-            self._start()
-            self._send({"op": "game", "seed": seed})
+        elif self._sock is not None and self._sock.fileno() in ready:
+            self._discard_pending()
+        self._buffer = b""
+        # sent with the first move's request: one wake-up of the agent's process fewer per game
+        self._game_request = _frame({"op": "game", "seed": seed})
 
     def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove:
         """The agent's answer to one move, or ``timed_out`` once ``deadline_s`` (+ slack) has passed."""
@@ -83,18 +90,22 @@ class AgentProcess:
             return AgentMove(None, 0.0, "the agent's process is not running")
         self._next_id += 1
         wanted = self._next_id
-        if not self._send({"op": "act", "id": wanted, "observation": observation, "configuration": configuration}):
+        request = {"op": "act", "id": wanted, "observation": observation}
+        if configuration != self._configuration:
+            request["configuration"] = self._configuration = configuration
+        if not self._send(request, self._game_request):
             self._kill()
             return AgentMove(None, time.perf_counter() - start, "the agent's process stopped reading its requests")
         limit = start + deadline_s + KILL_SLACK_SECONDS
-        ready: list[Any] = []
+        sock, out = self._sock.fileno(), self._out
+        ready: set[int] = set()
         while True:
             left = limit - time.perf_counter()
             if left > 0:
-                ready, _, _ = select.select([self._sock, self._out], [], [], left)
-                if self._out in ready:
+                ready = {fd for fd, _ in self._poll.poll(left * 1000)}
+                if out in ready:
                     self._drain_output()
-            for frame in self._frames() if self._sock in ready or left <= 0 else ():
+            for frame in self._frames() if sock in ready or left <= 0 else ():
                 if frame is _BROKEN:
                     self._kill()
                     return AgentMove(None, time.perf_counter() - start,
@@ -116,7 +127,8 @@ class AgentProcess:
 
     def logs(self) -> list[str]:
         """The last lines the agent printed (stdout and stderr) since ``new_game``."""
-        self._drain_output()
+        if self._out in self._ready_now():
+            self._drain_output()
         text = self._output.decode("utf-8", "replace")
         return [line for line in text.splitlines() if line.strip()][-LOG_LINES:]
 
@@ -160,7 +172,7 @@ class AgentProcess:
             files = (spec.target,) if spec.kind in ("file", "built") else ()
             mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
             argv = [sys.executable, "-u", "-m", "evaluation.agent_host", str(child.fileno()), spec.kind, spec.target,
-                    spec.function, str(self.memory_mb)]
+                    spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
             self._popen = Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
                                                      stdout=out_write, stderr=out_write)
             self.pid = self._popen.pid
@@ -181,7 +193,7 @@ class AgentProcess:
                     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                     from evaluation.agent_host import serve
 
-                    serve(keep, spec.kind, spec.target, spec.function, self.memory_mb)
+                    serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
                 finally:
                     os._exit(0)
             self.pid = pid
@@ -190,11 +202,20 @@ class AgentProcess:
         parent.setblocking(False)
         os.set_blocking(out_read, False)
         self._sock, self._out, self._buffer = parent, out_read, b""
+        self._configuration = None
+        self._poll = select.poll()
+        for fd in (parent.fileno(), out_read):
+            self._poll.register(fd, select.POLLIN)
 
-    def _send(self, message: dict[str, Any]) -> bool:
-        body = json.dumps(message).encode()
+    def _ready_now(self) -> set[int]:
+        """The descriptors (the socket, the output pipe) with something to read right now: one system
+        call, where trying to read each would be one each and an exception."""
+        return {fd for fd, _ in self._poll.poll(0)} if self._poll is not None else set()
+
+    def _send(self, message: dict[str, Any], before: bytes = b"") -> bool:
         try:
-            self._sock.sendall(len(body).to_bytes(HEADER_BYTES, "big") + body)
+            self._sock.sendall(before + _frame(message))
+            self._game_request = b""
             return True
         except (BlockingIOError, OSError, AttributeError):
             return False
@@ -203,6 +224,24 @@ class AgentProcess:
         """Complete frames received so far (``_BROKEN`` for one that cannot be an answer); closes the
         socket on end of file."""
         frames: list[Any] = []
+        if not self._buffer and self._sock is not None:  # the usual case: one recv, one whole answer
+            try:
+                chunk = self._sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return frames
+            except OSError:
+                chunk = b""
+            if chunk and len(chunk) >= HEADER_BYTES and len(chunk) == HEADER_BYTES + int.from_bytes(chunk[:HEADER_BYTES], "big") \
+                    and len(chunk) <= HEADER_BYTES + MAX_ANSWER_BYTES:
+                try:
+                    return [wire.decode(chunk[HEADER_BYTES:].decode())]
+                except ValueError:
+                    return [_BROKEN]
+            self._buffer = chunk
+            if not chunk:
+                self._sock.close()
+                self._sock = None
+                return frames
         while self._sock is not None:
             try:
                 chunk = self._sock.recv(65536)
@@ -227,7 +266,7 @@ class AgentProcess:
                 break
             body, self._buffer = self._buffer[HEADER_BYTES:HEADER_BYTES + length], self._buffer[HEADER_BYTES + length:]
             try:
-                frames.append(json.loads(body))
+                frames.append(wire.decode(body.decode()))
             except ValueError:
                 frames.append(_BROKEN)
         return frames
@@ -249,7 +288,11 @@ class AgentProcess:
                 return
             except OSError:
                 return
-            if not chunk:
+            if not chunk:  # every writer closed it: stop watching it (an end of file is always "ready")
+                try:
+                    self._poll.unregister(self._out)
+                except (AttributeError, KeyError, ValueError):
+                    pass
                 return
             self._output += chunk
             if len(self._output) > LOG_BYTES:
@@ -303,6 +346,12 @@ class AgentProcess:
 _BROKEN = object()
 
 
+def _frame(message: dict[str, Any]) -> bytes:
+    body = wire.encode(message)
+    return len(body).to_bytes(HEADER_BYTES, "big") + body
+
+
+
 def _unmap_shared_memory() -> None:
     """In a forked agent process: unmap the shared memory inherited from the evaluator (the workers'
     deadline cells live there), so that an agent that finds them through its copy of the worker's
@@ -328,6 +377,10 @@ def _complete(buffer: bytes) -> bool:
 def _answer(frame: Any, wanted: int) -> Any:
     """``(action, error)`` for the answer to request ``wanted``; None for an answer to another request;
     ``_BROKEN`` for a frame that is no answer at all."""
+    if type(frame) is dict and frame.get("id") == wanted and frame.get("error") is None:
+        action = frame.get("action")  # the usual answer, a plain column: no more checks needed
+        if type(action) is list and len(action) == 3 and action[0] == "int" and type(action[1]) is int:
+            return action[1], None
     if not isinstance(frame, dict) or not isinstance(frame.get("id"), int):
         return _BROKEN
     if frame["id"] != wanted:

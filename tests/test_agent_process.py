@@ -141,3 +141,73 @@ def test_pinned_cores_play_the_same_games():
     plain = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4)
     pinned = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4, pin_cores=True)
     assert [r.moves for r in plain] == [r.moves for r in pinned]
+
+
+def test_a_module_agent_starts_each_game_from_fresh_module_state(tmp_path, monkeypatch):
+    """Module agents run from a code object read once per process: the module itself is new each game."""
+    package = tmp_path / "statefulpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "counter.py").write_text("calls = 0\n\ndef agent(obs, config):\n    global calls\n    calls += 1\n"
+                                        "    return calls\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = resolve_agent("statefulpkg.counter")
+    assert spec.kind == "module"
+    with AgentProcess(spec) as process:
+        for _ in range(2):
+            process.new_game()
+            assert [process.act(empty_observation(), dict(CONFIG), 2.0).action for _ in range(3)] == [1, 2, 3]
+
+
+needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+
+
+@needs_two_cpus
+def test_an_agent_that_runs_threads_gets_every_cpu_back(tmp_path):
+    """Started on its worker's core, an agent's process is widened once it has a second thread; a
+    single-threaded one stays on the core."""
+    threaded = write_agent(tmp_path, "threaded", """
+        import os, threading, time
+        def agent(obs, config):
+            if obs.step == 0:
+                threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+            return min(len(os.sched_getaffinity(0)), 6)
+    """)
+    single = write_agent(tmp_path, "single", """
+        import os
+        def agent(obs, config):
+            return min(len(os.sched_getaffinity(0)), 6)
+    """)
+    everything = frozenset(os.sched_getaffinity(0))
+    for spec, expected in ((threaded, [1, min(len(everything), 6), min(len(everything), 6)]), (single, [1, 1, 1])):
+        os.sched_setaffinity(0, {min(everything)})  # as a pinned worker forks it
+        try:
+            process = AgentProcess(spec, widen_to=everything)
+            process.new_game()
+        finally:
+            os.sched_setaffinity(0, everything)
+        with process:
+            moves = [process.act({**empty_observation(), "step": step}, dict(CONFIG), 2.0).action for step in range(3)]
+        assert moves == expected, spec.name
+
+
+@needs_two_cpus
+def test_workers_and_their_agents_share_a_core_unless_told_not_to(tmp_path):
+    from agents.core import Config
+    from evaluation.match import run_match
+
+    cores = write_agent(tmp_path, "cores", """
+        import os
+        def agent(obs, config):
+            return min(len(os.sched_getaffinity(0)), 6) - 1
+    """)
+    cpus = min(len(os.sched_getaffinity(0)), 6)
+    pinned = run_match(cores, resolve_agent("random"), 2, config=Config(), workers=1, seed=4)
+    free = run_match(cores, resolve_agent("random"), 2, config=Config(), workers=1, seed=4, pin_cores=False)
+
+    def first_choice(record):
+        ply = len(record.opening)
+        return record.moves[ply if ply % 2 == record.seats[0] else ply + 1]
+
+    assert [first_choice(record) for record in pinned] == [0, 0]  # one CPU
+    assert [first_choice(record) for record in free] == [cpus - 1, cpus - 1]
