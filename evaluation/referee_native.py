@@ -16,6 +16,7 @@ import math
 from typing import Any, Sequence
 
 from evaluation.agent_move import UnsupportedAction
+from evaluation.kaggle_steps import KaggleSteps, Step
 from evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
 FORFEIT_STATUSES = ("ERROR", "INVALID", "TIMEOUT")
@@ -34,13 +35,15 @@ def play_native(
     rows, columns, inarow = shape["rows"], shape["columns"], shape["inarow"]
     configuration = kaggle_configuration(shape, act_timeout, episode_steps)
     board = [0] * (rows * columns)
-    state = [
-        {"action": 0, "reward": 0, "info": {}, "observation": {"remainingOverageTime": overage, "step": 0,
-                                                                 "board": board, "mark": 1}, "status": "ACTIVE"},
-        {"action": 0, "reward": 0, "info": {}, "observation": {"remainingOverageTime": overage, "mark": 2},
-         "status": "INACTIVE"},
-    ]
-    steps = [_snapshot(state)]
+    # Kaggle's state, per seat (index 0 moves first): the last action, reward, status and overage bank
+    actions: list[Any] = [0, 0]
+    rewards: list[Any] = [0, 0]
+    statuses = ["ACTIVE", "INACTIVE"]
+    banks = [overage, overage]
+    # Kaggle's steps, kept as KaggleSteps keeps them: what each step played and took (the last one apart)
+    played: list[Any] = []
+    durations: list[float | None] = []
+    last_cell = [-1, 0]  # the cell the last step filled and its mark
     moves: list[int] = []
     times: list[list[float]] = [[], []]
     none_plies: list[list[int]] = [[], []]
@@ -50,60 +53,49 @@ def play_native(
     def step(seat: int, action: Any, duration: float | None, status: str | None) -> None:
         """One ``Environment.step``: ``status`` TIMEOUT/ERROR/INVALID (schema) or None for a checked action."""
         other = 1 - seat
-        state[seat]["action"] = None if status else action
-        state[other]["action"] = 0  # the waiting seat's None, defaulted by the schema
-        if status:
-            state[seat]["status"] = status
-            state[other]["status"] = "DONE"
+        cell = -1
+        actions[seat] = None if status else action
+        actions[other] = 0  # the waiting seat's None, defaulted by the schema
+        if status or action >= columns or board[action] != 0:  # a forfeit ("Invalid column: N" is INVALID)
+            statuses[seat], statuses[other] = status or "INVALID", "DONE"
+            rewards[seat] = None  # the offender's; the other seat's stays what it was
         else:
-            column = action
-            if column >= columns or board[column] != 0:
-                state[seat]["status"] = "INVALID"  # "Invalid column: N", outside the status enum
-                state[other]["status"] = "DONE"
+            mark = seat + 1
+            row = _drop(board, action, rows, columns, mark)
+            cell = action + row * columns
+            if _wins(board, row, action, mark, rows, columns, inarow):
+                rewards[seat], rewards[other] = 1, -1
+                statuses[seat] = statuses[other] = "DONE"
+            elif 0 not in board:
+                statuses[seat] = statuses[other] = "DONE"
             else:
-                mark = seat + 1
-                row = _drop(board, column, rows, columns, mark)
-                if _wins(board, row, column, mark, rows, columns, inarow):
-                    state[seat]["reward"], state[seat]["status"] = 1, "DONE"
-                    state[other]["reward"], state[other]["status"] = -1, "DONE"
-                elif all(cell != 0 for cell in board):
-                    state[seat]["status"] = state[other]["status"] = "DONE"
-                else:
-                    state[seat]["status"], state[other]["status"] = "INACTIVE", "ACTIVE"
-        state[0]["observation"]["step"] = len(steps)
+                statuses[seat], statuses[other] = "INACTIVE", "ACTIVE"
         if duration is not None:
-            state[seat]["observation"]["remainingOverageTime"] -= max(0, duration - act_timeout)
-        for agent in state:
-            if agent["status"] in FORFEIT_STATUSES:
-                agent["reward"] = None
-        if len(steps) >= episode_steps - 1:
-            for agent in state:
-                if agent["status"] in ("ACTIVE", "INACTIVE"):
-                    agent["status"] = "DONE"
-        steps.append(_snapshot(state))
-
-    def active() -> int:
-        return 0 if state[0]["status"] == "ACTIVE" else 1
-
-    def done() -> bool:
-        return all(agent["status"] != "ACTIVE" for agent in state)
+            banks[seat] -= max(0, duration - act_timeout)
+        if 1 + len(played) >= episode_steps - 1:  # the steps so far, the reset included
+            for either in (0, 1):
+                if statuses[either] in ("ACTIVE", "INACTIVE"):
+                    statuses[either] = "DONE"
+        played.append(action)
+        durations.append(duration)
+        last_cell[:] = cell, seat + 1
 
     for column in opening:
-        if done():
+        if "ACTIVE" not in statuses:
             raise ValueError(f"opening {list(opening)} ends the game")
-        seat = active()
+        seat = statuses.index("ACTIVE")
         step(seat, int(column), None, None)
         moves.append(int(column))
-    if done() and opening:
+    if "ACTIVE" not in statuses and opening:
         raise ValueError(f"opening {list(opening)} ends the game")
 
-    while not done():
-        seat = active()
-        move = players[seat].act(_observation(state, seat), dict(configuration),
-                                 act_timeout + state[seat]["observation"]["remainingOverageTime"])
+    while "ACTIVE" in statuses:
+        seat = statuses.index("ACTIVE")
+        bank = banks[seat]
+        observation = _observation(seat, bank, len(played), board)
+        move = players[seat].act(observation, configuration, act_timeout + bank)
         duration = round(move.seconds, 6)
         times[seat].append(duration)
-        bank = state[seat]["observation"]["remainingOverageTime"]
         if move.error is not None:
             errors[seat] = move.error
         if move.action is None and move.error is None and not move.timed_out:
@@ -121,9 +113,12 @@ def play_native(
                 step(seat, None, duration, "INVALID")
             else:
                 step(seat, column, duration, None)
-                if state[seat]["status"] != "INVALID":
+                if statuses[seat] != "INVALID":
                     moves.append(column)
-    return Played(steps=steps, statuses=[a["status"] for a in state], rewards=[a["reward"] for a in state],
+    last = Step(actions[0], actions[1], rewards[0], rewards[1], statuses[0], statuses[1], banks[0], banks[1],
+                *last_cell)
+    steps = KaggleSteps(rows, columns, act_timeout, overage, played[:-1], durations[:-1], last)
+    return Played(steps=steps, statuses=list(statuses), rewards=list(rewards),
                   moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
 
 
@@ -152,37 +147,23 @@ def _drop(board: list[int], column: int, rows: int, columns: int, mark: int) -> 
 
 
 def _wins(board: list[int], row: int, column: int, mark: int, rows: int, columns: int, inarow: int) -> bool:
+    """Does the piece just dropped at (``row``, ``column``) complete ``inarow`` of ``mark`` in some line?"""
     need = inarow - 1
-
-    def run(d_row: int, d_column: int) -> int:
+    for d_row, d_column in ((1, 0), (0, 1), (1, 1), (1, -1)):
         count, r, c = 0, row + d_row, column + d_column
-        while count < need and 0 <= r < rows and 0 <= c < columns and board[c + r * columns] == mark:
+        while 0 <= r < rows and 0 <= c < columns and board[c + r * columns] == mark:
             count, r, c = count + 1, r + d_row, c + d_column
-        return count
+        r, c = row - d_row, column - d_column
+        while 0 <= r < rows and 0 <= c < columns and board[c + r * columns] == mark:
+            count, r, c = count + 1, r - d_row, c - d_column
+        if count >= need:
+            return True
+    return False
 
-    return (run(1, 0) >= need or run(0, 1) + run(0, -1) >= need
-            or run(-1, -1) + run(1, 1) >= need or run(-1, 1) + run(1, -1) >= need)
 
-
-def _observation(state: list[dict[str, Any]], seat: int) -> dict[str, Any]:
-    """What Kaggle's ``__get_shared_state`` gives a seat: its own fields plus the shared step and board."""
-    own = state[seat]["observation"]
+def _observation(seat: int, bank: float, step: int, board: list[int]) -> dict[str, Any]:
+    """What Kaggle's ``__get_shared_state`` gives a seat, in its key order: its own fields, then the shared
+    step and board (the first seat's own)."""
     if seat == 0:
-        return {"remainingOverageTime": own["remainingOverageTime"], "step": own["step"],
-                "board": list(own["board"]), "mark": own["mark"]}
-    shared = state[0]["observation"]
-    return {"remainingOverageTime": own["remainingOverageTime"], "mark": own["mark"], "step": shared["step"],
-            "board": list(shared["board"])}
-
-
-def _snapshot(state: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    first, second = state
-    observation = first["observation"]
-    return [
-        {"action": first["action"], "reward": first["reward"], "info": {},
-         "observation": {"remainingOverageTime": observation["remainingOverageTime"], "step": observation["step"],
-                         "board": list(observation["board"]), "mark": 1}, "status": first["status"]},
-        {"action": second["action"], "reward": second["reward"], "info": {},
-         "observation": {"remainingOverageTime": second["observation"]["remainingOverageTime"], "mark": 2},
-         "status": second["status"]},
-    ]
+        return {"remainingOverageTime": bank, "step": step, "board": list(board), "mark": 1}
+    return {"remainingOverageTime": bank, "mark": 2, "step": step, "board": list(board)}

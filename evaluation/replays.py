@@ -16,6 +16,7 @@ import os
 import re
 from typing import Any
 
+from evaluation.kaggle_steps import KaggleSteps
 from evaluation.record import GameRecord
 
 __all__ = ["replay_environment", "replay_html", "replay_name", "save_replay", "write_page"]
@@ -129,7 +130,7 @@ def _plain(value: Any) -> Any:
     """Kaggle ``Struct``s (dict subclasses) as plain dicts/lists, as ``make(steps=...)`` expects."""
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, KaggleSteps)):
         return [_plain(item) for item in value]
     return value
 

@@ -15,6 +15,7 @@ import pytest
 
 from evaluation.callable_player import CallablePlayer
 from evaluation.openings import SUITE_6X7, read_suite
+from evaluation.kaggle_steps import KaggleSteps
 from evaluation.played import Played
 from evaluation.referee_kaggle import play_kaggle
 from evaluation.referee_native import play_native
@@ -109,7 +110,7 @@ def plain(value):
     """Step records as plain data (Kaggle's are ``Struct``s), NaN-free."""
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, (list, KaggleSteps)):
         return [plain(item) for item in value]
     return value
 
