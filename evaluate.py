@@ -94,8 +94,10 @@ def build_parser() -> Parser:
     p.add_argument("--referee", choices=("native", "kaggle"), default="native",
                    help="native: Kaggle's ConnectX rules, proven identical and 8-14x faster (default); "
                         "kaggle: kaggle_environments' own Environment")
-    p.add_argument("--pin-cores", action="store_true",
-                   help="run each worker and its two agents on one CPU (faster cheap games; one core per agent)")
+    p.add_argument("--pin-cores", action=argparse.BooleanOptionalAction, default=None,
+                   help="start each worker and its two agents on one CPU, so a move's round trip stays on one "
+                        "core; an agent that runs threads gets every CPU back (default with the process "
+                        "backend; --no-pin-cores: let the kernel place them)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     from analysis.cli import add_arguments as add_analysis_arguments

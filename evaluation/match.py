@@ -79,7 +79,7 @@ def run_match(
     keep_steps: bool = False,
     sandbox: bool = False,
     referee: str = "native",
-    pin_cores: bool = False,
+    pin_cores: bool | None = None,
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
@@ -120,8 +120,8 @@ def run_match(
         kwargs["sandbox"] = True
     if referee != "native":
         kwargs["referee"] = referee
-    if pin_cores:
-        kwargs["pin_cores"] = True
+    if pin_cores is not None:  # None: the backend's default (the process backend pins, Ray does not)
+        kwargs["pin_cores"] = pin_cores
     backend_run(todo, **kwargs)
     return sorted(records.values(), key=lambda r: r.game_id)
 

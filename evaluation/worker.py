@@ -9,6 +9,7 @@ must be done with that move, so that the parent can still kill a worker that han
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import resource
 import signal
@@ -40,6 +41,11 @@ class SharedMonitor:
         self._only_owner()
         self.cells[0] = IDLE
 
+    def next_game(self) -> None:
+        """No move of the next game has started (so a death before its first move costs no seat)."""
+        self._only_owner()
+        self.cells[0], self.cells[1] = IDLE, -1.0
+
     def _only_owner(self) -> None:
         if os.getpid() != self.owner:  # a copy the agent forked, back in the referee's loop: it must not report
             os._exit(0)
@@ -53,7 +59,7 @@ def preload() -> None:
 
 
 def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = "native",
-          cpu: int | None = None) -> None:
+          cpu: int | None = None, cpus: list[int] | None = None) -> None:
     """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
 
     The agents run in processes of their own (``AgentHosts``), kept between games; with ``sandbox``
@@ -63,13 +69,16 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
     from evaluation.runner import play_task
 
     isolate()
+    gc.freeze()  # the evaluator's objects, inherited: out of the collector's walks (and their pages stay shared)
+    widen_to = None
     if cpu is not None:  # the agents' processes, forked or sandboxed from here, inherit it
         try:
             os.sched_setaffinity(0, {cpu})
+            widen_to = frozenset(cpus or (cpu,))  # an agent's process that runs threads gets them all
         except OSError:
-            pass
+            widen_to = None
     monitor = SharedMonitor(cells)
-    hosts = AgentHosts(sandbox=sandbox, memory_mb=memory_mb)
+    hosts = AgentHosts(sandbox=sandbox, memory_mb=memory_mb, widen_to=widen_to)
     try:
         while True:
             try:
@@ -82,6 +91,7 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
                 record = play_task(task, monitor, hosts, referee)
             except Exception as error:  # a bug of ours: this game is lost for the seat that was thinking
                 record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
+            monitor.next_game()  # before the record goes: from then on the cells speak of the next game
             conn.send(record)
     finally:
         hosts.close()

@@ -1,0 +1,46 @@
+"""The pool's own failures: a worker that dies or hangs costs one game, and the games queued behind it
+are played by its replacement — every task reported exactly once."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from agents.core import Config
+from evaluation import runner
+from evaluation.agent_specs import resolve_agent
+from evaluation.match import schedule
+from evaluation.pool import QUEUED_PER_WORKER, run_games
+
+
+def test_a_dying_or_hanging_worker_costs_one_game_and_its_queue_is_played(tmp_path, monkeypatch):
+    assert QUEUED_PER_WORKER >= 2  # so that a game waits behind each failure
+    tasks = schedule(resolve_agent("greedy"), resolve_agent("random"), 8, Config(), [[]], seed=3)
+    dies, hangs, dies_early = tasks[1].game_id, tasks[3].game_id, tasks[5].game_id
+    flag = tmp_path / "died early once"
+    play_task = runner.play_task
+
+    def failing(task, monitor=None, hosts=None, referee="native"):
+        if task.game_id == dies:  # in the middle of seat 1's move
+            monitor.start(1, time.monotonic() + 30)
+            os._exit(3)
+        if task.game_id == hangs:  # the worker itself stops answering, past its move's deadline
+            monitor.start(0, time.monotonic() + 0.2)
+            time.sleep(60)
+        if task.game_id == dies_early and not flag.exists():  # before any move: not the game's fault
+            flag.write_text("")
+            os._exit(4)
+        return play_task(task, monitor, hosts, referee)
+
+    monkeypatch.setattr(runner, "play_task", failing)
+    records = []
+    started = time.monotonic()
+    run_games(tasks, workers=1, on_record=records.append, grace=0.2)
+    assert time.monotonic() - started < 20
+    assert sorted(record.game_id for record in records) == sorted(task.game_id for task in tasks)
+    by_id = {record.game_id: record for record in records}
+    assert by_id[dies].outcomes[1] == "error" and "worker process died (exit code 3)" in by_id[dies].note
+    assert by_id[hangs].outcomes[0] == "timeout" and "killed" in by_id[hangs].note
+    assert flag.exists() and by_id[dies_early].steps  # replayed, and played to its end this time
+    for game_id in set(by_id) - {dies, hangs}:
+        assert by_id[game_id].steps and not by_id[game_id].note, game_id
