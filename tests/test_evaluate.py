@@ -117,3 +117,21 @@ def test_resume_refuses_another_pairing_and_finishes_a_finished_run(capsys, tmp_
 def test_options_may_stand_between_the_two_agents(capsys, tmp_path):
     summary = run_json(capsys, tmp_path, "greedy", "-n", "2", "--seed", "3", "random")
     assert [agent["name"] for agent in summary["agents"]] == ["greedy", "random"] and summary["games"] == 2
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_no_pin_cores_lets_agents_use_every_cpu(capsys, tmp_path):
+    """By default an agent's process starts on its worker's one CPU; ``--no-pin-cores`` leaves it all of them."""
+    cores = tmp_path / "cores.py"
+    cores.write_text("import os\n\ndef agent(obs, config):\n    return min(len(os.sched_getaffinity(0)), 6) - 1\n")
+    cpus = min(len(os.sched_getaffinity(0)), 6)
+    for extra, expected in (((), 0), (("--no-pin-cores",), cpus - 1)):
+        results = tmp_path / f"r{len(extra)}.jsonl"
+        assert evaluate.main([str(cores), "random", "-n", "2", "--openings", "0", "--results", str(results),
+                              *extra]) == 0
+        capsys.readouterr()
+        games = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+        games = [game for game in games if "moves" in game]
+        assert len(games) == 2
+        # the agent's first column: seat 0 plays ply 0, seat 1 ply 1 (no opening)
+        assert [game["moves"][1 if game["swapped"] else 0] for game in games] == [expected, expected], extra
