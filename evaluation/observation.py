@@ -24,6 +24,7 @@ class Struct(dict):
 
 
 _SCALARS = frozenset((int, float, str, bool, type(None)))
+_STRINGS = frozenset((str,))
 
 
 def structify(value: Any) -> Any:
@@ -34,7 +35,7 @@ def structify(value: Any) -> Any:
         return [structify(item) for item in value]
     if isinstance(value, dict):
         entries = {key: item if type(item) in _SCALARS else structify(item) for key, item in value.items()}
-        if not all(type(key) is str for key in entries):
+        if not _STRINGS.issuperset(map(type, entries)):
             return Struct(**entries)  # raises TypeError, as Kaggle's does
         struct = Struct.__new__(Struct)  # ``Struct(**entries)`` without copying the entries twice more
         entries.pop("items", None)
