@@ -37,6 +37,7 @@ GRACE_SECONDS = 0.5  # slack after Kaggle's deadline before a worker is killed (
 POLL_SECONDS = 0.2  # how often deadlines are checked while no worker reports anything
 GAME_SLACK_SECONDS = 30.0  # see longest_game
 STOP_SECONDS = 5.0  # how long an idle worker gets to stop its agents (and their sandboxes) at the end of a run
+EXIT_WAIT_SECONDS = 1.0  # see _Worker.exit_code
 
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -110,8 +111,11 @@ class _Worker:
             return None
         return now - self.cells[3]
 
-    def exit_code(self) -> int | None:
-        """The process's exit code, or None while it runs."""
+    def exit_code(self, wait: float = 0.0) -> int | None:
+        """The process's exit code, or None while it runs (``wait``: seconds to let it finish dying: its
+        pipe can report the end before the process has ended)."""
+        if wait > 0:
+            self.process.join(wait)
         return self.process.exitcode
 
     def stop(self) -> None:
@@ -202,7 +206,7 @@ def run_games(
                     except (EOFError, OSError):
                         record = None
                 if record is None and (worker.sentinel in ready or worker.conn in ready):
-                    code = worker.exit_code()
+                    code = worker.exit_code(wait=EXIT_WAIT_SECONDS)
                     if not worker.started() and worker.task.game_id not in retried:
                         # died before any move of this game: not this game's fault; play it again once
                         retried.add(worker.task.game_id)
