@@ -113,7 +113,11 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
     if kind == "module":
         spec = importlib.util.find_spec(target)
         module = importlib.util.module_from_spec(spec)
-        exec(_module_code(spec), module.__dict__)  # a fresh module object, as ``exec_module`` makes it
+        code = _module_code(spec)
+        if code is None:  # a loader without code objects
+            spec.loader.exec_module(module)
+        else:
+            exec(code, module.__dict__)  # a fresh module object, as ``exec_module`` makes it
         return getattr(module, function)
     if kind == "builtin":
         from kaggle_environments.envs.connectx.connectx import agents
@@ -132,10 +136,10 @@ _CODE: dict[str, Any] = {}
 def _module_code(spec: Any) -> Any:
     """The module's code object, read once per process: the module itself is executed afresh every
     game, but unmarshalling its ``.pyc`` again each game cost 30 times the exec of a small module."""
-    code = _CODE.get(spec.origin)
-    if code is None:
-        code = _CODE[spec.origin] = spec.loader.get_code(spec.name)
-    return code
+    if spec.origin not in _CODE:
+        get_code = getattr(spec.loader, "get_code", None)
+        _CODE[spec.origin] = get_code(spec.name) if get_code is not None else None
+    return _CODE[spec.origin]
 
 
 def warm_up(kind: str, target: str) -> None:

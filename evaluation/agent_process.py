@@ -92,7 +92,8 @@ class AgentProcess:
         wanted = self._next_id
         request = {"op": "act", "id": wanted, "observation": observation}
         if configuration != self._configuration:
-            request["configuration"] = self._configuration = configuration
+            request["configuration"] = configuration
+            self._configuration = dict(configuration)  # a copy: what was sent, whatever the caller does next
         if not self._send(request, self._game_request):
             self._kill()
             return AgentMove(None, time.perf_counter() - start, "the agent's process stopped reading its requests")
