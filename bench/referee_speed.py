@@ -12,7 +12,7 @@ Prints, for one run on this machine:
 - the same with ``--no-pin-cores`` (the kernel places the workers and agents);
 - games/s of ``alphabeta`` vs ``alphabeta`` under both referees (agent time dominates).
 
-    nice -n 10 python bench/referee_speed.py [--games 1000] [--kaggle-games 100] [--alphabeta-games 6]
+    nice -n 10 python bench/referee_speed.py [--games 2000] [--kaggle-games 100] [--alphabeta-games 6]
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def agent_cpu_in_games(games: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--kaggle-games", type=int, default=100)
     parser.add_argument("--alphabeta-games", type=int, default=6)  # at least 2
     args = parser.parse_args()
