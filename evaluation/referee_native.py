@@ -19,7 +19,6 @@ from evaluation.agent_move import UnsupportedAction
 from evaluation.kaggle_steps import KaggleSteps, Step
 from evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
-FORFEIT_STATUSES = ("ERROR", "INVALID", "TIMEOUT")
 _INVALID = object()  # the schema rejected the action: Kaggle records action None
 
 
