@@ -249,7 +249,9 @@ def plan_run(args: argparse.Namespace) -> Plan:
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
-        specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=tuple(args.path)) for name in names)
+        # the import roots: given again, or as the resumed run recorded them
+        paths = tuple(args.path) if args.path or not args.resume else tuple(run.get("paths", ()))
+        specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=paths) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
             raise Usage("--alpha and --beta must lie strictly between 0 and 1")
@@ -262,6 +264,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
                 "agents": names, "games": args.games, "config": config.as_dict(), "seed": args.seed,
                 "act_timeout": args.act_timeout, "overage": args.overage, "openings": args.openings,
                 "sprt": sprt, "alpha": alpha, "beta": beta, "suite": suite,
+                "paths": [os.path.abspath(path) for path in args.path],
             }
             log = ResultsLog.create(args.results or default_results_path(names), header)
     except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError, KeyError) as error:

@@ -88,6 +88,23 @@ def test_the_evaluator_without_the_root_says_add_path(repo, monkeypatch):
         resolve_agent(str(repo / "bots" / "bot.py"))
 
 
+def test_a_run_resumes_with_the_import_roots_it_was_started_with(repo, tmp_path, capsys, monkeypatch):
+    import evaluate
+
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "run.jsonl"
+    bot = str(repo / "bots" / "bot.py")
+    assert evaluate.main([bot, "random", "-n", "4", "--path", os.path.relpath(repo), "--results", str(results)]) == 0
+    lines = results.read_text().splitlines(keepends=True)
+    assert json.loads(lines[0])["paths"] == [str(repo)]
+    results.write_text("".join(lines[:2]))  # interrupted after its first game
+    capsys.readouterr()
+    assert evaluate.main(["--resume", str(results), "--json"]) == 0  # no --path: the header's
+    assert json.loads(capsys.readouterr().out)["games"] == 4
+    assert len(results.read_text().splitlines()) == 5
+
+
 def test_the_command_line_builds_with_path_and_refuses_a_missing_root(repo, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("PYTHONPATH", raising=False)
     out = tmp_path / "out" / "submission.py"
