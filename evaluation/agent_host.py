@@ -26,7 +26,6 @@ import importlib.util
 import os
 import random
 import signal
-import struct
 import sys
 import time
 from typing import Any, Callable
@@ -35,7 +34,6 @@ from evaluation import wire
 from evaluation.agent_move import encode_action
 from evaluation.observation import structify
 
-HEADER = struct.Struct(">I")
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at the process's threads
 
@@ -179,10 +177,10 @@ def _seed(seed: int) -> None:
 
 
 def _read_frame(stream: Any) -> dict[str, Any] | None:
-    header = _read_exactly(stream, HEADER.size)
+    header = _read_exactly(stream, wire.HEADER_BYTES)
     if header is None:
         return None
-    (length,) = HEADER.unpack(header)
+    length = wire.body_length(header)
     if length > MAX_REQUEST_BYTES:
         return None
     body = _read_exactly(stream, length)
@@ -199,7 +197,7 @@ def _write_frame(fd: int, message: dict[str, Any]) -> None:
 
 
 def _write_body(fd: int, body: bytes) -> None:
-    data = HEADER.pack(len(body)) + body
+    data = wire.frame(body)
     while data:
         data = data[os.write(fd, data):]
 

@@ -37,7 +37,7 @@ DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of its process
 KILL_SLACK_SECONDS = 0.05  # past Kaggle's own deadline, so that Kaggle's rule (not ours) decides TIMEOUT
 MAX_ANSWER_BYTES = 64 * 1024  # an answer is a few dozen bytes
 LOG_BYTES = 64 * 1024  # of output kept per game (the last of it)
-HEADER_BYTES = 4
+HEADER_BYTES = wire.HEADER_BYTES
 
 
 class AgentProcess:
@@ -60,7 +60,6 @@ class AgentProcess:
         self._buffer = b""
         self._output = bytearray()
         self._next_id = 0
-        self._seed = 0
         self._configuration: dict | None = None  # the last one sent: the process keeps it
         self._poll: Any = None
         self._game_request = b""  # the start of a game, not yet sent
@@ -69,7 +68,6 @@ class AgentProcess:
 
     def new_game(self, seed: int = 0) -> None:
         """Start a game: the next move loads the agent afresh. A dead process is replaced first."""
-        self._seed = seed
         ready = self._ready_now()
         if self._out in ready:
             self._drain_output()
@@ -225,24 +223,6 @@ class AgentProcess:
         """Complete frames received so far (``_BROKEN`` for one that cannot be an answer); closes the
         socket on end of file."""
         frames: list[Any] = []
-        if not self._buffer and self._sock is not None:  # the usual case: one recv, one whole answer
-            try:
-                chunk = self._sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                return frames
-            except OSError:
-                chunk = b""
-            if chunk and len(chunk) >= HEADER_BYTES and len(chunk) == HEADER_BYTES + int.from_bytes(chunk[:HEADER_BYTES], "big") \
-                    and len(chunk) <= HEADER_BYTES + MAX_ANSWER_BYTES:
-                try:
-                    return [wire.decode(chunk[HEADER_BYTES:].decode())]
-                except ValueError:
-                    return [_BROKEN]
-            self._buffer = chunk
-            if not chunk:
-                self._sock.close()
-                self._sock = None
-                return frames
         while self._sock is not None:
             try:
                 chunk = self._sock.recv(65536)
@@ -258,7 +238,7 @@ class AgentProcess:
             if len(self._buffer) > 4 * MAX_ANSWER_BYTES or _complete(self._buffer):
                 break
         while len(self._buffer) >= HEADER_BYTES:
-            length = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
+            length = wire.body_length(self._buffer)
             if length > MAX_ANSWER_BYTES:
                 frames.append(_BROKEN)
                 self._buffer = b""
@@ -348,8 +328,7 @@ _BROKEN = object()
 
 
 def _frame(message: dict[str, Any]) -> bytes:
-    body = wire.encode(message)
-    return len(body).to_bytes(HEADER_BYTES, "big") + body
+    return wire.frame(wire.encode(message))
 
 
 
@@ -372,7 +351,7 @@ def _unmap_shared_memory() -> None:
 
 def _complete(buffer: bytes) -> bool:
     """Does ``buffer`` hold at least one whole frame (so that reading on would only wait)?"""
-    return len(buffer) >= HEADER_BYTES and len(buffer) >= HEADER_BYTES + int.from_bytes(buffer[:HEADER_BYTES], "big")
+    return len(buffer) >= HEADER_BYTES and len(buffer) >= HEADER_BYTES + wire.body_length(buffer)
 
 
 def _answer(frame: Any, wanted: int) -> Any:

@@ -1,4 +1,5 @@
-"""The JSON that crosses an agent's socket, both ways (``encode``, ``decode``), made once per move each way.
+"""What crosses an agent's socket, both ways: frames (``frame``: a 4-byte big-endian length, then the
+body) of JSON (``encode``, ``decode``), made once per move each way.
 
 The same JSON as ``json.dumps(obj, separators=(",", ":"))`` and a strict ``json.loads``, without the
 per-call set-up of the ``json`` module's wrappers (it builds its C encoder anew on every call), which
@@ -20,6 +21,17 @@ _ENCODER = encoder.c_make_encoder(None, _unsupported, encoder.encode_basestring_
                                   False, True) if encoder.c_make_encoder else None
 _FALLBACK = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _SCAN = scanner.make_scanner(json.JSONDecoder())
+HEADER_BYTES = 4
+
+
+def frame(body: bytes) -> bytes:
+    """``body`` with its header."""
+    return len(body).to_bytes(HEADER_BYTES, "big") + body
+
+
+def body_length(data: bytes) -> int:
+    """The body length announced by the header ``data`` starts with."""
+    return int.from_bytes(data[:HEADER_BYTES], "big")
 
 
 def encode(message: Any) -> bytes:

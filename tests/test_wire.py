@@ -34,3 +34,8 @@ def test_anything_but_one_json_value_is_refused(text):
 def test_values_json_cannot_write_are_refused():
     with pytest.raises(TypeError):
         wire.encode({"action": object()})
+
+
+def test_a_frame_is_its_bodys_length_then_the_body():
+    framed = wire.frame(b'{"id":1}')
+    assert framed == b"\x00\x00\x00\x08" + b'{"id":1}' and wire.body_length(framed) == 8
