@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+from typing import NamedTuple
 
 from agents.core import Config
 from evaluation.agent_specs import resolve_agent
@@ -38,11 +39,19 @@ def cpu_seconds() -> float:
     return total
 
 
-def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = True) -> tuple[float, float, list]:
-    """(games/s, CPU s per game, records) of ``games`` games of ``agent`` against itself (``play.elapsed``:
-    the wall seconds of the whole run). The rate is
-    counted from the first game's end to the last's: the start-up of the workers and their agents'
-    processes (about 25 ms) stays out of it, as it does out of ``--json``'s ``games_per_s``."""
+class Run(NamedTuple):
+    """One run of games: ``rate`` in games/s, counted from the first game's end to the last's (the
+    start-up of the workers and their agents' processes, about 25 ms, stays out of it, as it does out
+    of ``--json``'s ``games_per_s``); ``cpu`` seconds per game; ``elapsed``: the whole run's wall seconds."""
+
+    rate: float
+    cpu: float
+    records: list
+    elapsed: float
+
+
+def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = True) -> Run:
+    """``games`` games of ``agent`` against itself."""
     spec = resolve_agent(agent)
     config = Config()
     tasks = schedule(spec, spec, games, config, load_suite(None, config), seed=1)
@@ -57,9 +66,9 @@ def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = T
 
     cpu, start = cpu_seconds(), time.perf_counter()
     run_games(tasks, workers=workers, on_record=on_record, referee=referee, pin_cores=pin_cores)
-    play.elapsed = time.perf_counter() - start  # type: ignore[attr-defined]
+    elapsed = time.perf_counter() - start
     assert len(records) == games
-    return (games - 1) / (ends[-1] - ends[0]), (cpu_seconds() - cpu) / games, records
+    return Run((games - 1) / (ends[-1] - ends[0]), (cpu_seconds() - cpu) / games, records, elapsed)
 
 
 def agent_cpu_per_game(records: list) -> tuple[float, float]:
@@ -130,8 +139,8 @@ def main() -> None:
     parser.add_argument("--alphabeta-games", type=int, default=6)  # at least 2
     args = parser.parse_args()
 
-    native_rate, native_cpu, records = play("greedy", args.games, 1, "native")
-    kaggle_rate, kaggle_cpu, _ = play("greedy", args.kaggle_games, 1, "kaggle")
+    native_rate, native_cpu, records, _ = play("greedy", args.games, 1, "native")
+    kaggle_rate, kaggle_cpu, _, _ = play("greedy", args.kaggle_games, 1, "kaggle")
     print(f"greedy vs greedy, 1 worker: native {native_rate:.1f} games/s, kaggle {kaggle_rate:.1f} games/s: "
           f"{native_rate / kaggle_rate:.1f}x")
     agents, with_arguments = agent_cpu_per_game(records)
@@ -145,17 +154,15 @@ def main() -> None:
           f"evaluator's own work {(native_cpu - in_games) * 1000:.2f} ms = {(native_cpu - in_games) / in_games:.1f}x that")
     moves = sum(sum(seat) for record in records for seat in record.move_times) / len(records)
     print(f"the moves' durations as the referee times them (round trips included): {moves * 1000:.2f} ms per game")
-    two_rate, _, _ = play("greedy", args.games, 2, "native")
+    two_rate, _, _, _ = play("greedy", args.games, 2, "native")
     print(f"greedy vs greedy, native: 2 workers {two_rate:.1f} games/s = {two_rate / native_rate:.2f}x 1 worker")
-    free_rate, free_cpu, _ = play("greedy", args.games, 1, "native", pin_cores=False)
-    free_two, _, _ = play("greedy", args.games, 2, "native", pin_cores=False)
+    free_rate, free_cpu, _, _ = play("greedy", args.games, 1, "native", pin_cores=False)
+    free_two, _, _, _ = play("greedy", args.games, 2, "native", pin_cores=False)
     print(f"with --no-pin-cores: 1 worker {free_rate:.1f} games/s ({free_rate / kaggle_rate:.1f}x kaggle), CPU "
           f"{free_cpu * 1000:.2f} ms per game, evaluator's own work {(free_cpu - agents) / agents:.1f}x the agents'; "
           f"2 workers {free_two:.1f} games/s = {free_two / free_rate:.2f}x")
-    ab_native, _, ab_native_records = play("alphabeta", args.alphabeta_games, 1, "native")
-    native_elapsed = play.elapsed  # type: ignore[attr-defined]
-    ab_kaggle, _, ab_kaggle_records = play("alphabeta", args.alphabeta_games, 1, "kaggle")
-    kaggle_elapsed = play.elapsed  # type: ignore[attr-defined]
+    ab_native, _, ab_native_records, native_elapsed = play("alphabeta", args.alphabeta_games, 1, "native")
+    ab_kaggle, _, ab_kaggle_records, kaggle_elapsed = play("alphabeta", args.alphabeta_games, 1, "kaggle")
     print(f"alphabeta vs alphabeta, 1 worker: native {ab_native:.3f} games/s, kaggle {ab_kaggle:.3f} games/s "
           f"({ab_native / ab_kaggle:.2f}x; each move deepens within a time budget, so the games' lengths "
           f"differ from run to run); per move: the agent {move_ms(ab_native_records):.1f} ms, the rest "
