@@ -277,6 +277,9 @@ def run(args: argparse.Namespace, out: Any) -> int:
     from evaluation.summary import summarize, table
 
     plan = plan_run(args)
+    for spec in plan.specs:
+        if spec.note:
+            print(f"note: {spec.note}", file=sys.stderr)
     from evaluation import replays as replay_files
 
     replays = replay_files if args.replays else None

@@ -73,6 +73,12 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                     reply["action"] = encode_action(action)
             except BaseException as error:  # anything the agent does wrong is its move's error
                 reply["error"] = _describe(error)
+                if agent is not None and error.__traceback__ is not None and error.__traceback__.tb_next is None:
+                    # raised by the call itself (a class, or a callable that takes other arguments): say what
+                    # was called, not this line
+                    name = getattr(agent, "__name__", type(agent).__name__)
+                    reply["error"] = (f"{type(error).__name__}: {error} (calling {name}(observation, configuration)"
+                                      f" as the agent)")
                 reply["action"] = encode_action(None)
                 action = None
             for output in (sys.stdout, sys.stderr):

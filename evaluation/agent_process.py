@@ -131,6 +131,14 @@ class AgentProcess:
         text = self._output.decode("utf-8", "replace")
         return [line for line in text.splitlines() if line.strip()][-LOG_LINES:]
 
+    def peak_memory_mb(self) -> float | None:
+        """The peak resident memory (MB) of the agent's process since the last call (the largest of its
+        processes', a sandbox's included), or None where Linux's ``/proc`` cannot tell."""
+        if self.pid is None:
+            return None
+        peaks = [peak for pid in _process_tree(self.pid) if (peak := _take_peak_kb(pid)) is not None]
+        return round(max(peaks) / 1024, 1) if peaks else None
+
     def alive(self) -> bool:
         if self.pid is None:
             return False
@@ -330,6 +338,37 @@ _BROKEN = object()
 def _frame(message: dict[str, Any]) -> bytes:
     return wire.frame(wire.encode(message))
 
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (Linux's ``/proc/PID/task/TID/children``); just ``pid`` elsewhere."""
+    found, todo = [], [pid]
+    while todo and len(found) < 256:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    todo.extend(int(child) for child in handle.read().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _take_peak_kb(pid: int) -> int | None:
+    """A process's peak resident set (``VmHWM``, kB), then reset it (``clear_refs`` 5) so that the next
+    reading covers the next game only."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            peak = next((int(line.split()[1]) for line in handle if line.startswith("VmHWM:")), None)
+    except (OSError, ValueError, IndexError):
+        return None
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+    return peak
 
 
 def _unmap_shared_memory() -> None:

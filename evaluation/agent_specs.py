@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stdout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import StringIO
 from typing import Any, Callable
 
@@ -68,6 +68,7 @@ class AgentSpec:
     target: str
     function: str = "agent"
     folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
+    note: str = ""  # one line the user should read before the games (what Kaggle would call, and why)
 
     def load(self) -> Callable[..., Any]:
         """A fresh agent callable for one game (call it in the process that plays the game)."""
@@ -218,16 +219,25 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
     return AgentSpec(spec, "bundle", main, folder=folder)
 
 
-def _needs_build(path: str, paths: "tuple[str, ...]") -> bool:
-    """Whether a ``.py`` file must be built to run as the builder would upload it: it imports modules of its
-    own (from its folder, a ``--path`` or ``PYTHONPATH``), or Kaggle's last callable is not its entry
-    (it defines ``agent`` before a helper). Raises ``AgentSpecError`` for an import no root satisfies."""
+def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None, str]:
+    """How a ``.py`` file is run as Kaggle runs it: (whether it must be built first: it imports modules of its
+    own, from its folder, a ``--path`` or ``PYTHONPATH``, or names /kaggle_simulations/agent; the function
+    to build it around, None for a plain file; a note when Kaggle's last callable is not the file's
+    ``agent``). Raises ``AgentSpecError`` for an import no root satisfies."""
     from building import BuildError, agent_shape
 
     try:
-        return not agent_shape(path, paths).loads_as_is
+        shape = agent_shape(path, paths)
     except BuildError as error:
         raise AgentSpecError(f"agent {path!r}: {error}") from None
+    called = shape.last_callable or shape.function
+    note = ""
+    if called != shape.function:
+        note = (f"Kaggle calls {called}, the last callable of {os.path.basename(path)}, not {shape.function}: pass "
+                f"{path}:{shape.function} to play {shape.function}, or build it (the builder makes "
+                f"{shape.function} the last callable)")
+    needs_build = len(shape.modules) > 1 or shape.reads_bundle_root
+    return needs_build, (called if needs_build else None), note
 
 
 def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
@@ -244,12 +254,17 @@ def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = (
         compile(source, path, "exec")
     except SyntaxError as error:
         raise AgentSpecError(f"agent file {path!r} has a syntax error (line {error.lineno}): {error.msg}") from None
-    if path.endswith(".py") and _needs_build(path, paths):
-        return _resolve_built(path, sandbox, paths)
+    note = ""
+    if path.endswith(".py"):
+        # Kaggle calls the file's last callable, whatever is named agent: so does the evaluator (and says so)
+        needs_build, function, note = _kaggle_entry(path, paths)
+        if needs_build:
+            built = _resolve_built(f"{path}:{function}" if function else path, sandbox, paths)
+            return replace(built, name=path, note=note)
     problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
-    return AgentSpec(path, "file", os.path.abspath(path))
+    return AgentSpec(path, "file", os.path.abspath(path), note=note)
 
 
 def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:

@@ -25,10 +25,14 @@ check.forget_editable_installs()
 if importlib.util.find_spec("agents") is not None:
     sys.__stderr__.write("LOAD-ANSWER the project is importable in the check interpreter\\n")
     raise SystemExit(0)
+import time
 from kaggle_environments.agent import get_last_callable
 try:
     with open(sys.argv[2], encoding="utf-8") as handle:
-        get_last_callable(handle.read(), path=sys.argv[2])
+        text = handle.read()
+    started = time.perf_counter()
+    get_last_callable(text, path=sys.argv[2])
+    seconds = time.perf_counter() - started
 except BaseException as error:
     message = str(error) or type(error).__name__
     if message.startswith("Invalid raw Python: "):
@@ -37,12 +41,13 @@ except BaseException as error:
         message = "it defines no callable"
     sys.__stderr__.write("LOAD-ANSWER " + message.splitlines()[0] + "\\n")
     raise SystemExit(0)
-sys.__stderr__.write("LOAD-ANSWER ok\\n")
+sys.__stderr__.write("LOAD-OK %.6f\\n" % seconds)
 """
 
 
-def clean_room_load(path: str, sandbox: bool = False) -> str | None:
-    """None if Kaggle's loader gets a callable from ``path`` in a clean room, else one line saying why."""
+def clean_room_load(path: str, sandbox: bool = False) -> tuple[str | None, float | None]:
+    """(None, seconds Kaggle's loader took) if it gets a callable from ``path`` in a clean room, else (one
+    line saying why, None)."""
     path = os.path.abspath(path)
     argv = [sys.executable, "-I", "-c", _SCRIPT, KAGGLE_CHECK, path]
     with tempfile.TemporaryDirectory(prefix="connectx-clean-room-") as empty:
@@ -56,8 +61,9 @@ def clean_room_load(path: str, sandbox: bool = False) -> str | None:
                 result = subprocess.run(argv, cwd=empty, timeout=LOAD_SECONDS, capture_output=True, text=True,
                                         stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            return f"loading took longer than {LOAD_SECONDS:.0f} s"
-    answers = [line[len("LOAD-ANSWER "):] for line in result.stderr.splitlines() if line.startswith("LOAD-ANSWER ")]
+            return f"loading took longer than {LOAD_SECONDS:.0f} s", None
+    answers = [line.partition(" ") for line in result.stderr.splitlines() if line.startswith(("LOAD-ANSWER ", "LOAD-OK "))]
     if not answers:
-        return f"the loader process died (exit code {result.returncode})"
-    return None if answers[-1] == "ok" else answers[-1][:500]
+        return f"the loader process died (exit code {result.returncode})", None
+    kind, _, text = answers[-1]
+    return (None, float(text)) if kind == "LOAD-OK" else (text[:500], None)

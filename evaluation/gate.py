@@ -7,11 +7,13 @@ and strength means nothing for an agent that cannot play a legal game in time):
 
 1. load        CANDIDATE loads like a Kaggle submission (a file through Kaggle's own loader, in a clean
                room: ``python -I`` in an empty folder, the project off the path, as the builder checks).
-2. smoke       one game pair against ``random`` from the opening suite on Kaggle's clock (act timeout +
-               overage bank): a seat's first move may use the bank (Kaggle loads the file inside move 1),
-               every later move must come within the act timeout (it is killed there: a bank that every
-               move draws on runs out on Kaggle) and be legal (a numpy integer, a float, a raised
-               exception all forfeit the game).
+2. smoke       one game pair against ``random`` from the opening suite on Kaggle's clock: each move may
+               take the act timeout, the excess drawn from an overage bank that starts full every game
+               (Kaggle loads the file inside move 1, so the load is paid there too); every move must be
+               legal (a numpy integer, a float, a raised exception all forfeit the game). The one
+               projection: a steady spender (the median overage of its moves after the first, times the
+               moves a seat makes on a full board, exceeds the bank) would lose on time in Kaggle's long
+               games, so it fails here, with the figures.
 3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
                limits (``--act-timeout``, ``--overage``), refereed by kaggle_environments' own
                ``Environment`` whatever ``--referee`` says; both seats must end DONE.
@@ -26,9 +28,12 @@ and strength means nothing for an agent that cannot play a legal game in time):
                against either built-in, CANDIDATE scores significantly less than BASELINE: the 95 %
                interval of the per-game score differences lies entirely below 0.
 
-Checks 2-5 play on Kaggle's clock (``--act-timeout``, default 2 s, and ``--overage``, default 60 s). In every
-game of checks 2 to 5 any invalid move, error or timeout of CANDIDATE is a FAIL, and so is a move it
-answered with None (Kaggle plays column 0 for it: a bug that happens to be legal).
+Checks 2-5 play on Kaggle's clock and no other (``--act-timeout``, default 2 s, and ``--overage``, default
+60 s, a bank per game: ``evaluation.bank``). In every game of checks 2 to 5 any invalid move, error or
+timeout of CANDIDATE is a FAIL, and so is a move it answered with None (Kaggle plays column 0 for it: a bug
+that happens to be legal). Risks Kaggle tolerates never change the verdict: they are ``WARN`` lines under
+the checks and ``"warnings"`` in ``--json`` (the most bank one game spent, the slowest move, the load time,
+the file size, the peak memory; ``risk_figures``).
 Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
 saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``. From Python:
 ``evaluation.api.run_gate(GateSettings(CANDIDATE, BASELINE, ...))`` returns the ``--json`` report.
@@ -50,6 +55,12 @@ from evaluation.settings import PlaySettings
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
 BUILTINS = ("random", "negamax")
+# Risks, warned about above these (the verdict never depends on them)
+BANK_WARN_SHARE = 0.5  # of the bank spent in one game
+SLOWEST_WARN_SHARE = 0.5  # of what the clock allowed the move (act timeout + the bank left): a machine twice as slow loses it
+LOAD_WARN_SECONDS = 1.0
+SIZE_WARN_BYTES = 5_000_000  # participants report uploads much over 5-10 MB failing (as the builder warns)
+MEMORY_WARN_MB = 1024  # Kaggle publishes no memory limit for agents: half of the evaluator's default cap
 
 
 class GateUsage(ValueError):
@@ -95,6 +106,14 @@ class GateContext:
     config: Config
     played: int = 0
     check: str = ""  # the check being run: replays go to a subdirectory of that name
+    load_s: float | None = None  # the clean room's load time of a candidate file
+    size_bytes: int | None = None  # of what would be uploaded (a file or a bundle)
+    seats: list[tuple[str, int, Any]] = field(default_factory=list)  # (check, candidate's index, record) per game seat
+
+    def observe(self, records: Sequence[Any], indices: Sequence[int] = (0,)) -> None:
+        """Keep the candidate's games (``indices``: which of each record's agents is the candidate) for the
+        bank projection and the risk figures."""
+        self.seats += [(self.check, index, record) for record in records for index in indices]
 
     def match(self, spec_a: Any, spec_b: Any, games: Any, *, overage: float | None = None,
               stop: Callable[[list], bool] | None = None, replay: Callable[[Any], bool] = lambda record: True,
@@ -187,20 +206,29 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         # inlined): it must load on Kaggle as it is.
         from evaluation.clean_room import clean_room_load
 
-        problem = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
+        problem, load_s = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
         if problem:
             load.passed, load.detail = False, f"{settings.candidate}: {problem}"
             load.reasons.append(f"load: {settings.candidate} cannot be loaded as a Kaggle submission "
                                 f"(clean room: python -I, an empty folder, no project): {problem}; "
                                 f"upload what build_submission.py {settings.candidate} writes instead")
             return None, load
+    else:
+        load_s = None
     load.passed = True
-    load.detail = f"{candidate.kind} {candidate.target}" + (
+    load.detail = f"{candidate.kind} {settings.candidate}" + (
         " (loaded by Kaggle's loader in a clean room)" if candidate.kind == "file" else
         " (loaded as Kaggle loads a submission)" if candidate.kind == "built" else
         " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == "bundle" else "")
+    if load_s is not None:
+        load.detail += f" in {load_s:.3f} s"
+        load.data["load_s"] = round(load_s, 4)
+    if candidate.note:
+        load.detail += f"; {candidate.note}"
+        load.data["note"] = candidate.note
     _check_suite(settings.openings, config, settings.seed)
-    return GateContext(settings, candidate, baseline, config), load
+    return GateContext(settings, candidate, baseline, config, load_s=load_s, size_bytes=upload_size(settings.candidate,
+                                                                                                    candidate)), load
 
 
 def _check_suite(openings: str | None, config: Config, seed: int) -> None:
@@ -236,9 +264,16 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         if log:
             log(_line(check))
     reasons = [reason for check in checks for reason in check.reasons]
+    figures, warnings = risk(context) if context else ({}, [])
+    if log and figures:
+        log(_risk_line(figures))
+        for warning in warnings:
+            log(f"  WARN        {warning}")
     return {
         "verdict": "PASS" if not reasons else "FAIL",
         "reasons": reasons,
+        "warnings": warnings,
+        "risk_figures": figures,
         "candidate": context.candidate.name if context else None,
         "baseline": context.baseline.name if context else None,
         "act_timeout": context.settings.act_timeout if context else None,
@@ -248,23 +283,110 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
     }
 
 
+def upload_size(argument: str, candidate: Any) -> int | None:
+    """Bytes of what would be uploaded: the candidate file or bundle as given (a folder is built first)."""
+    if candidate.kind in ("file", "built", "bundle") and os.path.isfile(argument):
+        return os.path.getsize(argument)
+    return None
+
+
+def risk(context: GateContext) -> tuple[dict[str, Any], list[str]]:
+    """The risk figures of the candidate's games (``risk_figures`` in ``--json``) and a warning for each one
+    past its threshold. None of them changes the verdict: Kaggle tolerates them all."""
+    settings = context.settings
+    act, bank = settings.act_timeout, settings.overage
+    figures: dict[str, Any] = {}
+    warnings: list[str] = []
+    if context.seats:
+        spent = [(record.bank_used_of(index), check, record) for check, index, record in context.seats]
+        most, check, record = max(spent, key=lambda item: item[0])
+        figures["max_bank_used_s"] = round(most, 3)
+        figures["max_bank_used_share"] = round(most / bank, 4) if bank else None
+        if bank and most > BANK_WARN_SHARE * bank:
+            warnings.append(f"one game spent {most:.1f} s of the {bank:g} s bank ({most / bank:.0%}; {check} game "
+                            f"{record.game_id}): a machine slower than this one may run out")
+        slowest, tightest = 0.0, (0.0, 0.0, "", None)  # (share of what the clock allowed, seconds, check, record)
+        for check, index, record in context.seats:
+            left = bank
+            for seconds in record.times_of(index):
+                slowest = max(slowest, seconds)
+                share = seconds / (act + left) if act + left > 0 else 1.0
+                if share > tightest[0]:
+                    tightest = (share, seconds, check, record)
+                left -= max(0.0, seconds - act)
+        figures["max_move_s"] = round(slowest, 4)
+        figures["tightest_move_share"] = round(tightest[0], 4)
+        if tightest[0] > SLOWEST_WARN_SHARE and tightest[3] is not None:
+            warnings.append(f"a move took {tightest[1]:.1f} s, {tightest[0]:.0%} of what the clock allowed it (act "
+                            f"timeout + the bank left; {tightest[2]} game {tightest[3].game_id}): a machine half as "
+                            f"fast would time out")
+        peaks = [peak for _, index, record in context.seats if (peak := record.peak_memory_of(index)) is not None]
+        if peaks:
+            figures["peak_memory_mb"] = max(peaks)
+            if max(peaks) > MEMORY_WARN_MB:
+                warnings.append(f"its process peaked at {max(peaks):,.0f} MB of memory (warned above "
+                                f"{MEMORY_WARN_MB:,} MB; Kaggle publishes no limit)")
+    if context.load_s is not None:
+        figures["load_s"] = round(context.load_s, 4)
+        if context.load_s > LOAD_WARN_SECONDS:
+            warnings.append(f"loading takes {context.load_s:.2f} s (Kaggle loads the file inside move 1 and pays "
+                            f"it from the bank; warned above {LOAD_WARN_SECONDS:g} s)")
+    if context.size_bytes is not None:
+        figures["size_bytes"] = context.size_bytes
+        if context.size_bytes > SIZE_WARN_BYTES:
+            warnings.append(f"the upload is {context.size_bytes / 1e6:.1f} MB: uploads much over 5-10 MB have "
+                            f"been reported to fail")
+    return figures, warnings
+
+
+def _risk_line(figures: dict[str, Any]) -> str:
+    parts = []
+    if "max_bank_used_s" in figures:
+        share = figures["max_bank_used_share"]
+        parts.append(f"most bank one game spent {figures['max_bank_used_s']:.1f} s"
+                     + (f" ({share:.0%})" if share is not None else ""))
+        parts.append(f"slowest move {figures['max_move_s']:.2f} s")
+    if "load_s" in figures:
+        parts.append(f"load {figures['load_s']:.3f} s")
+    if "size_bytes" in figures:
+        parts.append(f"size {figures['size_bytes'] / 1e6:.2f} MB")
+    if "peak_memory_mb" in figures:
+        parts.append(f"peak memory {figures['peak_memory_mb']:.0f} MB")
+    return f"  {'risk':<11} {'--':<5} " + "; ".join(parts)
+
+
 def check_smoke(context: GateContext, check: Check) -> None:
     from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
-    from evaluation.openings import load_suite
 
     settings = context.settings
-    suite = load_suite(settings.openings, context.config, settings.seed)
-    tasks = [replace(task, within_act_timeout=True) for task in schedule(
-        context.candidate, resolve_agent("random"), 2, context.config, suite, settings.act_timeout, settings.overage,
-        settings.seed)]
-    records = context.match(context.candidate, tasks[0].spec_b, tasks)
+    records = context.match(context.candidate, resolve_agent("random"), 2)
+    context.observe(records)
     _forfeits(records, check, "smoke (vs random)")
     slowest = _slowest(records)
+    need = _steady_spender(context, [record.times_of(0) for record in records], check)
     check.passed = not check.reasons
-    check.data = {"games": len(records), "max_move_s": slowest}
-    check.detail = (f"{len(records)} games vs random, every move after the first within {settings.act_timeout:g} s: "
-                    + (f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "forfeited"))
+    check.data = {"games": len(records), "max_move_s": slowest, "max_bank_used_s": _most_bank(records),
+                  "steady_overage_s": round(need[0], 4), "full_board_bank_s": round(need[1], 3)}
+    check.detail = (f"{len(records)} games vs random on Kaggle's clock ({settings.act_timeout:g} s a move, "
+                    f"{settings.overage:g} s bank a game): "
+                    + (f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "failed"))
+
+
+def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
+    """The one projection that fails: a seat spending its typical overage on every move of a game that
+    fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
+    from evaluation.bank import full_board_moves, full_board_need, steady_overage
+
+    settings, config = context.settings, context.config
+    overage = steady_overage(games, settings.act_timeout)
+    need = full_board_need(overage, config.rows, config.columns)
+    if need > settings.overage:
+        check.reasons.append(
+            f"spends {overage:.1f} s of bank a move (its median move takes {settings.act_timeout + overage:.1f} s, "
+            f"the act timeout is {settings.act_timeout:g} s): a full {config.rows}x{config.columns} game needs "
+            f"{need:.0f} s of {settings.overage:g} s ({full_board_moves(config.rows, config.columns)} moves): "
+            f"Kaggle times it out in its long games")
+    return overage, need
 
 
 def check_validation(context: GateContext, check: Check) -> None:
@@ -276,6 +398,7 @@ def check_validation(context: GateContext, check: Check) -> None:
     # Kaggle's own Environment referees the validation episode, whatever --referee says
     (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage,
                               referee="kaggle")
+    context.observe([record], (0, 1))
     check.passed = record.statuses == ["DONE", "DONE"]
     _forfeits([record], check, "validation episode", forfeits=False)
     check.passed = check.passed and not check.reasons
@@ -302,6 +425,7 @@ def check_baseline(context: GateContext, check: Check) -> None:
         return stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, settings.alpha, settings.beta)
 
     records = context.match(context.candidate, context.baseline, settings.games, stop=decided)
+    context.observe(records)
     _forfeits(records, check, "vs baseline")
     result = sprt_result(records)
     model, score = score_model(records)
@@ -350,6 +474,7 @@ def check_builtins(context: GateContext, check: Check) -> None:
     candidate_games = {task.game_id for task in tasks if task.spec_a is context.candidate}
     records = context.match(context.candidate, context.candidate, tasks,
                             replay=lambda record: record.game_id in candidate_games)
+    context.observe([record for record in records if record.game_id in candidate_games])
     by_match: list[dict[int, Any]] = [{} for _ in matches]
     for record in records:
         by_match[record.game_id // games][record.game_id % games] = record
@@ -418,6 +543,10 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
 
 def _slowest(records: Sequence[Any]) -> float:
     return round(max((t for r in records for t in r.times_of(0)), default=0.0), 4)
+
+
+def _most_bank(records: Sequence[Any]) -> float:
+    return round(max((r.bank_used_of(0) for r in records), default=0.0), 3)
 
 
 def _line(check: Check) -> str:

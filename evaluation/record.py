@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluation.agent_specs import AgentSpec
+from evaluation.bank import bank_spent
 
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 LOG_LINES = 20  # lines of each seat's output a record keeps
@@ -30,7 +31,6 @@ class GameTask:
     act_timeout: float
     overage: float
     seed: int
-    within_act_timeout: bool = False  # every move after a seat's first must come within act_timeout (gate smoke)
 
     @property
     def seats(self) -> tuple[AgentSpec, AgentSpec]:
@@ -68,6 +68,9 @@ class GameRecord:
     error: list[str | None] = field(default_factory=lambda: [None, None])
     logs: list[list[str]] = field(default_factory=lambda: [[], []])
     none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
+    act_timeout: float = 2.0
+    overage: float = 60.0
+    peak_memory_mb: list[float | None] = field(default_factory=lambda: [None, None])
 
     @property
     def seats(self) -> tuple[int, int]:
@@ -80,6 +83,16 @@ class GameRecord:
 
     def times_of(self, index: int) -> list[float]:
         return self.move_times[index ^ int(self.swapped)]
+
+    def bank_used_of(self, index: int) -> float:
+        """Seconds of the overage bank the match's agent ``index`` spent in this game (Kaggle's rule: each
+        move draws what it took beyond the act timeout)."""
+        return bank_spent(self.times_of(index), self.act_timeout)
+
+    def peak_memory_of(self, index: int) -> float | None:
+        """Peak resident memory (MB) of the process of the match's agent ``index``, when it was measured."""
+        peaks = self.peak_memory_mb or [None, None]
+        return peaks[index ^ int(self.swapped)]
 
     def error_of(self, index: int) -> str | None:
         """Why the match's agent ``index`` forfeited, or None."""
@@ -132,4 +145,6 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
         swapped=task.swapped,
         note=note,
         error=errors,
+        act_timeout=task.act_timeout,
+        overage=task.overage,
     )

@@ -52,7 +52,6 @@ def play_game(
     hosts: AgentHosts | None = None,
     sandbox: bool = False,
     memory_mb: int = DEFAULT_MEMORY_MB,
-    within_act_timeout: bool = False,
 ) -> GameRecord:
     """Play ``spec_a`` (seat 0, mark 1, moves first) against ``spec_b`` from ``opening`` (0-based columns).
 
@@ -60,8 +59,7 @@ def play_game(
     ``overage`` are Kaggle's act timeout (also the configuration's ``timeout``) and overage bank.
     ``seed`` seeds ``random`` and ``numpy.random`` in each agent's process (seat 1 gets ``seed + 1``).
     ``hosts`` keeps agent processes between games (a worker's); without it they are started for this
-    game and stopped after it. ``within_act_timeout`` (the gate's smoke check): a seat's move after its
-    first that takes longer than ``act_timeout`` is killed there and is a TIMEOUT, bank or not.
+    game and stopped after it.
     """
     if referee not in REFEREES:
         raise ValueError(f"unknown referee {referee!r}: one of {', '.join(REFEREES)}")
@@ -76,11 +74,11 @@ def play_game(
     try:
         for seat, process in enumerate(processes):
             process.new_game(seed + seat)
-        limit = act_timeout if within_act_timeout else None
-        players = [_Monitored(process, seat, monitor, limit) for seat, process in enumerate(processes)]
+        players = [_Monitored(process, seat, monitor) for seat, process in enumerate(processes)]
         play = play_native if referee == "native" else play_kaggle
         played = play(players, shape, act_timeout, overage, tuple(int(c) for c in opening))
         logs = [process.logs() for process in processes]
+        peaks = [process.peak_memory_mb() for process in processes]
     finally:
         for process in processes:
             hosts.release(process)
@@ -97,12 +95,15 @@ def play_game(
         config={k: shape[k] for k in ("rows", "columns", "inarow")},
         seed=seed,
         swapped=swapped,
-        note=played.note or next((player.note for player in players if player.note), ""),
+        note=played.note,
         steps=played.steps,
         error=[played.errors[seat] or invalid_move_text(played.statuses[seat], players[seat].last_action)
                for seat in (0, 1)],
         logs=logs,
         none_plies=played.none_plies,
+        act_timeout=act_timeout,
+        overage=overage,
+        peak_memory_mb=peaks,
     )
 
 
@@ -113,7 +114,6 @@ def play_task(task: GameTask, monitor: Monitor | None = None, hosts: AgentHosts 
     return play_game(
         first, second, task.opening, dict(task.config), task.act_timeout, task.overage, task.seed,
         game_id=task.game_id, swapped=task.swapped, monitor=monitor, referee=referee, hosts=hosts,
-        within_act_timeout=task.within_act_timeout,
     )
 
 
@@ -143,17 +143,11 @@ def invalid_move_text(status: str, action: Any) -> str | None:
 class _Monitored:
     """A seat's player that tells the worker's monitor when it thinks (see ``evaluation.pool``)."""
 
-    def __init__(self, player: Player, seat: int, monitor: Monitor | None, limit: float | None = None) -> None:
-        self.player, self.seat, self.monitor, self.limit = player, seat, monitor, limit
-        self.moves = 0
-        self.note = ""
+    def __init__(self, player: Player, seat: int, monitor: Monitor | None) -> None:
+        self.player, self.seat, self.monitor = player, seat, monitor
         self.last_action: Any = None
 
     def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove:
-        self.moves += 1
-        strict = self.limit is not None and self.moves > 1
-        if strict:
-            deadline_s = min(deadline_s, self.limit)
         if self.monitor is not None:
             self.monitor.start(self.seat, time.monotonic() + deadline_s + MONITOR_SLACK_SECONDS)
         try:
@@ -162,7 +156,4 @@ class _Monitored:
         finally:
             if self.monitor is not None:
                 self.monitor.stop()
-        if strict and move.timed_out:
-            self.note = (f"seat {self.seat} move {self.moves} took longer than the act timeout ({self.limit:g} s): "
-                         f"every move after the first must (the bank would run out on Kaggle)")
         return move

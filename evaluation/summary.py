@@ -68,6 +68,7 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "timeouts": outcomes.count("timeout"),
         "mean_move_s": round(sum(times) / len(times), 6) if times else 0.0,
         "max_move_s": round(max(times), 6) if times else 0.0,
+        "max_bank_used_s": round(max((record.bank_used_of(index) for record in records), default=0.0), 3),
         "moves": len(times),
         "none_moves": sum(record.none_moves_of(index) for record in records),
         "score": round(score.value, 4),
@@ -110,6 +111,7 @@ def table(summary: dict[str, Any]) -> str:
         ("agent", "name", "{}"), ("W", "wins", "{}"), ("D", "draws", "{}"), ("L", "losses", "{}"),
         ("win%", "win_rate", "{:.1%}"), ("invalid", "invalid", "{}"), ("error", "errors", "{}"),
         ("timeout", "timeouts", "{}"), ("mean s/move", "mean_move_s", "{:.4f}"), ("max s/move", "max_move_s", "{:.4f}"),
+        ("max bank s", "max_bank_used_s", "{:.1f}"),
         ("score [95% CI]", None, None), ("Elo [95% CI]", None, None),
     ]
     rows = [[title for title, _, _ in columns]]

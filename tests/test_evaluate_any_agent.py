@@ -99,3 +99,45 @@ def test_play_match_takes_callables_and_returns_evaluates_json(tmp_path, capsys)
 def test_ray_says_it_cannot_take_callables():
     with pytest.raises(BackendUnavailable, match="--backend ray cannot take callables"):
         play_match(lambda obs, config: 3, "random", games=2, backend="ray")
+
+
+AGENT_THEN_CLASS = '''
+import random
+
+
+def agent(obs, config):
+    return random.choice([c for c in range(config.columns) if obs.board[c] == 0])
+
+
+class Stats:  # defined after agent: Kaggle's loader calls the file's last callable, this class
+    games = 0
+'''
+
+
+def test_a_raw_file_is_played_as_kaggle_calls_it_its_last_callable(tmp_path, capsys):
+    path = tmp_path / "agent_then_class.py"
+    path.write_text(AGENT_THEN_CLASS)
+    spec = resolve_agent(str(path))
+    assert spec.kind == "file" and "Kaggle calls Stats, the last callable of agent_then_class.py, not agent" in spec.note
+    assert f"pass {path}:agent to play agent" in spec.note
+    results = tmp_path / "r.jsonl"
+    code = evaluate.main([str(path), "random", "-n", "2", "--workers", "1", "--no-progress", "--json",
+                          "--results", str(results)])
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert code == 0 and summary["agents"][0]["errors"] == 2  # as on Kaggle: every episode an error
+    (message,) = summary["agents"][0]["error_messages"]
+    assert "Stats() takes no arguments (calling Stats(observation, configuration) as the agent)" in message["message"]
+    assert "note: Kaggle calls Stats" in captured.err
+    # FILE:agent plays the function the user meant (the builder's choice, which it makes the last callable)
+    code = evaluate.main([f"{path}:agent", "random", "-n", "2", "--workers", "1", "--no-progress", "--json",
+                          "--results", str(tmp_path / "r2.jsonl")])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["agents"][0]["errors"] == 0 and summary["agents"][0]["wins"] + \
+        summary["agents"][0]["losses"] + summary["agents"][0]["draws"] == 2
+
+
+def test_a_file_whose_last_callable_is_agent_has_no_note(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("import random\n\nclass Memo:\n    pass\n\ndef agent(obs, config):\n    return 3\n")
+    assert resolve_agent(str(path)).note == ""

@@ -59,3 +59,29 @@ def test_a_bad_referee_is_one_line_and_exit_2():
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
     assert "--referee" in done.stderr
+
+
+def test_evaluate_reports_the_most_bank_a_game_spent(tmp_path):
+    spender = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "spends_most_of_the_bank_once.py")
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), spender, "greedy", "-n", "2", "--workers", "2", "--json",
+         "--no-progress", "--act-timeout", "0.1", "--overage", "1", "--results", str(tmp_path / "r.jsonl")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    summary = json.loads(done.stdout)
+    spent = [agent["max_bank_used_s"] for agent in summary["agents"]]
+    assert 0.55 < spent[0] < 0.8 and spent[1] < 0.1  # 60 % of the 1 s bank on its second move
+    table = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--resume", str(tmp_path / "r.jsonl"), "--no-progress"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT).stdout
+    header = next(line for line in table.splitlines() if line.startswith("agent"))
+    assert "max bank s" in header
+    row = next(line for line in table.splitlines() if line.startswith("spends_most"))
+    assert f"{spent[0]:.1f}" in row.split()
+
+
+def test_a_record_carries_its_clock_and_the_agents_peak_memory():
+    record = play_game(resolve_agent("greedy"), resolve_agent("random"), act_timeout=0.5, overage=3)
+    assert (record.act_timeout, record.overage) == (0.5, 3)
+    assert all(peak is not None and 1 < peak < 2048 for peak in record.peak_memory_mb)
+    again = type(record).from_json(json.loads(json.dumps(record.to_json())))
+    assert again.bank_used_of(0) == record.bank_used_of(0) and again.peak_memory_mb == record.peak_memory_mb

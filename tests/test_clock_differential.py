@@ -1,0 +1,163 @@
+"""The gate's clock is Kaggle's: timing profiles played by the gate and by kaggle_environments' Environment.run.
+
+Each profile is an agent that sleeps on a schedule (its load, each of its moves) while both players follow
+one fixed 42-ply game that nobody wins, so a steady spender lives long enough to run out of bank. The
+same two agent files are played (1) through the gate's own path (``GateContext.match``: the native referee,
+each agent in its own process, killed at its deadline) and (2) by ``Environment.run`` with the files'
+paths, as Kaggle runs a submission (it loads the file inside move 1 and waits for a hung move, then rules
+TIMEOUT). The per-game statuses and the move of the TIMEOUT must be equal.
+
+The clock is scaled by 1/20 (act timeout 0.1 s, a 3 s bank): the rule (``duration - actTimeout >
+remainingOverageTime``, the bank drawn by ``max(0, duration - actTimeout)`` per move) is the same at any
+scale. One profile runs at Kaggle's real 2 s + 60 s under ``-m slow``. ``-s`` prints the table.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from agents.core import Config, Position
+
+SCALE = 1 / 20  # of Kaggle's 2 s act timeout and 60 s bank
+
+# name: (load seconds, {own move number: seconds}, seconds of every other move), in Kaggle's real seconds
+PROFILES = {
+    "instant": (0.0, {}, 0.0),
+    "3 s load": (3.0, {}, 0.0),
+    "2.5 s/move": (0.0, {}, 2.5),
+    "3 s/move": (0.0, {}, 3.0),
+    "5 s/move": (0.0, {}, 5.0),
+    "one 20 s move, then instant": (0.0, {3: 20.0}, 0.0),
+    "40 s spent over two moves": (0.0, {2: 22.0, 3: 22.0}, 0.0),
+    "move 5 longer than act + bank": (0.0, {5: 70.0}, 0.0),
+}
+# What Kaggle's rule gives for each (seat 1 of a 42-ply game: 21 moves), checked against both runs
+EXPECTED = {
+    "instant": ("DONE", None), "3 s load": ("DONE", None), "2.5 s/move": ("DONE", None), "3 s/move": ("DONE", None),
+    "5 s/move": ("TIMEOUT", 20),  # 3 s of bank a move: 19 moves leave 3 s, the 20th needs a little more
+    "one 20 s move, then instant": ("DONE", None), "40 s spent over two moves": ("DONE", None),
+    "move 5 longer than act + bank": ("TIMEOUT", 5),
+}
+
+AGENT = """import time
+time.sleep({load!r})
+SEQUENCE = {sequence!r}
+EXTRA = {extra!r}
+EVERY = {every!r}
+
+
+def agent(observation, configuration):
+    placed = sum(1 for cell in observation.board if cell)
+    own_move = placed // 2 + 1
+    time.sleep(EXTRA.get(own_move, EVERY))
+    return SEQUENCE[placed]
+"""
+
+
+def drawn_game(seed: int = 7) -> list[int]:
+    """A 42-ply game of 6x7 in which nobody ever has four in a row (found by seeded random play)."""
+    rng = random.Random(seed)
+    while True:
+        position, moves = Position(Config(6, 7, 4)), []
+        while position.moves < 42:
+            safe = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            if not safe:
+                break
+            column = rng.choice(safe)
+            moves.append(column)
+            position = position.played(column)
+        if position.moves == 42:
+            return moves
+
+
+def write_agent(folder, name: str, profile: tuple, sequence: list[int], scale: float) -> str:
+    load, extra, every = profile
+    path = folder / f"{name}.py"
+    path.write_text(AGENT.format(load=load * scale, sequence=sequence,
+                                 extra={move: seconds * scale for move, seconds in extra.items()}, every=every * scale))
+    return str(path)
+
+
+def by_gate(profile_path: str, opponent_path: str, act: float, bank: float) -> tuple[str, int | None, list[float]]:
+    """(status of the profiled seat, its move that timed out or None, its move times) on the gate's clock."""
+    from evaluation.agent_specs import AgentSpec
+    from evaluation.gate import GateContext, GateSettings
+    from evaluation.record import GameTask
+
+    config = Config(6, 7, 4)
+    settings = GateSettings(candidate=profile_path, baseline=opponent_path, act_timeout=act, overage=bank, workers=1)
+    profiled, opponent = AgentSpec(profile_path, "file", profile_path), AgentSpec(opponent_path, "file", opponent_path)
+    context = GateContext(settings, profiled, opponent, config)
+    task = GameTask(0, profiled, opponent, False, (), tuple(config.as_dict().items()), act, bank, 0)
+    (record,) = context.match(profiled, opponent, [task])
+    status, times = record.statuses[0], record.move_times[0]
+    return status, (len(times) if status == "TIMEOUT" else None), times
+
+
+def by_kaggle(profile_path: str, opponent_path: str, act: float, bank: float) -> tuple[str, int | None, list[float]]:
+    """The same on kaggle_environments' ``Environment.run`` (the bank set at every reset, as Kaggle's is 60 s)."""
+    from kaggle_environments import make
+
+    env = make("connectx", configuration={"actTimeout": act}, debug=False)
+    reset = env.reset
+
+    def reset_with_bank(num_agents=None):
+        state = reset(num_agents)
+        for agent in env.state:
+            agent.observation.remainingOverageTime = bank
+        return state
+
+    env.reset = reset_with_bank
+    env.run([profile_path, opponent_path])
+    times = [log[0]["duration"] for log in env.logs if log and isinstance(log[0], dict) and "duration" in log[0]]
+    status = env.state[0].status
+    return status, (len(times) if status == "TIMEOUT" else None), times
+
+
+def play_both(name: str, folder, scale: float) -> tuple[str, tuple, tuple]:
+    sequence = drawn_game()
+    act, bank = 2.0 * scale, 60.0 * scale
+    stem = "".join(c if c.isalnum() else "_" for c in name)
+    profiled = write_agent(folder, f"profile_{stem}", PROFILES[name], sequence, scale)
+    opponent = write_agent(folder, f"opponent_{stem}", PROFILES["instant"], sequence, scale)
+    return name, by_gate(profiled, opponent, act, bank), by_kaggle(profiled, opponent, act, bank)
+
+
+def print_table(rows: list[tuple[str, tuple, tuple]], scale: float) -> None:
+    print(f"\nclock scaled by {scale:g}: act timeout {2 * scale:g} s, bank {60 * scale:g} s (times in real seconds)")
+    print(f"{'profile':<32} {'gate':<12} {'Kaggle':<12} {'bank spent (gate / Kaggle)':>28}")
+    for name, gate_run, kaggle_run in rows:
+        def cell(run):
+            return run[0] + (f" @{run[1]}" if run[1] else "")
+
+        spent = [sum(max(0.0, t - 2 * scale) for t in run[2]) / scale for run in (gate_run, kaggle_run)]
+        print(f"{name:<32} {cell(gate_run):<12} {cell(kaggle_run):<12} {spent[0]:>13.1f} / {spent[1]:.1f}")
+
+
+def test_the_fixed_game_is_a_full_board_nobody_wins():
+    moves = drawn_game()
+    position = Position(Config(6, 7, 4))
+    for column in moves:
+        assert not position.is_winning_move(column)
+        position = position.played(column)
+    assert position.moves == 42
+
+
+def test_every_profile_ends_as_on_kaggle(tmp_path):
+    with ProcessPoolExecutor(len(PROFILES)) as pool:
+        rows = list(pool.map(play_both, PROFILES, [tmp_path] * len(PROFILES), [SCALE] * len(PROFILES)))
+    print_table(rows, SCALE)
+    for name, gate_run, kaggle_run in rows:
+        assert gate_run[:2] == kaggle_run[:2] == EXPECTED[name], name
+
+
+@pytest.mark.slow
+def test_3_s_a_move_at_kaggles_real_clock_is_done_on_both(tmp_path):
+    rows = [play_both("3 s/move", tmp_path, 1.0)]
+    print_table(rows, 1.0)
+    (name, gate_run, kaggle_run), = rows
+    assert gate_run[:2] == kaggle_run[:2] == ("DONE", None)
+    assert 18 < sum(t - 2 for t in gate_run[2]) < 30  # ~1 s of bank on each of 21 moves
