@@ -74,7 +74,8 @@ def find_credentials() -> Credentials:
         raise KaggleError(f"no Kaggle credentials: {problem}; {HOW_TO}")
     if values:
         missing = [f for f in ("username", "key") if not values.get(f)]
-        raise KaggleError(f"no Kaggle credentials: {' and '.join(sources)} give no {' or '.join(missing)}; {HOW_TO}")
+        verb = "gives" if len(sources) == 1 else "give"
+        raise KaggleError(f"no Kaggle credentials: {' and '.join(sources)} {verb} no {' or '.join(missing)}; {HOW_TO}")
     raise KaggleError(f"no Kaggle credentials found (KAGGLE_API_TOKEN, ~/.kaggle/access_token, "
                       f"{_home_relative(path)}, KAGGLE_USERNAME/KAGGLE_KEY, {OAUTH_FILE}): {HOW_TO}")
 

@@ -93,9 +93,13 @@ def _log(connection: Connection, folder: LadderFolder, episode: Episode, submiss
     """Download our agent's log of ``episode``, or note why there is none."""
     from kagglesdk.competitions.types.competition_api_service import ApiGetEpisodeAgentLogsRequest
 
+    seat = our_log_seat(episode, submission_id)
+    if seat is None:
+        missing[episode.id] = f"no seat of the episode is submission {submission_id}'s"
+        return
     request = ApiGetEpisodeAgentLogsRequest()
     request.episode_id = episode.id
-    request.agent_index = our_log_seat(episode, submission_id)
+    request.agent_index = seat
     api = connection.client.competitions.competition_api_client
     try:
         data = connection.call(f"our agent's log of episode {episode.id}",
@@ -109,11 +113,12 @@ def _log(connection: Connection, folder: LadderFolder, episode: Episode, submiss
     folder.write(folder.log(episode.id), data)
 
 
-def our_log_seat(episode: Episode, submission_id: int) -> int:
-    """The seat whose log is ours: in the validation episode (both seats ours) the one that forfeited, if any."""
+def our_log_seat(episode: Episode, submission_id: int) -> int | None:
+    """The seat whose log is ours: in the validation episode (both seats ours) the one that forfeited, if any;
+    None when no seat is ours."""
     seats = episode.seats_of(submission_id)
     failed = [agent.index for agent in episode.agents if agent.index in seats and agent.state.startswith("ERROR")]
-    return (failed or seats)[0]
+    return (failed or seats or [None])[0]
 
 
 def _check_competition(data: bytes, submission_id: int) -> None:

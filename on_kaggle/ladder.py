@@ -47,7 +47,7 @@ class LadderGame:
     rating: float | None  # the opponent's, before the episode
     replay: str
     log: str | None  # our agent's log (of seat ``log_seat``), when Kaggle gave one
-    log_seat: int
+    log_seat: int | None
 
     @property
     def seat(self) -> int | None:
@@ -75,6 +75,9 @@ def read_ladder_games(fetched: Fetched, submission_id: int) -> tuple[list[Ladder
                                else f"{path}: not JSON"})
             continue
         seats = tuple(episode.seats_of(submission_id))
+        if not seats:  # Kaggle lists it for the submission, but no seat is the submission's
+            unreadable.append({"episode": episode.id, "error": f"{path}: no seat of submission {submission_id}"})
+            continue
         names = tuple(ours if seat in seats else OPPONENTS for seat in range(2))
         other = next((agent for agent in episode.agents if agent.index not in seats), None)
         opponent = (other.team_name or f"submission {other.submission_id}") if other else "itself"
