@@ -76,15 +76,22 @@ def _losing_moves(entries: list[dict[str, Any]]) -> list[str]:
 
 
 def _forfeits(entries: list[dict[str, Any]]) -> list[str]:
-    lines = ["", "errors, timeouts and invalid moves of our agent:"]
+    """Every forfeit of ours, grouped by kind (status and own line); each kind's log tail shown once, from
+    its latest episode (every episode's tail is in --json)."""
+    lines = ["", f"errors, timeouts and invalid moves of our agent ({len(entries) or 'none'}):"]
+    kinds: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for item in entries:
         where = item["where"] or ("no traceback in its log" if item["log"] else "no log")
-        lines.append(f"  episode {item['episode']} vs {item['opponent']} ({_seat(item['seat'])}): {item['status']} "
-                     f"at ply {item['ply']}: {where}")
-        for line in item["log_tail"] or []:
-            lines.append(f"      | {line}")
-    if not entries:
-        lines.append("  none")
+        kinds.setdefault((item["status"], where), []).append(item)
+    for (status, where), items in kinds.items():
+        lines.append(f"  {status} in {len(items)} game{'s' if len(items) > 1 else ''}: {where}")
+        for item in items:
+            lines.append(f"    episode {item['episode']} vs {item['opponent']} ({_seat(item['seat'])}), "
+                         f"at ply {item['ply']}")
+        latest = next((item for item in reversed(items) if item["log_tail"]), None)
+        if latest is not None:
+            lines.append(f"    the last lines of its log in episode {latest['episode']}:")
+            lines += [f"      | {line}" for line in latest["log_tail"]]
     return lines
 
 

@@ -164,10 +164,13 @@ def test_the_summary_for_people(kaggle, capsys, solved):
     assert out.startswith(f"ladder: submission {OURS}: 15 episodes listed, 15 finished; 15 analysed, in ladder/{OURS}/")
     assert "  no log of episode 1006: Kaggle has no log of our agent" in out
     assert "as first player" in out and "as second player" in out and "by opponent (5;" in out
-    assert "  episode 1006 vs Bob (first player): ERROR at ply 6: no log" in out  # the missing log, noted
-    assert ("  episode 1013 vs Dee (first player): ERROR at ply 6: our_bot_crashes.py:8 in plan: "
-            "ValueError: no plan for ply 6") in out
+    assert "errors, timeouts and invalid moves of our agent (4):" in out
+    assert "  ERROR in 1 game: no log\n    episode 1006 vs Bob (first player), at ply 6\n" in out  # its log missing
+    assert ("  ERROR in 1 game: our_bot_crashes.py:8 in plan: ValueError: no plan for ply 6\n"
+            "    episode 1013 vs Dee (first player), at ply 6\n"
+            "    the last lines of its log in episode 1013:\n") in out
     assert "      | move 4: ValueError: no plan for ply 6" in out
+    assert "  TIMEOUT in 2 games: no traceback in its log\n    episode 1007 vs Cy (second player), at ply 5\n" in out
     assert "episode 1005 vs Fay (first player, draw): ply " in out and ": win -> draw" in out
     assert "submission 41000001" in out and "opponents" in out  # the analysis's two sides
     assert f"connectx-evaluate --board --game ladder/{OURS}/" in out
