@@ -100,18 +100,17 @@ def ladder(args: argparse.Namespace, out: IO[str]) -> int:
     try:
         with Connection(find_credentials()) as connection:
             fetched = fetch(connection, args.ladder, directory, args.max, progress=not args.no_progress)
-    except KaggleError as error:
+        summary, analysis_lines = ladder_summary(args, fetched, args.ladder)
+    except (KaggleError, AnalysisInputError) as error:  # the latter: e.g. an analysis cache that cannot be opened
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
+    except RuntimeError as error:  # a solver worker that cannot start
+        print(f"evaluate.py: analysis failed: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print(f"\ninterrupted; every file in {directory}/ is whole: the same command fetches the rest",
+        print(f"\ninterrupted; every file in {directory}/ is whole: the same command carries on from there",
               file=sys.stderr)
         return 130
-    try:
-        summary, analysis_lines = ladder_summary(args, fetched, args.ladder)
-    except (AnalysisInputError, RuntimeError) as error:
-        print(f"evaluate.py: error: analysis: {error}", file=sys.stderr)
-        return 2
     out.write(json.dumps(summary) + "\n" if args.json else ladder_text(summary, analysis_lines) + "\n")
     out.flush()
     return 0

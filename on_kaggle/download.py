@@ -34,6 +34,7 @@ class Fetched:
     downloaded: int = 0  # replays fetched by this run
     already_here: int = 0  # replays a previous run had fetched
     logs_missing: dict[int, str] = field(default_factory=dict)  # episode id -> why
+    replays_missing: list[int] = field(default_factory=list)  # finished, but Kaggle has no replay (404)
 
 
 def fetch(connection: Connection, submission_id: int, directory: str, max_episodes: int | None = None,
@@ -61,6 +62,9 @@ def fetch(connection: Connection, submission_id: int, directory: str, max_episod
         for episode in todo:
             if not os.path.exists(folder.replay(episode.id)):
                 data = _replay(connection, episode.id)
+                if data is None:
+                    fetched.replays_missing.append(episode.id)
+                    continue
                 if not verified:
                     _check_competition(data, submission_id)
                     verified = True
@@ -79,13 +83,20 @@ def fetch(connection: Connection, submission_id: int, directory: str, max_episod
     return fetched
 
 
-def _replay(connection: Connection, episode_id: int) -> bytes:
+def _replay(connection: Connection, episode_id: int) -> bytes | None:
+    """The replay as Kaggle sends it; None when Kaggle has none (404: the next run asks again)."""
     from kagglesdk.competitions.types.competition_api_service import ApiGetEpisodeReplayRequest
 
     request = ApiGetEpisodeReplayRequest()
     request.episode_id = episode_id
     api = connection.client.competitions.competition_api_client
-    return connection.call(f"the replay of episode {episode_id}", lambda r: api.get_episode_replay(r).content, request)
+    try:
+        return connection.call(f"the replay of episode {episode_id}", lambda r: api.get_episode_replay(r).content,
+                               request)
+    except RequestFailed as error:
+        if error.status == 404:
+            return None
+        raise
 
 
 def _log(connection: Connection, folder: LadderFolder, episode: Episode, submission_id: int,

@@ -103,6 +103,7 @@ def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: in
         "episodes": {"listed": len(fetched.listed), "finished": sum(e.finished for e in fetched.listed),
                      "selected": len(fetched.selected), "downloaded": fetched.downloaded,
                      "already_here": fetched.already_here, "analysed": len(games)},
+        "replays_missing": fetched.replays_missing,
         "logs_missing": [{"episode": e, "why": why} for e, why in sorted(fetched.logs_missing.items())],
         "unreadable": unreadable,
         "record": {name: _counts([g for g in played if g.seat == seat]) for seat, name in enumerate(SEAT_NAMES)},

@@ -16,6 +16,9 @@ def ladder_text(summary: dict[str, Any], analysis_lines: Sequence[str]) -> str:
     if not episodes["selected"]:
         return lines[0] + "\n  none finished yet: Kaggle plays a new submission's episodes over the next hours"
     lines.append(f"  downloaded {episodes['downloaded']} replays now, {episodes['already_here']} were already here")
+    if summary["replays_missing"]:
+        lines.append(f"  no replay on Kaggle of {len(summary['replays_missing'])} finished episode(s): "
+                     f"{', '.join(map(str, summary['replays_missing']))} (asked again next time)")
     for item in summary["logs_missing"]:
         lines.append(f"  no log of episode {item['episode']}: {item['why']}")
     for item in summary["unreadable"]:

@@ -158,10 +158,12 @@ def test_a_ladder_of_300_episodes_is_downloaded_whole_and_analysed(kaggle, capsy
 
 
 def test_the_summary_for_people(kaggle, capsys, solved):
-    add_ladder(kaggle, 14, without_log=(1006,))
+    add_ladder(kaggle, 15, without_log=(1006,))
+    kaggle.submissions[OURS][-1].replay = None  # finished, but Kaggle has no replay of it
     code, out, err = run(["--ladder", str(OURS)], capsys, solved)
     assert code == 0, err
-    assert out.startswith(f"ladder: submission {OURS}: 15 episodes listed, 15 finished; 15 analysed, in ladder/{OURS}/")
+    assert out.startswith(f"ladder: submission {OURS}: 16 episodes listed, 16 finished; 15 analysed, in ladder/{OURS}/")
+    assert "  no replay on Kaggle of 1 finished episode(s): 1015 (asked again next time)" in out
     assert "  no log of episode 1006: Kaggle has no log of our agent" in out
     assert "as first player" in out and "as second player" in out and "by opponent (5;" in out
     assert "errors, timeouts and invalid moves of our agent (4):" in out
@@ -179,7 +181,8 @@ def test_the_summary_for_people(kaggle, capsys, solved):
     kaggle.requests.clear()
     code, again, err = run(["--ladder", str(OURS)], capsys, solved)  # everything is here already
     assert code == 0, err
-    assert [method for method, _ in kaggle.requests] == ["ListSubmissionEpisodes", "GetEpisodeAgentLogs"]  # 1006's
+    assert [(method, body.get("episodeId")) for method, body in kaggle.requests] == [
+        ("ListSubmissionEpisodes", None), ("GetEpisodeAgentLogs", 1006), ("GetEpisodeReplay", 1015)]  # the missing
     assert "downloaded 0 replays now, 15 were already here" in again
 
 
@@ -233,7 +236,7 @@ def test_a_run_cut_halfway_resumes_without_fetching_a_file_twice(kaggle, capsys,
     if how == "SIGINT":
         assert process.returncode == 130 and "Traceback" not in said
         assert said.strip().splitlines()[-1] == f"interrupted; every file in ladder/{OURS}/ is whole: the same command " \
-                                                "fetches the rest"
+                                                "carries on from there"
     folder = os.path.join("ladder", str(OURS))
     replays = sorted(name for name in os.listdir(folder) if name[0].isdigit())
     assert replays == [f"{episode}.json" for episode in sorted(played)[:5]]  # the five whole ones, none half
