@@ -69,7 +69,8 @@ def upload(credentials: Credentials, path: str, description: str) -> Submitted:
         raise KaggleError(failure_line(error, what, credentials, get_endpoint(get_env()))) from None
     if response.message == KaggleApi.COMPETITION_SUBMIT_UPLOAD_FAILED_MESSAGE:
         raise KaggleError(f"{what} failed: the upload address Kaggle gave did not take the file")
-    return Submitted(int(response.ref) or None, path, description, response.message,
+    number = str(response.ref or "")  # an int64: a JSON string in proto3 JSON, passed on as sent
+    return Submitted(int(number) if number.isdigit() and int(number) else None, path, description, response.message,
                      f"{get_web_endpoint(get_env())}/competitions/{COMPETITION}/submissions")
 
 
