@@ -6,6 +6,8 @@
     python evaluate.py new.py old.py -n 2000 --sprt 0 10          # stop as soon as the test decides
     python evaluate.py --resume results/new-vs-old-20250101-120000.jsonl
     python evaluate.py --board my_agent.py                        # play it in the browser (docs/board.md)
+    python evaluate.py --submit submission.py -m "v2"             # the gate, then the upload on PASS (docs/ladder.md)
+    python evaluate.py --ladder 41234567                          # fetch and analyse its ladder games
 
 An agent is a module in agents/ (or a dotted module), a .py file (loaded as Kaggle loads a submission), a
 folder (main.py or a package), TARGET:FUNCTION, or a Kaggle built-in (random, negamax): see the README's
@@ -106,6 +108,9 @@ def build_parser() -> Parser:
     from board.cli import add_arguments as add_board_arguments
 
     add_board_arguments(p)
+    from on_kaggle.cli import add_arguments as add_kaggle_arguments
+
+    add_kaggle_arguments(p)
     return p
 
 
@@ -124,6 +129,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         stray = board_cli.stray_flags(args)
         if stray:
             raise Usage(stray)
+        from on_kaggle import cli as kaggle_cli
+
+        problem = kaggle_cli.check(args)
+        if problem:
+            raise Usage(problem)
+        if args.submit:  # the gate on FILE, with this command's gate options, then the upload
+            args.gate, args.baseline = args.submit, args.baseline or kaggle_cli.DEFAULT_BASELINE
+            return kaggle_cli.submit(args, gate_settings(args), real_stdout)
+        if args.ladder:
+            return kaggle_cli.ladder(args, real_stdout)
         if args.board:
             return board_cli.run(args, real_stdout)
         if args.analyze or args.analyze_file:
@@ -156,7 +171,7 @@ def check_sandbox(args: argparse.Namespace) -> None:
     from sandbox import SandboxUnavailable, outside_warning, require
 
     if not args.sandbox:
-        names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or ""]
+        names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or "", args.submit or ""]
         # A Kaggle bundle always runs in the sandbox (it is unpacked at /kaggle_simulations/agent there).
         note = outside_warning([name for name in names if name and not name.endswith(".tar.gz")], "evaluate.py")
         if note:

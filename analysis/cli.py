@@ -15,13 +15,13 @@ from typing import IO, Any, Sequence
 
 from analysis.cache import PositionCache, default_cache_path
 from analysis.games import AnalysisInputError, Game, from_record, read_games
-from analysis.labelling import label_games
+from analysis.labelling import GameAnalysis, label_games
 from analysis.table import OutcomeTable
 from analysis.solving import compiled_solver_available
 from analysis.summary import analysis_json, analysis_table
 from analysis.workers import default_workers
 
-__all__ = ["DEFAULT_BUDGETS", "add_arguments", "analyse_file", "analyse_records", "check", "default_budget"]
+__all__ = ["DEFAULT_BUDGETS", "add_arguments", "analyse_file", "analyse_records", "check", "default_budget", "label"]
 
 # CPU seconds per position when --analysis-budget is not given. With the outcome table, only positions from
 # ply 8 on are searched; the compiled solver settles nearly all of them at once and the few hard ones
@@ -113,6 +113,19 @@ def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tup
     from analysis.plot import save_losing_moves_plot
     from analysis.replay import save_annotated_replay
 
+    analyses, settings = label(args, games)
+    replays = [save_annotated_replay(a, directory) for a in analyses if a.game.loser_seat is not None]
+    plot = save_losing_moves_plot(analyses, os.path.join(directory, "losing-moves.png")) if analyses else None
+    settings.update(replays=replays, plot=plot)
+    text = analysis_table(analyses, settings)
+    text += f"\nannotated replays: {len(replays)} in {directory}" + (f"\nplot: {plot}" if plot else "")
+    return analysis_json(analyses, settings), text
+
+
+def label(args: argparse.Namespace, games: list[Game]) -> tuple[list[GameAnalysis], dict[str, Any]]:
+    """Label every move of ``games`` with the analysis options of ``args`` (budget, cache, engine, workers,
+    progress); returns the analyses and the settings and counts the reports print (``engine``, ``budget_s``,
+    ``searched``, ``timed_out``, ``from_table``, ``cache_hits``, ``cache``, ``elapsed_s``)."""
     compiled = not args.no_compiled_solver and compiled_solver_available()
     budget = args.analysis_budget or default_budget(compiled)
     cache_path = args.analysis_cache or default_cache_path()
@@ -128,9 +141,6 @@ def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tup
                                table=None if args.no_outcome_table else OutcomeTable())
     finally:
         cache.close()
-    elapsed = time.monotonic() - started
-    replays = [save_annotated_replay(a, directory) for a in analyses if a.game.loser_seat is not None]
-    plot = save_losing_moves_plot(analyses, os.path.join(directory, "losing-moves.png")) if analyses else None
     settings = {
         "engine": "compiled solver" if compiled else "python exact search",
         "budget_s": budget,
@@ -139,11 +149,6 @@ def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tup
         "from_table": stats["from_table"],
         "cache_hits": cache.hits,
         "cache": cache.path,
-        "elapsed_s": round(elapsed, 3),
-        "replays": replays,
-        "plot": plot,
+        "elapsed_s": round(time.monotonic() - started, 3),
     }
-    text = analysis_table(analyses, settings)
-    text += f"\nannotated replays: {len(replays)} in {directory}" + (f"\nplot: {plot}" if plot else "")
-    return analysis_json(analyses, settings), text
-
+    return analyses, settings

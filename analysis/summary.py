@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from analysis.labelling import GameAnalysis, MoveLabel
 
-__all__ = ["BANDS", "agent_summary", "analysis_json", "analysis_table", "band_of"]
+__all__ = ["BANDS", "agent_summary", "agents_table", "analysis_json", "analysis_table", "band_of"]
 
 BANDS = ((0, 11), (12, 23), (24, 41))  # plies: opening, middle game, endgame
 
@@ -67,8 +67,8 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def analysis_table(analyses: Sequence[GameAnalysis], settings: dict[str, Any]) -> str:
-    """The analysis for people: per-agent figures, then each game's first outcome-losing move."""
+def agents_table(analyses: Sequence[GameAnalysis], settings: dict[str, Any]) -> list[str]:
+    """The lines of the analysis's first part: what was labelled and how, then one row of figures per agent."""
     agents = agent_summary(analyses)
     moves = sum(len(a.moves) for a in analyses)
     unknown = sum(not m.known for a in analyses for m in a.moves)
@@ -90,6 +90,12 @@ def analysis_table(analyses: Sequence[GameAnalysis], settings: dict[str, Any]) -
         lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
         if index == 0:
             lines.append("-" * len(lines[-1]))
+    return lines
+
+
+def analysis_table(analyses: Sequence[GameAnalysis], settings: dict[str, Any]) -> str:
+    """The analysis for people: per-agent figures, then each game's first outcome-losing move."""
+    lines = agents_table(analyses, settings)
     lines.append("first outcome-losing move per game (columns 0-based; plies count stones before the move):")
     shown = 0
     for analysis in analyses:

@@ -1,5 +1,5 @@
-"""Product code (the agents, the builder, the evaluator, the analysis, the sandbox, the board) never imports
-the offline builders in tools/, the benchmarks or the tests: an installed package works without them."""
+"""Product code (the agents, the builder, the evaluator, the analysis, the sandbox, the board, the Kaggle client)
+never imports the offline builders in tools/, the benchmarks or the tests: an installed package works without them."""
 
 import ast
 import os
@@ -7,7 +7,8 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRODUCT = ["agents", "analysis", "building", "evaluation", "sandbox", "board", "evaluate.py", "build_submission.py"]
+PRODUCT = ["agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "evaluate.py",
+           "build_submission.py"]
 NOT_PRODUCT = {"tools", "tests", "bench"}
 
 

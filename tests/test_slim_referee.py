@@ -17,7 +17,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFEREE_NEEDS = {"numpy", "jsonschema", "requests", "open-spiel"}  # distributions, normalised names
-PRODUCT_PACKAGES = ["agents", "analysis", "board", "building", "evaluation", "sandbox"]  # every module is imported
+PRODUCT_PACKAGES = ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox"]  # every module imported
 # Blocked while Kaggle's paths run, then allowed for the product modules: the board's web framework is the
 # toolkit's own requirement (requirements.txt), though kaggle-environments declares Flask too.
 TOOLKIT_OWN = {"flask", "click", "werkzeug", "jinja2", "itsdangerous", "blinker", "markupsafe"}

@@ -1,0 +1,119 @@
+"""Submit through the gate: ``evaluate.py --submit FILE -m MESSAGE [--baseline B] [--force]``.
+
+The pre-upload gate (``evaluation.api.run_gate``) runs on FILE; only on PASS is FILE uploaded to the
+``connectx`` competition (``--force`` uploads a file that failed, and says so). The upload is the
+official client's own: ``kaggle`` 2.2.5's ``KaggleApi.competition_submit`` (start the upload, send the
+file to the address Kaggle gives, create the submission), on a ``kagglesdk`` client built as
+:mod:`connection` builds it, so that ``KAGGLE_API_ENVIRONMENT=TEST`` reaches the tests' local stand-in.
+It is tried once: a submission is never created twice by a retry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass
+from typing import IO, Any
+
+from on_kaggle.connection import failure_line, new_client
+from on_kaggle.credentials import Credentials, find_credentials
+from on_kaggle.download import COMPETITION
+from on_kaggle.errors import KaggleError
+
+__all__ = ["DEFAULT_BASELINE", "Submitted", "check_file", "submit", "upload"]
+
+DEFAULT_BASELINE = "greedy"  # the project's one-ply agent: win now, else block, else the centre
+KAGGLE_TAKES = (".py", ".tar.gz")
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """An upload Kaggle took: its submission id (None if its answer carried none) and Kaggle's message."""
+
+    id: int | None
+    file: str
+    description: str
+    kaggle_message: str
+    url: str
+
+
+def check_file(path: str) -> None:
+    """KaggleError unless ``path`` is a file Kaggle takes as a ConnectX submission."""
+    if not os.path.exists(path):
+        raise KaggleError(f"--submit {path}: no such file")
+    if not os.path.isfile(path):
+        raise KaggleError(f"--submit {path}: not a file (build one first: connectx-build {path})")
+    if not path.endswith(KAGGLE_TAKES):
+        raise KaggleError(f"--submit {path}: Kaggle takes a .py file or a .tar.gz bundle")
+
+
+def upload(credentials: Credentials, path: str, description: str) -> Submitted:
+    """Upload ``path`` to the connectx competition with the official client; KaggleError (one line) if it fails."""
+    import requests
+    from kagglesdk.kaggle_env import get_endpoint, get_env, get_web_endpoint
+
+    with contextlib.redirect_stdout(sys.stderr):  # importing kaggle signs in and may print: keep stdout clean
+        from kaggle.api.kaggle_api_extended import KaggleApi
+
+    class Api(KaggleApi):
+        def build_kaggle_client(self) -> Any:  # kagglesdk's environment, the credentials found here
+            return new_client(credentials)
+
+    what = f"the upload of {path} to {COMPETITION}"
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # the client prints an upload's errors
+            response = Api().competition_submit(path, description, COMPETITION, quiet=True)
+    except requests.RequestException as error:
+        raise KaggleError(failure_line(error, what, credentials, get_endpoint(get_env()))) from None
+    if response.message == KaggleApi.COMPETITION_SUBMIT_UPLOAD_FAILED_MESSAGE:
+        raise KaggleError(f"{what} failed: the upload address Kaggle gave did not take the file")
+    number = str(response.ref or "")  # an int64: a JSON string in proto3 JSON, passed on as sent
+    return Submitted(int(number) if number.isdigit() and int(number) else None, path, description, response.message,
+                     f"{get_web_endpoint(get_env())}/competitions/{COMPETITION}/submissions")
+
+
+def submit(settings: Any, path: str, description: str, force: bool, out: IO[str], as_json: bool) -> int:
+    """Gate, then upload on PASS (or with ``force``). Exit 0 uploaded, 1 the gate failed (not uploaded),
+    2 bad input or a failed upload (one line on stderr)."""
+    from evaluation.api import GateUsage, run_gate
+    from evaluation.gate import render_verdict
+
+    try:
+        check_file(path)
+        credentials = find_credentials()  # before minutes of games, not after
+        log = None if as_json else (lambda line: print(line, file=out, flush=True))
+        report = run_gate(settings, log=log)
+        passed = report["verdict"] == "PASS"
+        if not as_json:
+            out.write(render_verdict(report) + "\n")
+        if not passed and not force:
+            _finish(out, as_json, report, None, forced=False,
+                    text="not uploaded: the gate failed (--force uploads anyway)")
+            return 1
+        if not as_json:
+            out.write(f"{'the gate FAILED; uploading anyway (--force)' if not passed else 'uploading'} {path} to "
+                      f"Kaggle's {COMPETITION} competition...\n")
+            out.flush()
+        submitted = upload(credentials, path, description)
+    except (KaggleError, GateUsage) as error:
+        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        return 2
+    number = f"submission {submitted.id}" if submitted.id else "a submission (Kaggle's answer gave no id)"
+    text = (f"submitted {path} as {number} ({description!r}); Kaggle: {submitted.kaggle_message or 'ok'}\n"
+            f"  see it: {submitted.url}")
+    if submitted.id:
+        text += f"\n  its ladder games, once played: connectx-evaluate --ladder {submitted.id}"
+    _finish(out, as_json, report, submitted, forced=not passed, text=text)
+    return 0
+
+
+def _finish(out: IO[str], as_json: bool, report: dict[str, Any], submitted: Submitted | None, forced: bool,
+            text: str) -> None:
+    if as_json:
+        out.write(json.dumps({"gate": report, "uploaded": submitted is not None, "forced": forced,
+                              "submission": asdict(submitted) if submitted else None}) + "\n")
+    else:
+        out.write(text + "\n")
+    out.flush()
