@@ -209,14 +209,18 @@ def describe_callable(value: Any) -> str:
     return f"an object, an instance of {type(value).__name__}"
 
 
-def outcome(status: str, reward: Any, self_play: bool = False) -> str:
-    """The result for the player first in the game's seats; in self-play, which copy won. A game the
-    submission forfeits is a loss, whatever the reward says (a forfeit leaves the other seat 0, a draw's)."""
-    if status in FAILED:
-        return f"loss ({status.lower()})"
+def outcome(final: list[Any], seats: tuple[int, ...]) -> str:
+    """The result of a finished game (``final``: the last step's per-seat states) for the submission in
+    ``seats``: ``win``/``loss``/``draw``; in self-play which copy won. A game it forfeits is ``loss (timeout)``
+    (``error``, ``invalid``) whatever the rewards say: Kaggle leaves the other seat 0, a draw's reward, and in
+    the validation episode either copy's forfeit is the submission's."""
+    forfeits = [final[seat].status for seat in seats if final[seat].status in FAILED]
+    if forfeits:
+        return f"loss ({forfeits[0].lower()})"
+    status, reward = final[seats[0]].status, final[seats[0]].reward
     if status != "DONE":
         return status.lower()
-    names = {1: "1 won", -1: "2 won", 0: "draw"} if self_play else {1: "win", -1: "loss", 0: "draw"}
+    names = {1: "1 won", -1: "2 won", 0: "draw"} if len(seats) == 2 else {1: "win", -1: "loss", 0: "draw"}
     return names.get(reward, f"reward {reward}")
 
 
@@ -237,12 +241,10 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
         for s in seats
         if s < len(log) and isinstance(log[s], dict) and "duration" in log[s]
     ]
-    # In the validation episode the submission holds both seats: either copy's forfeit is its loss.
-    forfeit = next((s for s in seats if final[s].status in FAILED), seat)
     game = {
         "opponent": opponent,
         "seat": "1+2" if len(seats) == 2 else str(seat + 1),
-        "result": outcome(final[forfeit].status, final[forfeit].reward, self_play=len(seats) == 2),
+        "result": outcome(final, seats),
         "moves": moves,
         "plies": len(env.steps) - 1,
         "max_move_s": max(durations, default=0.0),
