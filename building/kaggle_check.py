@@ -357,6 +357,10 @@ class ReadWatcher:
     def __init__(self, submission: str, installed_extra: tuple[str, ...] = ()) -> None:
         roots = (sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values(), *installed_extra)
         self.installed = tuple({os.path.realpath(p) for p in roots})
+        # The same folders as spelled on sys.path: most opens (imports) are told apart without a realpath.
+        self.installed_names = tuple(sorted({os.path.abspath(p) + os.sep for p in roots} | {
+            os.path.abspath(p) + os.sep for p in sys.path if p and any(
+                os.path.realpath(p) == r or os.path.realpath(p).startswith(r + os.sep) for r in self.installed)}))
         self.system = ("/proc/", "/dev/", "/sys/", "/etc/", "/usr/share/zoneinfo/")
         self.own = os.path.realpath(submission)
         # A bundle unpacked where Kaggle unpacks one: every file in it is the submission's own.
@@ -365,6 +369,7 @@ class ReadWatcher:
         self.checker = os.path.realpath(__file__)  # read back for a traceback through ``watch_none``'s frame
         self.created: set[str] = set()  # files the agent made itself: reading them back is no data read
         self.opened: dict[str, Opened] = {}
+        self.skipped: set[str] = set()
 
     def start(self) -> None:
         sys.addaudithook(self.hook)
@@ -390,11 +395,19 @@ class ReadWatcher:
             creates = bool(flags & os.O_CREAT)
             reads = (access in (os.O_RDONLY, os.O_RDWR) and not (creates and flags & os.O_EXCL)
                      and not flags & os.O_TRUNC and not flags & getattr(os, "O_DIRECTORY", 0))
+        if name in self.opened or name in self.skipped or not (reads or creates):
+            return
+        if reads and not creates and name.startswith(self.installed_names) and ".." not in name:
+            return  # an installed file (a module being imported): never the agent's data
         real = os.path.realpath(name)
         if creates and not reads:
             self.created.add(real)
             return
-        if not reads or real in self.created or os.path.isdir(real) or name in self.opened or self.exempt(real):
+        if self.exempt(real):
+            if os.path.isabs(name):
+                self.skipped.add(name)  # the installation, the system: read again and again by imports
+            return
+        if real in self.created or os.path.isdir(real):
             return
         exists = os.path.exists(real)
         if exists and not os.path.isfile(real):
