@@ -109,7 +109,8 @@ def forget_editable_installs() -> None:
 
 def load(path: str) -> dict[str, Any]:
     """Load the file as Kaggle does; report the time, the name Kaggle's callable is bound to in the file
-    (``last_callable``) and what it is (``entry``: ``function act``, ``object, an instance of Agent``...)."""
+    (``last_callable``) and what it is (``entry``: ``a function act``, ``an object, an instance of Agent, bound
+    to agent``, ``a function act, through the builder's entry wrapper agent``...)."""
     from kaggle_environments.agent import get_last_callable
 
     with open(path, encoding="utf-8") as handle:
