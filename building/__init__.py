@@ -26,7 +26,10 @@ A build is one way through one module per stage, each handing the next a plain v
 AGENT means, with its import roots: ``roots``, ``entry_point``, ``closure`` for function objects,
 ``notebook`` for notebooks) → ``modules`` (the module graph) → ``data`` (data files) → ``template`` (one
 file) or ``bundle`` (a Kaggle ``.tar.gz``) → ``validation`` (``kaggle_check.py`` in a clean interpreter);
-``build`` runs them in that order. ``sources`` holds the plain values they share (``Project``, ``Module``).
+``build`` runs them in that order. ``sources`` holds the plain values they share (``Project``, ``Module``);
+``entry_wrapper`` the one wrapper both a single file and a bundle's ``main.py`` end with (an entry of any
+callable kind, called as Kaggle calls it); ``reads`` judges the files the agent opened while it was checked
+(a refusal at its own ``file:line``, or a note in ``BuildReport.notes``).
 """
 
 from building.build import DEFAULT_OUT, BuildReport, build, build_text

@@ -13,16 +13,16 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
-from building.bundle import BUNDLE_ROOT, archive_bytes, bundle_files, is_bundle, mentions_bundle_root
+from building.bundle import archive_bytes, bundle_files, is_bundle
 from building.data import collect_resources
 from building.entry_point import last_callable
 from building.errors import BuildError, InputError, ValidationError
-from building.modules import discover, external_imports
+from building.modules import ModuleGraph, external_imports, module_graph
 from building.roots import checked_paths, environment_roots, unique
 from building.sources import Module, Project, parse
 from building.targets import Entry, resolve_target
 from building.template import render
-from building.validation import VALIDATION_TIMEOUT_S, format_report, validate, validate_bundle
+from building.validation import VALIDATION_TIMEOUT_S, format_report, package_folders, validate, validate_bundle
 
 Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it
@@ -45,6 +45,11 @@ class BuildReport:
     reason: str = ""
     external: list[str] = field(default_factory=list)  # installed packages imported (numpy, kaggle_environments)
     files: dict[str, int] = field(default_factory=dict)  # a bundle's files -> bytes (empty for a single file)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the agent does without (optional imports left out, reads it falls back from), each one line."""
+        return list(self.validation.get("notes") or [])
 
     @property
     def short_name(self) -> str:
@@ -122,27 +127,31 @@ def build_text(
 
 def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
     """Stages 2-4 for a single file: the module graph, its data files, the rendered text."""
-    modules = discover(entry.module, entry.project, entry.virtual_modules)
-    require_single_file(modules)
-    resources = collect_resources(modules, entry.project)
-    return render(entry.label, modules, resources, entry.function, entry.rebuild), modules, resources
+    text, graph, resources = render_single(entry)
+    return text, graph.modules, resources
 
 
-def require_single_file(modules: list[Module]) -> None:
-    """An agent that reads /kaggle_simulations/agent needs Kaggle's bundle, not one file: say so."""
-    for module in modules:
-        line = mentions_bundle_root(module)
-        if line is not None:
-            raise InputError(f"{module.where(line)}: the agent reads {BUNDLE_ROOT}, where Kaggle unpacks a .tar.gz "
-                             "submission: build a bundle instead (-o submission.tar.gz)")
+def render_single(entry: Entry) -> tuple[str, ModuleGraph, dict[str, bytes]]:
+    """Stages 2-4 for a single file, with the module graph's notes."""
+    graph = module_graph(entry.module, entry.project, entry.virtual_modules)
+    resources = collect_resources(graph.modules, entry.project)
+    text = render(entry.label, graph.modules, resources, entry.function, entry.rebuild, entry.kind)
+    return text, graph, resources
 
 
 def render_bundle(entry: Entry, out: str) -> tuple[dict[str, bytes], list[Module], dict[str, bytes]]:
     """Stages 2-4 for a Kaggle bundle: ``(files by archive path, modules, load_resource data)``."""
-    modules = discover(entry.module, entry.project, entry.virtual_modules)
-    resources = collect_resources(modules, entry.project, on_disk=True)
-    files = bundle_files(entry.label, modules, resources, entry.function, entry.rebuild or "", entry.project.home, out)
-    return files, modules, resources
+    files, graph, resources = render_bundle_graph(entry, out)
+    return files, graph.modules, resources
+
+
+def render_bundle_graph(entry: Entry, out: str) -> tuple[dict[str, bytes], ModuleGraph, dict[str, bytes]]:
+    """Stages 2-4 for a Kaggle bundle, with the module graph's notes."""
+    graph = module_graph(entry.module, entry.project, entry.virtual_modules)
+    resources = collect_resources(graph.modules, entry.project, on_disk=True)
+    files = bundle_files(entry.label, graph.modules, resources, entry.function, entry.rebuild or "",
+                         entry.project.home, out, entry.kind)
+    return files, graph, resources
 
 
 def externals(modules: list[Module], entry: Entry) -> list[str]:
@@ -187,19 +196,21 @@ def build(
     entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
     files: dict[str, bytes] = {}
     if is_bundle(out):
-        files, modules, resources = render_bundle(entry, out)
+        files, graph, resources = render_bundle_graph(entry, out)
         data = archive_bytes(files)
     else:
-        text, modules, resources = render_entry(entry)
+        text, graph, resources = render_single(entry)
         data = text.encode("utf-8")
+    modules = graph.modules
+    packages = package_folders(entry.project.allowed)
     if before_validation is not None:
         before_validation()
     if files:
-        report = validate_bundle(files, last_callable(parse(Module("main", "main.py", False,
-                                                                   files["main.py"].decode("utf-8")))) or "agent",
-                                 timeout)
+        main = last_callable(parse(Module("main", "main.py", False, files["main.py"].decode("utf-8"))))
+        report = validate_bundle(files, main or "agent", timeout, packages=packages, modules=modules)
     else:
-        report = validate(text, timeout, sandbox)
+        report = validate(text, timeout, sandbox, packages=packages, modules=modules)
+    report["notes"] = graph.notes + list(report.get("notes") or [])
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
         raise ValidationError(f"validation failed: {reason}", report)
@@ -209,7 +220,7 @@ def build(
         size=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
         agent=target if isinstance(target, str) else resolve_label(target),
-        modules=[m.name for m in modules],
+        modules=[m.shown_name for m in modules],
         data={name: len(blob) for name, blob in resources.items()},
         validation=report,
         seconds=time.perf_counter() - started,

@@ -1,7 +1,8 @@
 """Kaggle's multi-file submission: a ``.tar.gz`` with ``main.py`` at its top, unpacked at /kaggle_simulations/agent.
 
-The archive holds ``main.py`` (the agent's own ``main.py`` when it is the entry and Kaggle's last
-callable, else a short file that imports the entry), every module of the agent's module graph at its
+The archive holds ``main.py`` (the agent's own ``main.py`` when it is the entry, with the entry wrapper
+appended when the entry is not its last callable; else a short file that imports the entry and ends with the
+wrapper), every module of the agent's module graph at its
 import path (``strategy/columns.py``), the data files the modules read through ``load_resource``
 (``agents/data/NAME``, where ``agents.core.resources`` looks last) and every data file of the agent's own
 folder (not caches, version-control folders, notebook checkpoints or other archives). The bytes are
@@ -17,7 +18,8 @@ import os
 import tarfile
 import tempfile
 
-from building.entry_point import last_callable
+from building.entry_point import bindings, last_callable
+from building.entry_wrapper import describe_entry, entry_wrapper
 from building.errors import InputError
 from building.sources import Module, is_namespace
 
@@ -38,20 +40,27 @@ if _HERE in sys.path:
     sys.path.remove(_HERE)
 sys.path.insert(0, _HERE)
 
-from {module} import {function} as _entry
+{imports}
 
-_ENTRY_ARGC = getattr(getattr(_entry, "__code__", None), "co_argcount", 2)
-
-
-def agent(obs, config):
-    """Kaggle's entry point, the last callable in this file: {module}.{function}."""
-    return _entry(*(obs, config)[:_ENTRY_ARGC])
 '''
 
-WRAPPER = '''
+IMPORT = "from {module} import {function} as _entry\n"
 
-def _kaggle_entry(obs, config):  # added by build_submission.py: Kaggle calls a file's last callable
-    return {function}(*(obs, config)[:{function}.__code__.co_argcount])
+# A file whose name cannot be imported (``connectx-minimax-approach.py``) keeps its name in the bundle and is
+# run from its file, so that tracebacks name it as its author did.
+RUN_FILE = '''\
+import importlib.util
+
+_SPEC = importlib.util.spec_from_file_location({module!r}, _HERE + "/" + {file!r})
+_ENTRY_MODULE = importlib.util.module_from_spec(_SPEC)
+sys.modules[{module!r}] = _ENTRY_MODULE
+_SPEC.loader.exec_module(_ENTRY_MODULE)
+_entry = _ENTRY_MODULE.{function}
+'''
+
+APPENDED = '''
+
+# Added by build_submission.py: Kaggle calls a file's last callable, and {function} is not this file's.
 '''
 
 
@@ -61,21 +70,45 @@ def is_bundle(out: str) -> bool:
 
 
 def module_path(module: Module) -> str:
-    """The module's file inside the bundle: its dotted name as folders."""
+    """The module's file inside the bundle: its dotted name as folders, or its own name when that cannot be
+    imported (``connectx-minimax-approach.py``)."""
+    if module.file_name:
+        return module.file_name
     return module.name.replace(".", "/") + ("/__init__.py" if module.is_package else ".py")
 
 
-def main_source(label: str, modules: list[Module], function: str, rebuild: str) -> tuple[str, bool]:
-    """``main.py``'s text, and whether it is the agent's own module ``main`` (else it imports the entry)."""
+def main_source(label: str, modules: list[Module], function: str, rebuild: str,
+                kind: str = "function") -> tuple[str, bool]:
+    """``main.py``'s text, and whether it is the agent's own module ``main`` (else it imports the entry). Both
+    end with the entry wrapper (``building.entry_wrapper``) unless the agent's own main.py already leaves its
+    entry last."""
     entry = modules[-1]
+    described = describe_entry(f"{entry.shown_name}.{function}", kind)
     if entry.name == "main":
         source = entry.source
         if last_callable(ast.parse(source)) != function:
-            source = source.rstrip("\n") + "\n" + WRAPPER.format(function=function)
+            source = (source.rstrip("\n") + "\n" + APPENDED.format(function=function)
+                      + entry_wrapper(function, described, name=_fresh_name(source)))
         return source, True
     if any(module.name == "main" for module in modules):
         raise InputError("a module named main is not the entry: in a bundle main.py is Kaggle's entry; rename it")
-    return MAIN.format(label=label, module=entry.name, function=function, rebuild=rebuild, root=BUNDLE_ROOT), False
+    if entry.file_name:
+        imports = RUN_FILE.format(module=entry.name, file=entry.file_name, function=function)
+    else:
+        imports = IMPORT.format(module=entry.name, function=function)
+    main = MAIN.format(label=label, module=entry.shown_name, function=function, rebuild=rebuild, root=BUNDLE_ROOT,
+                       imports=imports.rstrip("\n"))
+    return main + entry_wrapper("_entry", described), False
+
+
+def _fresh_name(source: str) -> str:
+    """A top-level name the agent's main.py does not bind: a name bound before keeps its place in the order
+    Kaggle's loader looks at, so only a new one is last."""
+    bound = bindings(ast.parse(source))
+    name = "_kaggle_entry"
+    while name in bound:
+        name = "_" + name
+    return name
 
 
 def data_files(home: str | None, skip: set[str]) -> dict[str, bytes]:
@@ -102,9 +135,9 @@ def data_files(home: str | None, skip: set[str]) -> dict[str, bytes]:
 
 
 def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes], function: str, rebuild: str,
-                 home: str | None, out: str) -> dict[str, bytes]:
+                 home: str | None, out: str, kind: str = "function") -> dict[str, bytes]:
     """Every file of the bundle by archive path, ``main.py`` first."""
-    main, own_main = main_source(label, modules, function, rebuild)
+    main, own_main = main_source(label, modules, function, rebuild, kind)
     files: dict[str, bytes] = {"main.py": main.encode("utf-8")}
     for module in modules:
         if is_namespace(module) or (own_main and module is modules[-1]):

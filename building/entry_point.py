@@ -2,7 +2,9 @@
 
 Kaggle's loader (``kaggle_environments.agent.get_last_callable``) executes the file into a fresh dict and
 calls the last callable value in it. A dict keeps the order in which names were *first* bound, with their
-*last* values; this module follows the top-level statements the same way without running them.
+*last* values; this module follows the top-level statements the same way without running them, and tells
+what each callable is: a function, a class, an object of a class of the file that defines ``__call__``
+(``agent = Agent(...)``), a ``functools.partial``, a lambda.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.Joined
 
 @dataclass(frozen=True)
 class EntryPoint:
-    """The function to call and why: ``reason`` is what the build report prints after the name."""
+    """The callable to call and why: ``reason`` is what the build report prints after the name; ``kind`` what
+    it is (``function``, ``class Agent``, ``object, an instance of Agent``, ``functools.partial``...)."""
 
     function: str
     reason: str
+    kind: str = "function"
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -43,33 +47,72 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def bindings(tree: ast.Module) -> dict[str, bool]:
     """Top-level names in first-binding order, each with whether its last value is callable."""
-    bound: dict[str, bool] = {}
+    return {name: kind is not None for name, kind in binding_kinds(tree).items()}
 
-    def bind(name: str, is_callable: bool) -> None:
-        bound[name] = is_callable  # an existing key keeps its place, as in the loader's dict
+
+def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
+    """Top-level names in first-binding order, each with what its last value is when it is callable
+    (``function``, ``class Agent``, ``object, an instance of Agent``, ``functools.partial``, ``lambda``,
+    ``imported callable``), else None."""
+    bound: dict[str, str | None] = {}
+    callable_classes: set[str] = set()  # classes of the file whose instances can be called
+
+    def bind(name: str, kind: str | None) -> None:
+        bound[name] = kind  # an existing key keeps its place, as in the loader's dict
 
     for node in _statements(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name, True)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bind(node.name, "function")
+        elif isinstance(node, ast.ClassDef):
+            bind(node.name, f"class {node.name}")
+            if _defines_call(node, callable_classes):
+                callable_classes.add(node.name)
+            else:
+                callable_classes.discard(node.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                bind(alias.asname or alias.name.partition(".")[0], False)
+                bind(alias.asname or alias.name.partition(".")[0], None)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.name != "*":
                     name = alias.asname or alias.name
                     # SIZE, PI: constants; a submodule is a module; functions and classes otherwise
-                    bind(name, not alias.name.isupper() and not _is_submodule(node, alias.name))
+                    callable_name = not alias.name.isupper() and not _is_submodule(node, alias.name)
+                    bind(name, "imported callable" if callable_name else None)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            # ``act = connectx.negamax_agent`` binds a function; ``SIZE = cfg.ROWS`` and a call's result do not.
-            is_callable = (isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and bound.get(value.id, False))
-                           or (isinstance(value, ast.Attribute) and not value.attr.isupper()))
+            kind = _value_kind(node.value, bound, callable_classes)
             for target in targets:
                 if isinstance(target, ast.Name):
-                    bind(target.id, bool(is_callable))
+                    bind(target.id, kind)
     return bound
+
+
+def _defines_call(node: ast.ClassDef, callable_classes: set[str]) -> bool:
+    """Whether instances of the class can be called: it defines ``__call__`` or a base of the file does."""
+    own = any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__call__"
+              for item in node.body)
+    return own or any(isinstance(base, ast.Name) and base.id in callable_classes for base in node.bases)
+
+
+def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes: set[str]) -> str | None:
+    """What an assigned value is when it is callable: ``act = connectx.negamax_agent`` binds a function,
+    ``agent = Agent()`` an object when the file's class Agent defines ``__call__``; ``SIZE = cfg.ROWS`` and
+    other calls' results do not count."""
+    if isinstance(value, ast.Lambda):
+        return "lambda"
+    if isinstance(value, ast.Name):
+        return bound.get(value.id)
+    if isinstance(value, ast.Attribute):
+        return None if value.attr.isupper() else "function"
+    if isinstance(value, ast.Call):
+        called = value.func
+        name = called.id if isinstance(called, ast.Name) else called.attr if isinstance(called, ast.Attribute) else ""
+        if name == "partial":
+            return "functools.partial"
+        if isinstance(called, ast.Name) and name in callable_classes:
+            return f"object, an instance of {name}"
+    return None
 
 
 def _is_submodule(node: ast.ImportFrom, name: str) -> bool:
@@ -101,16 +144,37 @@ def last_callable(tree: ast.Module) -> str | None:
 
 def entry_point(tree: ast.Module, named: str | None = None) -> EntryPoint | None:
     """The entry of a module: ``named`` (from ``:FUNCTION``), else ``agent``, else the last callable."""
+    kinds = binding_kinds(tree)
     last = last_callable(tree)
     if named is not None:
-        return EntryPoint(named, "named by :FUNCTION")
-    if DEFAULT_FUNCTION in bindings(tree):
+        return EntryPoint(named, "named by :FUNCTION", kinds.get(named) or "callable")
+    if DEFAULT_FUNCTION in kinds:
+        kind = kinds[DEFAULT_FUNCTION] or "callable"
+        own = f"the file's {_kind_word(kind)} agent" + (f", {kind.partition(', ')[2]}" if ", " in kind else "")
         if last not in (None, DEFAULT_FUNCTION):
-            return EntryPoint(DEFAULT_FUNCTION, f"the file's function agent; Kaggle's loader alone would call {last}")
-        return EntryPoint(DEFAULT_FUNCTION, "the file's function agent")
+            return EntryPoint(DEFAULT_FUNCTION, f"{own}; Kaggle's loader alone would call {last}", kind)
+        return EntryPoint(DEFAULT_FUNCTION, own, kind)
     if last is None:
         return None
-    return EntryPoint(last, "Kaggle's last callable")
+    kind = kinds[last] or "callable"
+    return EntryPoint(last, "Kaggle's last callable" + ("" if kind == "function" else f", {_article(kind)}"), kind)
 
 
-__all__ = ["DEFAULT_FUNCTION", "NOT_CALLABLE", "EntryPoint", "bindings", "entry_point", "last_callable"]
+def _kind_word(kind: str) -> str:
+    """``function``, ``class``, ``object``: the word before the name in a reason (``the file's object agent,
+    an instance of Agent``)."""
+    if kind.startswith("class "):
+        return "class"
+    if kind.startswith("object, "):
+        return "object"
+    return {"imported callable": "imported", "callable": "callable"}.get(kind, kind)
+
+
+def _article(kind: str) -> str:
+    """``a class Agent``... for a reason that follows Kaggle's last callable."""
+    if kind.startswith("object, "):
+        return kind.partition(", ")[2]
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+__all__ = ["DEFAULT_FUNCTION", "NOT_CALLABLE", "EntryPoint", "binding_kinds", "bindings", "entry_point", "last_callable"]

@@ -61,34 +61,59 @@ def _library_name(filename: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
+def _frames(error: BaseException) -> list[tuple[traceback.FrameSummary, bool, object]]:
+    """The traceback's frames, each with whether the builder wrote it (the single file's loader, the entry
+    wrapper) and, for the wrapper's frame, the callable it calls."""
+    from building.entry_wrapper import is_loader_code, is_wrapper_code
+
+    summaries = traceback.extract_tb(error.__traceback__)
+    frames = []
+    tb = error.__traceback__
+    for summary in summaries:
+        frame = tb.tb_frame if tb is not None else None
+        wrapper = frame is not None and is_wrapper_code(frame.f_code, frame.f_globals)
+        toolkit = wrapper or (frame is not None and is_loader_code(frame.f_globals))
+        frames.append((summary, toolkit, frame.f_globals.get("_AGENT") if wrapper else None))
+        tb = tb.tb_next if tb is not None else None
+    return frames
+
+
 def format_agent_error(error: BaseException) -> str:
     """One line naming the agent's own innermost frame first, then the library frame it was raised in.
 
     ``lib_error.py:5 in agent: JSONDecodeError: Expecting value: line 1 column 1 (char 0) (raised in
     json/decoder.py:355)``. Own frames are those outside the standard library, site-packages and
-    kaggle_environments; a frame's file is shown by its name alone.
+    kaggle_environments; a frame's file is shown by its name alone. The builder's own frames (the single
+    file's loader, the entry wrapper) are never the agent's: an error raised by calling the entry itself is
+    told at the entry's definition.
     """
+    from building.entry_wrapper import entry_site
+
     roots = _library_roots()
-    frames = traceback.extract_tb(error.__traceback__)
+    frames = _frames(error)
     seen = {id(error)}
     # A loader that wraps the agent's exception (Kaggle's "Invalid raw Python") loses nothing: the cause,
     # which has the agent's own frames, is the one told.
-    while not any(_library_name(f.filename, roots) is None for f in frames):
+    while not any(_library_name(f.filename, roots) is None for f, _, _ in frames):
         cause = error.__cause__ or error.__context__
         if cause is None or id(cause) in seen:
             break
         seen.add(id(cause))
-        error, frames = cause, traceback.extract_tb(cause.__traceback__)
+        error, frames = cause, _frames(cause)
     message = " ".join(str(error).split())
     text = f"{type(error).__name__}: {message}" if message else type(error).__name__
-    own = [f for f in frames if _library_name(f.filename, roots) is None]
-    parts = []
-    if own:
-        frame = own[-1]
-        parts.append(f"{os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}: ")
+    ours = [(f, toolkit, wrapped) for f, toolkit, wrapped in frames if _library_name(f.filename, roots) is None]
+    own = [f for f, toolkit, _ in ours if not toolkit]
+    site = None
+    if ours and ours[-1][2] is not None:  # calling the entry itself failed (a wrong signature...)
+        site = entry_site(ours[-1][2])
+    elif own:
+        site = (own[-1].filename, own[-1].lineno, own[-1].name)
+    parts = [f"{os.path.basename(site[0])}:{site[1]} in {site[2]}: "] if site else []
     parts.append(text)
-    if frames and (not own or frames[-1] is not own[-1]):
-        last = frames[-1]
-        library = _library_name(last.filename, roots) or os.path.basename(last.filename)
-        parts.append(f" (raised in {library}:{last.lineno})")
+    if frames:
+        last, last_is_toolkit, _ = frames[-1]
+        if not last_is_toolkit and not (own and last is own[-1] and site and site[0] == last.filename):
+            library = _library_name(last.filename, roots) or os.path.basename(last.filename)
+            parts.append(f" (raised in {library}:{last.lineno})")
     return "".join(parts)

@@ -4,7 +4,11 @@ A *project* is a list of directories searched like ``sys.path``. The entry modul
 it imports (``import a.b``, ``from a import b as c``, relative imports, imports inside functions) are read
 once each, in depth-first post-order; any import that is neither a project module nor an allowed
 external package (the standard library, numpy, and whatever ``--allow-import`` admits) is an error naming
-the statement and ``file:line``.
+the statement and ``file:line`` — every such import of the whole graph in one message.
+
+An import inside ``try: ... except ImportError:`` (or ``ModuleNotFoundError``, ``Exception``, a bare
+``except``) is optional: the agent runs without it, as Kaggle runs its fallback. One that cannot be satisfied
+(not there, not allowed, or a project module that itself cannot be built) is left out with a note.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import ast
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from building.errors import InputError
@@ -36,65 +41,149 @@ def resolve_relative(module: Module, name: str | None, level: int, where: str) -
     return f"{bits[0]}.{name}" if name else bits[0]
 
 
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An import the agent cannot run without: the one-line message, its short form for a list of them, and
+    the reason alone (``no module numba here``)."""
+
+    message: str
+    short: str
+    reason: str
+
+
+@dataclass
+class Dependencies:
+    """What one module imports: project modules it needs, project modules it imports optionally (with where and
+    the statement), imports it cannot run without, and notes on optional imports left out."""
+
+    required: list[str] = field(default_factory=list)
+    optional: list[tuple[str, str, str]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def catches_import_errors(handler: ast.ExceptHandler) -> bool:
+    """Whether an ``except`` clause catches a failed import."""
+    if handler.type is None:
+        return True
+    items = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((isinstance(item, ast.Name) and item.id in IMPORT_ERRORS)
+               or (isinstance(item, ast.Attribute) and item.attr in IMPORT_ERRORS) for item in items)
+
+
+def optional_imports(tree: ast.Module) -> set[int]:
+    """Ids of the import statements run inside a ``try`` whose handlers catch a failed import (not those in a
+    function defined there, which runs later, outside it)."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and any(
+                catches_import_errors(handler) for handler in node.handlers):
+            stack: list[ast.AST] = list(node.body)
+            while stack:
+                item = stack.pop()
+                if isinstance(item, (ast.Import, ast.ImportFrom)):
+                    guarded.add(id(item))
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    stack.extend(ast.iter_child_nodes(item))
+    return guarded
+
+
 def project_dependencies(
     module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
-) -> list[str]:
-    """Project modules ``module`` imports, in source order; rejects any import Kaggle cannot satisfy.
+) -> Dependencies:
+    """Project modules ``module`` imports, in source order, and every import Kaggle cannot satisfy.
 
     Each imported name brings its parent packages (Python runs ``a/__init__.py`` before ``a.b``), and
     ``from a import b`` brings ``a.b`` when that is a submodule rather than a name defined in ``a``.
     """
-    wanted: list[str] = []
+    found = Dependencies()
+    optional = optional_imports(tree)
 
     def exists(name: str) -> bool:
         return name in virtual or locate(name, project) is not None
 
-    def need(target: str, where: str, statement: str) -> None:
+    def cannot(where: str, statement: str, guarded: bool, message: str, short: str) -> None:
+        if guarded:
+            found.notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {short}; "
+                               "built without it, the agent runs its fallback")
+        else:
+            found.problems.append(Problem(message, f"{where}: `{statement}` ({short})", short))
+
+    def need(target: str, where: str, statement: str, guarded: bool) -> bool:
+        names = []
         parts = target.split(".")
         for end in range(1, len(parts) + 1):
             prefix = ".".join(parts[:end])
             if not exists(prefix):
-                raise InputError(f"{where}: `{statement}`: {missing(prefix, project)}")
-            wanted.append(prefix)
+                cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(prefix, project)}",
+                       f"no module {prefix} here")
+                return False
+            names.append(prefix)
+        if guarded:
+            found.optional += [(name, where, statement) for name in names]
+        else:
+            found.required += names
+        return True
 
-    def classify(target: str, where: str, statement: str) -> bool:
-        """True for a project module; False for an allowed external one; InputError otherwise."""
+    def classify(target: str, where: str, statement: str, guarded: bool) -> bool | None:
+        """True for a project module; False for an allowed external one; None for one it cannot have."""
         if exists(target.partition(".")[0]):
             return True
         top = target.partition(".")[0]
         if top in sys.stdlib_module_names or top in project.allowed:
             return False
         if importlib.util.find_spec(top) is None:
-            raise InputError(f"{where}: `{statement}` in module {module.name}: {missing(top, project)}")
+            cannot(where, statement, guarded, f"{where}: `{statement}` in module {module.shown_name}: "
+                   f"{missing(top, project)}", f"no module {top} here")
+            return None
         if ANY_EXTERNAL in project.allowed:
             return False
-        raise InputError(
-            f"{where}: `{statement}` in module {module.name}: a submission may import only the standard "
-            f"library, numpy, kaggle_environments and its own modules (if Kaggle's image has {top}: "
-            f"--allow-import {top})"
-        )
+        cannot(where, statement, guarded,
+               f"{where}: `{statement}` in module {module.shown_name}: a submission may import only the standard "
+               f"library, numpy, kaggle_environments and its own modules (if Kaggle's image has {top}: "
+               f"--allow-import {top})", f"{top} is not allowed without --allow-import {top}")
+        return None
 
     skipped = script_only(tree)
     nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skipped]
     for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
         where = module.where(node.lineno)
         statement = ast.unparse(node)
+        guarded = id(node) in optional
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if classify(alias.name, where, statement):
-                    need(alias.name, where, statement)
+                if classify(alias.name, where, statement, guarded):
+                    need(alias.name, where, statement, guarded)
             continue
         if node.level:
             target = resolve_relative(module, node.module, node.level, where)
         else:
             target = node.module or ""
-            if target == "__future__" or not classify(target, where, statement):
+            if target == "__future__" or not classify(target, where, statement, guarded):
                 continue
-        need(target, where, statement)
+        if not need(target, where, statement, guarded):
+            continue
         for alias in node.names:
             if alias.name != "*" and exists(f"{target}.{alias.name}"):
-                wanted.append(f"{target}.{alias.name}")
-    return list(dict.fromkeys(wanted))
+                name = f"{target}.{alias.name}"
+                if guarded:
+                    found.optional.append((name, where, statement))
+                else:
+                    found.required.append(name)
+    found.required = list(dict.fromkeys(found.required))
+    return found
+
+
+def one_error(problems: list[Problem]) -> InputError:
+    """Every import the agent cannot run without, in one line."""
+    if len(problems) == 1:
+        return InputError(problems[0].message)
+    listed = "; ".join(problem.short for problem in problems)
+    return InputError(f"{len(problems)} imports the agent cannot run without: {listed} "
+                      "(an import inside try/except ImportError is optional and left out)")
 
 
 def missing(name: str, project: Project) -> str:
@@ -109,39 +198,68 @@ def missing(name: str, project: Project) -> str:
 
 
 def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> set[str]:
-    """Top-level names of the installed packages (not the standard library) a module imports."""
+    """Top-level names of the installed packages (not the standard library) a module imports; an optional
+    import of a package that is not installed is left out of the build, and of this list."""
     names = set()
     for node in ast.walk(tree):
         tops = ([a.name for a in node.names] if isinstance(node, ast.Import)
                 else [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else [])
         for name in tops:
             top = name.partition(".")[0]
-            if top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None:
+            if (top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None
+                    and importlib.util.find_spec(top) is not None):
                 names.add(top)
     return names
 
 
-def discover(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> list[Module]:
+@dataclass
+class ModuleGraph:
+    """The modules a build embeds, dependencies first (the entry last), and notes on optional imports."""
+
+    modules: list[Module]
+    notes: list[str]
+
+
+def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> ModuleGraph:
     """Module ``entry`` and every project module it needs, dependencies first (depth-first post-order).
 
     ``virtual`` holds modules that exist only in memory (an agent gathered from a notebook); they are
-    found before the search path.
+    found before the search path. Raises one ``InputError`` naming every import the agent cannot run without.
     """
     order: list[Module] = []
     state: dict[str, str] = {}  # name -> "visiting" | "done"; import cycles are legal Python
+    notes: list[str] = []
 
-    def visit(name: str) -> None:
+    def visit(name: str) -> list[Problem]:
         if name in state:
-            return
+            return []
         state[name] = "visiting"
         module = virtual[name] if name in virtual else read_module(name, project)
         parent = name.rpartition(".")[0]
-        for dependency in ([parent] if parent else []) + project_dependencies(module, parse(module), project, virtual):
-            visit(dependency)
+        found = project_dependencies(module, parse(module), project, virtual)
+        problems = list(found.problems)
+        notes.extend(found.notes)
+        for dependency in ([parent] if parent else []) + found.required:
+            problems += visit(dependency)
+        for dependency, where, statement in found.optional:
+            mark = (len(order), set(state), len(notes))
+            failed = visit(dependency)
+            if failed:  # Kaggle runs the fallback: the module is left out, and all it brought
+                del order[mark[0]:], notes[mark[2]:]
+                for added in set(state) - mark[1]:
+                    del state[added]
+                notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {dependency} "
+                             f"cannot be built ({failed[0].short}); built without it, the agent runs its fallback")
         state[name] = "done"
         order.append(module)
+        return problems
 
-    visit(entry)
-    return order
+    problems = visit(entry)
+    if problems:
+        raise one_error(problems)
+    return ModuleGraph(order, list(dict.fromkeys(notes)))
 
 
+def discover(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> list[Module]:
+    """The modules of ``module_graph``: ``entry`` and every project module it needs, dependencies first."""
+    return module_graph(entry, project, virtual).modules

@@ -59,6 +59,20 @@ class Module:
     origins: tuple[tuple[int, int, str, int], ...] = ()
 
     @property
+    def file_name(self) -> str | None:
+        """The file's own name when the module is named otherwise because that name cannot be imported
+        (``connectx-minimax-approach.py``, embedded as ``connectx_minimax_approach``), else None."""
+        base = os.path.basename(self.path)
+        if self.is_package or not base.endswith(".py") or base[:-3] == self.name.rpartition(".")[2]:
+            return None
+        return base
+
+    @property
+    def shown_name(self) -> str:
+        """The module as its author knows it: its file's name when that is not importable, else its name."""
+        return self.file_name or self.name
+
+    @property
     def package(self) -> str:
         """``__package__``: what relative imports are relative to."""
         return self.name if self.is_package else self.name.rpartition(".")[0]

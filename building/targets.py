@@ -46,6 +46,7 @@ class Entry:
     virtual: tuple[Module, ...] = ()
     rebuild: str | None = None
     reason: str = "the file's function agent"  # why ``function`` is the entry (the build report prints it)
+    kind: str = "function"  # what the entry is: ``function``, ``object, an instance of Agent``... (entry_point)
 
     @property
     def virtual_modules(self) -> dict[str, Module]:
@@ -107,7 +108,7 @@ def _settle_function(entry: Entry, named: str | None) -> Entry:
     chosen = entry_point(parse(module), named)
     if chosen is None:
         raise InputError(f"{display(module.path)} defines no callable (Kaggle calls the file's last callable)")
-    return replace(entry, function=chosen.function, reason=chosen.reason)
+    return replace(entry, function=chosen.function, reason=chosen.reason, kind=chosen.kind)
 
 
 def _module_entry(target: str, name: str, function: str, project: Project) -> Entry:

@@ -7,15 +7,18 @@ kaggle_environments, nothing of the project and nothing beside it.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from building.errors import InputError, ValidationError
+from building.reads import judge
+from building.sources import ANY_EXTERNAL, DEFAULT_EXTERNAL, Module
 from sandbox import Sandbox
 
 CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
@@ -23,15 +26,47 @@ VALIDATION_TIMEOUT_S = 600.0  # wall-clock cap on the whole validation run (a hu
 LOAD_WARNING_S = 0.5  # loading runs inside the first move's 2 s on Kaggle
 
 
-def check_command(submission: str, report: str) -> list[str]:
-    """The command that checks ``submission`` and writes ``report``: the one place it is put together."""
-    return [sys.executable, "-I", CHECK_SCRIPT, submission, report]
+def check_command(submission: str, report: str, packages: dict[str, str] | None = None) -> list[str]:
+    """The command that checks ``submission`` and writes ``report``: the one place it is put together.
+    ``packages``: installed packages the build admits, by name, with the folder the builder finds each in."""
+    return [sys.executable, "-I", CHECK_SCRIPT, submission, report,
+            *(f"{name}={folder}" for name, folder in sorted((packages or {}).items()))]
 
 
-def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDATION_TIMEOUT_S) -> dict:
+def package_folders(allowed: Iterable[str]) -> dict[str, str]:
+    """Where this interpreter finds each package ``--allow-import`` admits (the check interpreter, run with
+    ``-I``, sees neither ``PYTHONPATH`` nor the user's site-packages, where torch may be installed)."""
+    folders = {}
+    for name in sorted(set(allowed) - DEFAULT_EXTERNAL - {ANY_EXTERNAL}):
+        if name in sys.stdlib_module_names:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or not spec.origin and not spec.submodule_search_locations:
+            continue
+        location = list(spec.submodule_search_locations or [])[:1] or [spec.origin]
+        folders[name] = os.path.dirname(os.path.abspath(location[0]))
+    return folders
+
+
+def _package_mounts(packages: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The packages' own folders or files, shown read-only inside a sandbox at their own paths."""
+    mounts = []
+    for name, folder in packages.items():
+        for path in (os.path.join(folder, name), os.path.join(folder, name + ".py")):
+            if os.path.exists(path):
+                mounts.append((path, path))
+    return tuple(mounts)
+
+
+def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDATION_TIMEOUT_S, *,
+                    packages: dict[str, str] | None = None, modules: Sequence[Module] = ()) -> dict:
     """Kaggle's checks on a bundle unpacked at /kaggle_simulations/agent, where Kaggle unpacks one: always in
     a bubblewrap sandbox, which binds the folder there. Without bubblewrap, an ``InputError`` saying how to
-    install it. ``entry`` is the function main.py must leave last (the one Kaggle calls)."""
+    install it. ``entry`` is the name main.py must leave last (the one Kaggle calls); ``modules``, the
+    module graph, maps the files reads were made from back to the agent's own (``building.reads``)."""
     from building.bundle import BUNDLE_ROOT, unpacked
     from sandbox import SandboxUnavailable, require
 
@@ -45,13 +80,13 @@ def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDA
             empty = os.path.join(work, "cwd")
             report_path = os.path.join(work, "report.json")
             os.makedirs(empty)
-            box = Sandbox(writable=(work,), mounts=((folder, BUNDLE_ROOT),))
-            command = check_command(f"{BUNDLE_ROOT}/main.py", report_path)
+            box = Sandbox(writable=(work,), mounts=((folder, BUNDLE_ROOT), *_package_mounts(packages or {})))
+            command = check_command(f"{BUNDLE_ROOT}/main.py", report_path, packages)
             report = _checked(lambda: box.run(command, cwd=empty, capture_output=True, text=True, timeout=timeout),
                               report_path, timeout)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _judged(report, entry, bundle=True)
+    return _judged(report, entry, list(modules), bundle=True)
 
 
 def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
@@ -69,27 +104,26 @@ def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
         return json.load(handle)
 
 
-def _judged(report: dict, entry: str = "agent", bundle: bool = False) -> dict:
-    """The report, with what Kaggle would refuse turned into errors: unembedded reads, a wrong entry."""
-    reads = report.get("reads") or []
-    if reads:
-        names = ", ".join(repr(name) for name in reads)
-        where = "put them in the agent's folder" if bundle else (
-            "read data files with agents.core.resources.load_resource('NAME') from a data/ folder, or build a "
-            "bundle (-o submission.tar.gz)")
-        raise InputError(f"the agent reads {names} at run time, which the build did not include: {where}")
+def _judged(report: dict, entry: str = "agent", modules: list[Module] | None = None, bundle: bool = False) -> dict:
+    """The report, with what Kaggle would refuse turned into errors (a data file the build left out, a
+    wrong entry) and the reads the agent lived through into ``notes``."""
+    report["notes"] = judge(report, modules or [], bundle)
     if report.get("ok") and report.get("last_callable") != entry:
         report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not {entry}")
     return report
 
 
-def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False) -> dict:
+def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False, *,
+             packages: dict[str, str] | None = None, modules: Sequence[Module] = ()) -> dict:
     """Kaggle's checks on ``text`` (see ``building/kaggle_check.py``); the report, or ``ValidationError``.
 
     ``sandbox``: the check interpreter runs inside a bubblewrap sandbox (see the ``sandbox`` package).
+    ``packages``: installed packages the build admits and their folders (``package_folders``); ``modules``:
+    the module graph, which maps the agent's files as embedded back to the files it was built from.
 
-    A file the agent tried to read while it ran (it was not embedded, so it fails on Kaggle) is an
-    ``InputError`` naming it.
+    A data file the agent read while it ran (it was not embedded, so it fails on Kaggle), or one it died
+    of not finding, is an ``InputError`` naming it and the agent's line; a read the agent lived through is a
+    note (``report["notes"]``).
     """
     with tempfile.TemporaryDirectory(prefix="connectx-check-") as work:
         path = os.path.join(work, "upload", "submission.py")
@@ -99,10 +133,11 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
         os.makedirs(empty)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        runner = Sandbox(files=(path,), writable=(work,)).run if sandbox else subprocess.run
-        report = _checked(lambda: runner(check_command(path, report_path), cwd=empty, capture_output=True, text=True,
-                                         timeout=timeout), report_path, timeout)
-    return _judged(report)
+        box = Sandbox(files=(path,), writable=(work,), mounts=_package_mounts(packages or {}))
+        runner = box.run if sandbox else subprocess.run
+        report = _checked(lambda: runner(check_command(path, report_path, packages), cwd=empty, capture_output=True,
+                                         text=True, timeout=timeout), report_path, timeout)
+    return _judged(report, modules=list(modules))
 
 
 def format_report(report: dict) -> str:
@@ -115,12 +150,16 @@ def format_report(report: dict) -> str:
         lines.append(f"  load      {report['load_s']:.3f} s (Kaggle's loader executing the file)")
         if report["load_s"] > LOAD_WARNING_S:
             lines.append(f"  warning   loading takes over {LOAD_WARNING_S:g} s; it counts in the first move's time")
+    if report.get("entry"):
+        lines.append(f"  calls     {report['entry']}")
     if report.get("games"):
-        lines.append(f"  {'opponent':<10}{'seat':<6}{'result':<9}{'moves':>5}{'max move s':>12}")
+        width = max(9, *(len(game["result"]) + 2 for game in report["games"]))  # "loss (timeout)"
+        lines.append(f"  {'opponent':<10}{'seat':<6}{'result':<{width}}{'moves':>5}{'max move s':>12}")
         for game in report["games"]:
             lines.append(
-                f"  {game['opponent']:<10}{game['seat']:<6}{game['result']:<9}"
+                f"  {game['opponent']:<10}{game['seat']:<6}{game['result']:<{width}}"
                 f"{game['moves']:>5}{game['max_move_s']:>12.3f}"
             )
+    lines += [f"  note      {note}" for note in report.get("notes") or []]
     lines.append("  passed" if report.get("ok") else f"  FAILED: {report.get('reason')}")
     return "\n".join(lines)

@@ -92,11 +92,13 @@ def test_a_bundle_holds_main_modules_and_data_and_passes_kaggles_checks(bundle_a
 
 
 def test_a_single_file_build_of_a_bundle_agent_says_build_a_bundle(bundle_agent, tmp_path, capsys):
+    # At the line whose read it cannot run without (line 8), not the first mention of the folder (line 5,
+    # sys.path.append, harmless in a single file).
     out = tmp_path / "submission.py"
     assert builder.main([str(bundle_agent), "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == (f"build_submission.py: error: {bundle_agent}/main.py:5: the agent reads /kaggle_simulations/"
-                       "agent, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
+    assert err[-1] == (f"build_submission.py: error: {bundle_agent}/main.py:8: the agent reads /kaggle_simulations/"
+                       "agent/book.pkl, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
                        "(-o submission.tar.gz)")
     assert not out.exists()
 
