@@ -19,7 +19,7 @@ import zlib as _zlib
 
 
 _RESOURCES_MODULE = 'agents.core.resources'
-_SOURCES = {}  # module name -> (is a package, source), dependencies first
+_SOURCES = {}  # module name -> (is a package, source, file name), dependencies first
 _RESOURCES = {}  # data file name -> zlib-compressed bytes in base64
 
 
@@ -30,7 +30,7 @@ _SOURCES['agents'] = (True, '''\
 
 Shared game code lives in :mod:`agents.core`; every agent uses it.
 """
-''')
+''', 'agents/__init__.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -92,7 +92,7 @@ class Config:
 
     def as_dict(self) -> dict[str, int]:
         return {"rows": self.rows, "columns": self.columns, "inarow": self.inarow}
-''')
+''', 'agents/core/config.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def four_in_a_row(height: int, board: int) -> WinningCells:
         return r & (board ^ mask)
 
     return winning_cells
-''')
+''', 'agents/core/winning_cells.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -454,7 +454,7 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position({self.config}, moves={self.moves}, key={self.key()})"
-''')
+''', 'agents/core/position.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -466,7 +466,7 @@ from agents.core.config import Config
 from agents.core.position import Position
 
 __all__ = ["Config", "Position"]
-''')
+''', 'agents/core/__init__.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -553,7 +553,7 @@ def move_deadline(obs: Any, config: Any, share: float = 0.5, ceiling: float = 1.
     """
     act = act_timeout(config)
     return MoveClock(min(act * share, ceiling, act))
-''')
+''', 'agents/core/clock.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -569,7 +569,7 @@ _SOURCES['agents.solver_engine'] = (True, '''\
 - :mod:`depth_search` iterative deepening alpha-beta with that evaluation
 - :mod:`time_manager` how long a move may think
 """
-''')
+''', 'agents/solver_engine/__init__.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -653,7 +653,7 @@ def has_resource(name: str) -> bool:
     if _EMBEDDED is not None:
         return name in _EMBEDDED
     return find_resource(name, _caller_file(1)) is not None
-''')
+''', 'agents/core/resources.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -832,7 +832,7 @@ def outcome_book_proves_lost(position: Position) -> bool:
         return False
     return (position.moves <= book.metadata.get("ply", -1) and book.move(position) is None
             and not position.immediate_wins())
-''')
+''', 'agents/solver_engine/opening_book.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -931,7 +931,7 @@ def evaluation(geometry: Geometry, winning_cells: WinningCells) -> Evaluation:
         return score
 
     return evaluate
-''')
+''', 'agents/solver_engine/heuristic.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1012,7 +1012,7 @@ def _lane_orderer(geometry: Geometry) -> MoveOrderer:
         return [moves[low - (k & low)] for k in keys]
 
     return ordered
-''')
+''', 'agents/solver_engine/move_order.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1069,7 +1069,7 @@ class TranspositionTable:
 
     def __len__(self) -> int:
         return len(self.entries)
-''')
+''', 'agents/solver_engine/transposition.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1317,7 +1317,7 @@ class ExactSolver:
                 return
             result.upper[column] = value
         result.high = max(result.upper.values())
-''')
+''', 'agents/solver_engine/negamax.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1485,7 +1485,7 @@ class DepthSearch:
             if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it
                 break
         return best, value
-''')
+''', 'agents/solver_engine/depth_search.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1591,7 +1591,7 @@ def move_clock(obs: Any, config: Any) -> MoveClock:
 
 def _bank(obs: Any) -> float | None:
     return None if field(obs, "remainingOverageTime", None) is None else overage(obs)
-''')
+''', 'agents/solver_engine/time_manager.py')
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1689,7 +1689,7 @@ def choose(position: Position, clock: MoveClock) -> int:
 def agent(obs, config):
     clock = move_clock(obs, config)
     return int(choose(Position.from_kaggle(obs, config), clock))
-''')
+''', 'agents/solver.py')
 
 
 _RESOURCES['connect4_book.bin'] = """
@@ -19129,7 +19129,7 @@ def _module(name):
         _module(parent)
         if name in _LOADED:  # the parent's __init__ imported it
             return _LOADED[name]
-    is_package, source = _SOURCES[name]
+    is_package, source, filename = _SOURCES[name]
     module = _types.ModuleType(name)
     module.__package__ = name if is_package else parent
     if is_package:
@@ -19144,7 +19144,6 @@ def _module(name):
     _sys.modules[name] = module
     # Tracebacks name the module's own file and show its lines (entries without a modification time stay
     # in linecache).
-    filename = name.replace(".", "/") + ("/__init__.py" if is_package else ".py")
     _linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
         exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
@@ -19173,6 +19172,7 @@ _AGENT_ARGC = getattr(_AGENT_CODE, "co_argcount", 2)
 
 
 def agent(obs, config):
-    """Kaggle's entry point, the last callable in this file: agents.solver.agent."""
-    # Kaggle passes an agent only as many arguments as it declares; so does this wrapper.
+    """Kaggle's entry point, the last callable in this file: agents.solver.agent, a function."""
+    # Kaggle passes an agent only as many arguments as its __code__ declares, and both to an object, a class
+    # or a functools.partial, which have none; so does this wrapper.
     return _AGENT(*(obs, config)[:_AGENT_ARGC])
