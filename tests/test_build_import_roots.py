@@ -136,7 +136,7 @@ def test_kaggles_last_callable_is_the_entry_for_the_builder_and_the_evaluator(tm
     assert resolve_agent(str(bot)).kind == "file"
 
 
-def test_agent_before_a_helper_is_the_entry_and_the_evaluator_builds_it(tmp_path):
+def test_agent_before_a_helper_is_the_builders_entry_but_the_evaluator_plays_what_kaggle_calls(tmp_path):
     bot = write(tmp_path, {"wrapper.py": """
         def agent(obs, config):
             return _first_open(obs.board)
@@ -148,8 +148,11 @@ def test_agent_before_a_helper_is_the_entry_and_the_evaluator_builds_it(tmp_path
     assert text.rstrip().endswith("return _AGENT(*(obs, config)[:_AGENT_ARGC])")
     report = build(str(bot), tmp_path / "submission.py")
     assert report.reason == "the file's function agent; Kaggle's loader alone would call _first_open"
+    # The file as it is, uploaded, would have Kaggle call _first_open: so does the evaluator, and says so;
+    # FILE:agent plays what the builder would upload.
     spec = resolve_agent(str(bot))
-    assert spec.kind == "built"  # as uploaded: Kaggle would otherwise call _first_open
+    assert spec.kind == "file" and "Kaggle calls _first_open, the last callable of wrapper.py, not agent" in spec.note
+    assert resolve_agent(f"{bot}:agent").kind == "built"
 
 
 @pytest.mark.parametrize(("source", "expected"), [
