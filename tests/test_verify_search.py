@@ -10,7 +10,7 @@ from agents import solver
 from agents.core import Config, Position
 from agents.core.clock import MoveClock
 from agents.solver_engine import outcome_table
-from agents.solver_engine.negamax import ExactSolver
+from agents.solver_engine.negamax import ExactSolver, SearchTimeout
 from agents.solver_engine.outcome_table import OutcomeTable, encode_outcome_table
 from tools.oracle import load_oracle_set, sign
 
@@ -59,8 +59,8 @@ def test_a_known_draw_costs_fewer_nodes_than_finding_it():
     assert with_table < without
 
 
-def test_a_lower_bound_is_verified_first_then_the_rest_asked():
-    """One ply after the table, a draw may be all it proves: the search still finds a win where there is one."""
+def test_a_lower_bound_of_a_draw_still_finds_the_win_or_the_draw():
+    """One ply after the table, "at least a draw" may be all it proves: the search finds a win where there is one."""
     entries = labelled(18, 26, 300)
     entries = [e for e in entries if e.best_score == 0][:4] + [e for e in entries if e.best_score > 0][:4]
     assert len(entries) == 8
@@ -152,3 +152,23 @@ def test_a_table_with_moves_answers_ply_8_at_once(monkeypatch):
     assert outcome_table.table_move(position) is None  # outcomes only: the search verifies instead
     assert solver.known_scores(position) == (0, 0)
     assert solver.known_scores(position.mirrored()) == (0, 0)
+
+
+@pytest.mark.parametrize("known,first_question", [((1, UNBOUNDED), 0), ((0, 0), -1), ((0, UNBOUNDED), 0),
+                                                  ((-UNBOUNDED, -1), None), (None, 0)])
+def test_the_first_question_is_the_one_the_table_leaves_open(known, first_question):
+    """A win: is there a winning column? A draw: a column keeping it. At least a draw: is it a win? A loss: how long."""
+    position = Position.from_string("4453")
+    exact = ExactSolver(Config())
+    asked = []
+
+    def stop(position, result, med):
+        asked.append(med)
+        raise SearchTimeout  # one question is enough here
+
+    exact._test = stop
+    exact.analyse(position, known=known)
+    if first_question is None:  # the exact losing score is bisected: no outcome question
+        assert asked and asked[0] < -1
+    else:
+        assert asked[0] == first_question

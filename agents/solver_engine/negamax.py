@@ -205,9 +205,12 @@ class ExactSolver:
         ``position`` must have no immediate win for the player to move and at least one move that
         does not lose at once. Never raises SearchTimeout: past ``deadline`` it returns what it proved.
         ``known`` is ``(low, high)``, bounds on the score known beforehand (from the outcome table):
-        ``high`` caps every column at once; for ``low`` the first question is the null-window one at
-        that value, to *verify* a column that reaches it (once every other column is refuted, the
-        last one needs no search), instead of first asking questions whose answers are known.
+        ``high`` caps every column at once. Where ``low`` settles the outcome class (a win, or a draw
+        with ``high`` 0), the first question is the null-window one at that value, to *verify* a column
+        that reaches it, instead of first asking questions whose answers are known; a lower bound of a
+        draw alone leaves "is it a win?" first (mostly a win, one ply after the table). Whenever the
+        bound promises a column above a question's value, the last column not refuted is that column,
+        with no search.
         """
         self.deadline = deadline
         self.table.make_room()
@@ -225,8 +228,8 @@ class ExactSolver:
             result.best, result.finished = columns[0], True
             return result
         try:
-            if result.known is not None:  # verify: a column that keeps the known value
-                self._test(position, result, result.known - 1)
+            if result.known is not None and (result.known > 0 or result.known == result.high):
+                self._test(position, result, result.known - 1)  # verify: a column that keeps the known value
             while result.low < result.high:
                 if result.low <= 0 < result.high:
                     med = 0  # is it a win?
