@@ -224,13 +224,23 @@ def outcome_bounds(position: Position, table: OutcomeTable | None = None) -> tup
     if position.moves != table.ply + 1:
         return None
     low = -1
+    for parent in parents(position):
+        outcome = table.outcome(parent)
+        if outcome is not None and -outcome > low:
+            low = -outcome
+    return None if low < 0 else (low, 1)
+
+
+def parents(position: Position) -> list[Position]:
+    """The 6x7 positions one stone earlier: the opponent's stone on top of a column taken back.
+
+    Some are reached by no game (no alternating order of moves leads there); no table knows those.
+    """
+    found = []
     opponent = position.current ^ position.mask
     for column in range(STANDARD.columns):
         stones = (position.mask >> (column * _HEIGHT)) & _COLUMN
         top = (stones + 1) >> 1 << (column * _HEIGHT)  # the column's highest stone
         if stones and opponent & top:
-            parent = Position(STANDARD, opponent ^ top, position.mask ^ top, position.moves - 1)
-            outcome = table.outcome(parent)
-            if outcome is not None and -outcome > low:
-                low = -outcome
-    return None if low < 0 else (low, 1)
+            found.append(Position(STANDARD, opponent ^ top, position.mask ^ top, position.moves - 1))
+    return found
