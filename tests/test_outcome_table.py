@@ -233,10 +233,10 @@ def test_a_sample_of_the_shipped_table_agrees_with_bitbully():
 
 @needs_table
 def test_the_shipped_table_agrees_with_the_ply_7_table(ply7):
-    """Minimax over the known ply-8 children of ply-7 positions gives the committed ply-7 outcome."""
+    """Minimax over the known ply-8 children of ply-7 positions gives the committed ply-7 outcome (a third of them)."""
     solved, positions = ply7
     checked = 0
-    for position in positions:
+    for position in random.Random(7).sample(positions, 9000):
         children = [position.played(c) for c in position.legal_moves() if not position.is_winning_move(c)]
         values = [SHIPPED.outcome(child) for child in children]
         outcome = solved[position.canonical_key()][0]
