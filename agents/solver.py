@@ -14,12 +14,12 @@ Every move:
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solver_engine.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
-and more than one move is still plausible, the position not proven lost, or on 6x7 the books are silent before the exact solver's
-range and the position is not proven lost, or elsewhere the heuristic search's best move keeps
-changing) extends it to the act timeout less a margin plus a planned share of the bank. The searches
-check the clock every few hundred nodes and always have a move ready; their tables persist from one
-move of the game to the next.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish, more
+than one move is still plausible and the position is not proven lost, or on 6x7 the books are silent
+before the exact solver's range and the position is not proven lost, or elsewhere the heuristic search's
+best move keeps changing) extends it to the act timeout less a margin plus a planned share of the bank.
+The searches check the clock every few hundred nodes and always have a move ready; their tables persist
+from one move of the game to the next.
 """
 
 from __future__ import annotations
@@ -88,10 +88,10 @@ def choose(position: Position, clock: MoveClock) -> int:
         return columns[0]
     empty_cells = position.geometry.rows * position.geometry.columns - position.moves
     if empty_cells <= (EXACT_EMPTY_CELLS_STANDARD if position.config.is_standard else EXACT_EMPTY_CELLS):
-        known = known_scores(position)  # from the outcome table at plies 8-9: the search verifies, not solves
-        lost = known is not None and known[1] < 0
+        bounds = known_scores(position)  # from the outcome table at plies 8-9: the search verifies, not solves
+        lost = bounds is not None and bounds[1] < 0
         while True:  # once with the normal budget, once more if the move turns out hard
-            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), known)  # resumes from the table
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), bounds)  # resumes from the table
             if analysis.finished or analysis.outcome_known():
                 return analysis.best
             columns = analysis.plausible()
