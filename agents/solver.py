@@ -4,19 +4,22 @@ Every move:
 1. win at once if possible;
 2. on the standard 6x7 board, play the opening book's move if the book knows the position; before
    ply 8 off the book's lines, the outcome book's move if the position is not lost (it keeps the win
-   or the draw);
+   or the draw); at ply 8, the outcome table's move if it was packed with its moves;
 3. keep the moves that do not let the opponent win at once; if only one is left, play it;
 4. unless the position is too early to solve in time, ask the exact solver, with most of the time
-   budget: is it a win? a draw? then the exact score (win soonest, lose latest);
+   budget: is it a win? a draw? then the exact score (win soonest, lose latest). On 6x7 at plies
+   8-9 the outcome table (:mod:`agents.solver_engine.outcome_table`) may know the outcome already,
+   or a lower bound: then the solver only verifies a move that keeps it (one null-window question
+   at the known value), and a position it proves lost is not hard;
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solver_engine.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
-and more than one move is still plausible, or on 6x7 the books are silent before the exact solver's
-range and the position is not proven lost, or elsewhere the heuristic search's best move keeps
-changing) extends it to the act timeout less a margin plus a planned share of the bank. The searches
-check the clock every few hundred nodes and always have a move ready; their tables persist from one
-move of the game to the next.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish, more
+than one move is still plausible and the position is not proven lost, or on 6x7 the books are silent
+before the exact solver's range and the position is not proven lost, or elsewhere the heuristic search's
+best move keeps changing) extends it to the act timeout less a margin plus a planned share of the bank.
+The searches check the clock every few hundred nodes and always have a move ready; their tables persist
+from one move of the game to the next.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from agents.core.clock import MoveClock
 from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
 from agents.solver_engine.depth_search import DepthSearch
 from agents.solver_engine.negamax import ExactSolver
+from agents.solver_engine.outcome_table import outcome_bounds, table_move
 from agents.solver_engine.time_manager import move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
@@ -48,6 +52,19 @@ def most_central(position: Position, columns: list[int]) -> int:
     return min(columns, key=position.geometry.center_order.index)
 
 
+def known_scores(position: Position) -> tuple[int, int] | None:
+    """Bounds on the exact score of ``position`` that the outcome table proves, or None.
+
+    A win is a score of at least 1, a draw 0, a loss at most -1; the other side stays open.
+    """
+    bounds = outcome_bounds(position)
+    if bounds is None:
+        return None
+    low, high = bounds
+    unbounded = position.geometry.rows * position.geometry.columns
+    return (low if low >= 0 else -unbounded), (high if high <= 0 else unbounded)
+
+
 def choose(position: Position, clock: MoveClock) -> int:
     """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget.
 
@@ -59,6 +76,8 @@ def choose(position: Position, clock: MoveClock) -> int:
     known = book_move(position)
     if known is None:
         known = outcome_move(position)  # early, off the book's lines: a move that keeps the outcome
+    if known is None:
+        known = table_move(position)  # at ply 8, from a table packed with its moves
     if known is not None:
         return known
     exact, deep = engines(position.config)
@@ -69,13 +88,17 @@ def choose(position: Position, clock: MoveClock) -> int:
         return columns[0]
     empty_cells = position.geometry.rows * position.geometry.columns - position.moves
     if empty_cells <= (EXACT_EMPTY_CELLS_STANDARD if position.config.is_standard else EXACT_EMPTY_CELLS):
+        bounds = known_scores(position)  # from the outcome table at plies 8-9: the search verifies, not solves
+        lost = bounds is not None and bounds[1] < 0
         while True:  # once with the normal budget, once more if the move turns out hard
-            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), bounds)  # resumes from the table
             if analysis.finished or analysis.outcome_known():
                 return analysis.best
             columns = analysis.plausible()
             if len(columns) == 1:
                 return columns[0]
+            if lost:  # not hard: every move loses, so the bank is kept for later
+                return deep.best_move(position, columns, clock.end)[0]
             if not clock.extensible:
                 break
             clock.extend()  # hard: the exact search did not finish and the candidates' values disagree

@@ -5,9 +5,9 @@
 #          agents.solver_engine.opening_book, agents.solver_engine.heuristic,
 #          agents.solver_engine.move_order, agents.solver_engine.transposition,
 #          agents.solver_engine.negamax, agents.solver_engine.depth_search,
-#          agents.solver_engine.time_manager, agents.solver
-# Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes)
-# Sources sha256: 20882f18e131954b16a7e377d9e09acfceb37259f942398fff57d66d45cac42e
+#          agents.solver_engine.outcome_table, agents.solver_engine.time_manager, agents.solver
+# Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes), connect4_outcomes_ply8.bin (4,722 bytes)
+# Sources sha256: ec8e2ed06fe6e5b7f05a18884e547498fc13c26be9f25f760a7907180c8f7f5f
 
 
 import base64 as _base64
@@ -568,6 +568,8 @@ _SOURCES['agents.solver_engine'] = (True, '''\
 - :mod:`heuristic`    a position evaluation for depth-limited search
 - :mod:`depth_search` iterative deepening alpha-beta with that evaluation
 - :mod:`time_manager` how long a move may think
+- :mod:`opening_book` the books of best moves and of outcome-keeping moves (6x7)
+- :mod:`outcome_table` the outcome of every 6x7 position at ply 8, and what it proves one ply later
 """
 ''', 'agents/solver_engine/__init__.py')
 
@@ -1111,7 +1113,9 @@ class RootAnalysis:
     """What the root search proved before it finished or ran out of time.
 
     ``low <= score <= high`` for the position; ``best`` is a column proven to score at least ``low``
-    (None if no lower bound was proven); ``upper[c]`` bounds the score of playing column ``c``.
+    (None if no lower bound was proven); ``upper[c]`` bounds the score of playing column ``c``;
+    ``known``, if not None, a score the position was known (from the outcome table) to reach before
+    any column was proven to reach it.
     """
 
     columns: list[int]
@@ -1120,14 +1124,16 @@ class RootAnalysis:
     best: int | None = None
     upper: dict[int, int] = field(default_factory=dict)
     finished: bool = False
+    known: int | None = None
 
     @property
     def exact(self) -> bool:
         return self.best is not None and self.low == self.high
 
     def plausible(self) -> list[int]:
-        """Columns not refuted: none proven worse than ``best``, none proven lost while another is not."""
-        floor = self.low if self.best is not None else 0
+        """Columns not refuted: none proven worse than ``best`` (or than the known score), none proven lost
+        while another is not."""
+        floor = self.low if self.best is not None else 0 if self.known is None else max(0, self.known)
         return [c for c in self.columns if self.upper[c] >= floor] or list(self.columns)
 
     def outcome_known(self) -> bool:
@@ -1271,11 +1277,19 @@ class ExactSolver:
                 low = result
         return low
 
-    def analyse(self, position: Position, deadline: float = float("inf")) -> RootAnalysis:
+    def analyse(self, position: Position, deadline: float = float("inf"),
+                known: tuple[int, int] | None = None) -> RootAnalysis:
         """Search the root move by move: outcome class first (is it a win? a draw?), then the exact score.
 
         ``position`` must have no immediate win for the player to move and at least one move that
         does not lose at once. Never raises SearchTimeout: past ``deadline`` it returns what it proved.
+        ``known`` is ``(low, high)``, bounds on the score known beforehand (from the outcome table):
+        ``high`` caps every column at once. Where ``low`` settles the outcome class (a win, or a draw
+        with ``high`` 0), the first question is the null-window one at that value, to *verify* a column
+        that reaches it, instead of first asking questions whose answers are known; a lower bound of a
+        draw alone leaves "is it a win?" first (mostly a win, one ply after the table). Whenever the
+        bound promises a column above a question's value, the last column not refuted is that column,
+        with no search.
         """
         self.deadline = deadline
         self.table.make_room()
@@ -1283,14 +1297,20 @@ class ExactSolver:
         moves = position.moves
         # No candidate lets the opponent win with its next stone, and we cannot win with this one.
         result = RootAnalysis(columns, -((self.cells - 2 - moves) // 2), (self.cells - 1 - moves) // 2)
+        if known is not None:
+            result.high = max(result.low, min(result.high, known[1]))
+            if result.low < known[0] <= result.high:
+                result.known = known[0]
         result.upper = {c: result.high for c in columns}
         if moves >= self.cells - 2:  # at most two stones left and neither can win: a draw
             result.low = result.high = 0
             result.best, result.finished = columns[0], True
             return result
         try:
+            if result.known is not None and (result.known > 0 or result.known == result.high):
+                self._test(position, result, result.known - 1)  # verify: a column that keeps the known value
             while result.low < result.high:
-                if result.low < 0 < result.high:
+                if result.low <= 0 < result.high:
                     med = 0  # is it a win?
                 elif result.low < -1 and result.high == 0:
                     med = -1  # is it a draw?
@@ -1306,10 +1326,14 @@ class ExactSolver:
 
     def _test(self, position: Position, result: RootAnalysis, med: int) -> None:
         """Is the root's score above ``med``? Narrows ``result``; the proving column moves to the front."""
+        guaranteed = result.known is not None and result.known > med  # some column scores above ``med``
         for column in result.columns:
             if result.upper[column] <= med:
                 continue
-            value = self.child_bound(position, column, med, med + 1)
+            if guaranteed and sum(result.upper[c] > med for c in result.columns) == 1:
+                value = result.known  # the only column not refuted: it is the one the table promises
+            else:
+                value = self.child_bound(position, column, med, med + 1)
             if value > med:
                 result.low, result.best = value, column
                 result.columns.remove(column)
@@ -1489,6 +1513,258 @@ class DepthSearch:
 
 
 # ------------------------------------------------------------------------------------------------
+# agents.solver_engine.outcome_table  (agents/solver_engine/outcome_table.py)
+_SOURCES['agents.solver_engine.outcome_table'] = (False, '''\
+"""The outcome table: win, draw or loss for the player to move in every 6x7 position of one ply (8).
+
+Made offline by ``tools/make_outcomes.py`` (the compiled solver) and packed by ``tools/pack_outcomes.py``
+into ``agents/data/connect4_outcomes_ply8.bin``; read here with the standard library only. It stores
+outcomes, not moves: the positions are implied by a numbering of every arrangement of ``ply`` stones
+(:class:`SlotIndex`), so a lookup is arithmetic on the bitboards and one byte read, with no key list
+and no enumeration of the game tree at load time.
+
+What the agent learns from it (:func:`outcome_bounds`): at the table's ply the position's outcome
+itself; one ply later a lower bound, since the position is a child of every position it can have come
+from: if the opponent, to move there, could at best draw, the mover now can at least draw. A slot
+the table does not know (not solved yet, or no position) is *unknown*, never a loss.
+
+File format:
+    b"C4OT" | uint32 little-endian length n | n bytes of JSON metadata | zlib(one byte per slot)
+    slots in :class:`SlotIndex` order; a byte's low 2 bits: 0 unknown, 1 loss, 2 draw, 3 win (for the
+    player to move); its next 3 bits: 0, or 1 + a column that keeps the outcome (a table packed with
+    ``--moves``; metadata ``"moves": true``).
+Only a position's canonical orientation (``Position.canonical_key``, the smaller key of a mirror pair)
+has a byte; the other orientation's slot holds 0.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from typing import Iterator
+
+from agents.core.config import Config
+from agents.core.position import Position
+from agents.core.resources import has_resource, load_resource
+
+MAGIC = b"C4OT"
+STANDARD = Config(6, 7, 4)
+UNKNOWN = 0  # the byte of a slot the table does not know; otherwise byte = outcome + 2
+_HEIGHT = STANDARD.rows + 1  # bits per column in Pons' layout
+_COLUMN = (1 << _HEIGHT) - 1
+MAX_PLY = 16  # the patterns are listed, 2**ply numbers
+
+
+class SlotIndex:
+    """A dense numbering of every arrangement of ``ply`` stones on 6x7 (gravity kept, any colours).
+
+    ``slot = fill * patterns + pattern``: ``fill`` numbers the column heights (lexicographic, column 0
+    first; each height 0-6, summing to ``ply``), ``pattern`` the player to move's stones, read column by
+    column from the bottom as a ``ply``-bit number with ``ply // 2`` ones (the numbers in increasing
+    order). Arrangements with a line, or unreachable ones, have slots too: the table leaves them unknown.
+    """
+
+    def __init__(self, ply: int) -> None:
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"a slot index numbers 0 to {MAX_PLY} stones, not {ply}")
+        self.ply = ply
+        ones = ply // 2  # the player to move has placed half the stones, rounded down
+        self.pattern_bits = [bits for bits in range(1 << ply) if bits.bit_count() == ones]
+        self.pattern_of = dict(zip(self.pattern_bits, range(len(self.pattern_bits))))
+        self.patterns = len(self.pattern_bits)
+        self.fill_masks: list[int] = []
+        self._fills(0, ply, 0)
+        self.fill_of = dict(zip(self.fill_masks, range(len(self.fill_masks))))
+        self.slots = len(self.fill_masks) * self.patterns
+
+    def _fills(self, column: int, left: int, mask: int) -> None:
+        if column == STANDARD.columns:
+            if not left:
+                self.fill_masks.append(mask)
+            return
+        for height in range(min(STANDARD.rows, left) + 1):
+            self._fills(column + 1, left - height, mask | ((1 << height) - 1) << (column * _HEIGHT))
+
+    def slot(self, current: int, mask: int) -> int:
+        """The slot of the arrangement with stones ``mask``, ``current`` those of the player to move."""
+        pattern = shift = 0
+        for column in range(STANDARD.columns):
+            stones = (mask >> (column * _HEIGHT)) & _COLUMN
+            pattern |= ((current >> (column * _HEIGHT)) & stones) << shift
+            shift += stones.bit_length()
+        return self.fill_of[mask] * self.patterns + self.pattern_of[pattern]
+
+    def position(self, slot: int) -> Position:
+        """The arrangement numbered ``slot`` (the inverse of :meth:`slot`)."""
+        fill, pattern = divmod(slot, self.patterns)
+        mask, bits, current = self.fill_masks[fill], self.pattern_bits[pattern], 0
+        for column in range(STANDARD.columns):
+            stones = (mask >> (column * _HEIGHT)) & _COLUMN
+            current |= (bits & stones) << (column * _HEIGHT)
+            bits >>= stones.bit_length()
+        return Position(STANDARD, current, mask, self.ply)
+
+
+def position_of_key(key: int, ply: int) -> Position:
+    """The 6x7 position whose key (``current + mask``) is ``key``; ValueError if it has not ``ply`` stones.
+
+    Within a column of ``h`` stones the key is ``2**h - 1`` plus the mover's stones there.
+    """
+    current = mask = 0
+    for column in range(STANDARD.columns):
+        part = (key >> (column * _HEIGHT)) & _COLUMN
+        height = (part + 1).bit_length() - 1
+        if height > STANDARD.rows:
+            raise ValueError(f"{key} is not a 6x7 position key")
+        stones = (1 << height) - 1
+        mask |= stones << (column * _HEIGHT)
+        current |= (part - stones) << (column * _HEIGHT)
+    if key >> (STANDARD.columns * _HEIGHT) or mask.bit_count() != ply or current.bit_count() != ply // 2:
+        raise ValueError(f"{key} is not the key of a 6x7 position with {ply} stones")
+    return Position(STANDARD, current, mask, ply)
+
+
+def encode_outcome_table(outcomes: dict[int, int], ply: int, metadata: dict,
+                         moves: dict[int, int] | None = None) -> bytes:
+    """The table file for ``{canonical key: outcome (1, 0, -1) for the player to move}`` at ``ply``.
+
+    ``moves``, if given: ``{canonical key: a column keeping the outcome, in that orientation}`` for
+    the positions that are not lost.
+    """
+    index = SlotIndex(ply)
+    codes = bytearray(index.slots)
+    counts = {1: 0, 0: 0, -1: 0}
+    for key, outcome in outcomes.items():
+        position = position_of_key(key, ply)
+        if key != position.canonical_key() or outcome not in counts:
+            raise ValueError(f"bad entry {key}: {outcome} (keys must be canonical, outcomes 1, 0 or -1)")
+        code = outcome + 2
+        if moves is not None and outcome >= 0:
+            move = moves.get(key, -1)
+            if not position.can_play(move):
+                raise ValueError(f"bad entry {key}: no playable move kept for a position not lost")
+            code |= (move + 1) << 2
+        codes[index.slot(position.current, position.mask)] = code
+        counts[outcome] += 1
+    meta = dict(metadata, kind="outcome table", ply=ply, slots=index.slots, solved=len(outcomes),
+                wins=counts[1], draws=counts[0], losses=counts[-1], moves=moves is not None)
+    header = json.dumps(meta, sort_keys=True).encode()
+    return MAGIC + struct.pack("<I", len(header)) + header + zlib.compress(bytes(codes), 9)
+
+
+class OutcomeTable:
+    """A decoded table: ``outcome(position)`` -> 1, 0, -1 for the player to move, or None if unknown."""
+
+    def __init__(self, data: bytes) -> None:
+        if data[:4] != MAGIC:
+            raise ValueError("not a Connect 4 outcome table")
+        (length,) = struct.unpack("<I", data[4:8])
+        self.metadata: dict = json.loads(data[8:8 + length])
+        self.ply: int = self.metadata["ply"]
+        self.index = SlotIndex(self.ply)
+        self._codes = zlib.decompress(data[8 + length:])
+        if len(self._codes) != self.index.slots or self.metadata.get("slots") != self.index.slots:
+            raise ValueError("corrupt outcome table: slot count mismatch")
+
+    @property
+    def complete(self) -> bool:
+        """Does it know every position of its ply (``solved == positions`` in its metadata)?"""
+        return self.metadata.get("solved") == self.metadata.get("positions")
+
+    def __len__(self) -> int:
+        """The number of positions it knows."""
+        return self.metadata["solved"]
+
+    def _code(self, position: Position) -> tuple[int, bool]:
+        """(the byte of ``position``, is it the mirror of the stored orientation); 0 off the table's ply."""
+        if position.moves != self.ply or not position.config.is_standard:
+            return 0, False
+        mirrored = position.key() != position.canonical_key()
+        if mirrored:
+            position = position.mirrored()
+        return self._codes[self.index.slot(position.current, position.mask)], mirrored
+
+    def outcome(self, position: Position) -> int | None:
+        """The outcome of a 6x7 ``position`` at the table's ply for the player to move, or None."""
+        code = self._code(position)[0] & 3
+        return code - 2 if code else None
+
+    def move(self, position: Position) -> int | None:
+        """A column keeping the outcome of ``position`` (not lost), if the table holds moves; else None."""
+        code, mirrored = self._code(position)
+        column = (code >> 2) - 1
+        if column < 0:
+            return None
+        return STANDARD.columns - 1 - column if mirrored else column
+
+    def entries(self) -> Iterator[tuple[Position, int]]:
+        """Every (canonical position, outcome) the table knows, in slot order."""
+        for slot, code in enumerate(self._codes):
+            if code:
+                yield self.index.position(slot), (code & 3) - 2
+
+
+RESOURCE = "connect4_outcomes_ply8.bin"
+_cache: list[OutcomeTable | None] = []  # filled on first use
+
+
+def load_outcome_table() -> OutcomeTable | None:
+    """The shipped table, decoded once; None if this build has none."""
+    if not _cache:
+        found = has_resource("connect4_outcomes_ply8.bin")  # a literal name: the builder embeds what it names
+        _cache.append(OutcomeTable(load_resource("connect4_outcomes_ply8.bin")) if found else None)
+    return _cache[0]
+
+
+def table_move(position: Position) -> int | None:
+    """The shipped table's move for ``position`` (at its ply, not lost, packed with moves), or None."""
+    table = load_outcome_table() if position.config.is_standard else None
+    return None if table is None else table.move(position)
+
+
+def outcome_bounds(position: Position, table: OutcomeTable | None = None) -> tuple[int, int] | None:
+    """``(low, high)``: what the table proves about the outcome (-1, 0, 1) of ``position`` for the mover.
+
+    At the table's ply: its outcome, ``(v, v)``. One ply later: ``(low, 1)``, ``low`` the best of
+    ``-outcome`` over every position it can have come from (the opponent's stone on top of a column
+    taken back): the opponent's move there was one of its choices, so it left the mover at least what
+    the opponent's best choice would have.
+    None when the table proves nothing (another ply or board, unknown positions, or only ``low = -1``).
+    """
+    table = load_outcome_table() if table is None else table
+    if table is None or not position.config.is_standard:
+        return None
+    if position.moves == table.ply:
+        outcome = table.outcome(position)
+        return None if outcome is None else (outcome, outcome)
+    if position.moves != table.ply + 1:
+        return None
+    low = -1
+    for parent in parents(position):
+        outcome = table.outcome(parent)
+        if outcome is not None and -outcome > low:
+            low = -outcome
+    return None if low < 0 else (low, 1)
+
+
+def parents(position: Position) -> list[Position]:
+    """The 6x7 positions one stone earlier: the opponent's stone on top of a column taken back.
+
+    Some are reached by no game (no alternating order of moves leads there); no table knows those.
+    """
+    found = []
+    opponent = position.current ^ position.mask
+    for column in range(STANDARD.columns):
+        stones = (position.mask >> (column * _HEIGHT)) & _COLUMN
+        top = (stones + 1) >> 1 << (column * _HEIGHT)  # the column's highest stone
+        if stones and opponent & top:
+            found.append(Position(STANDARD, opponent ^ top, position.mask ^ top, position.moves - 1))
+    return found
+''')
+
+
+# ------------------------------------------------------------------------------------------------
 # agents.solver_engine.time_manager  (agents/solver_engine/time_manager.py)
 _SOURCES['agents.solver_engine.time_manager'] = (False, '''\
 """How long one move may think, from Kaggle's ``actTimeout`` and ``remainingOverageTime``.
@@ -1603,19 +1879,22 @@ Every move:
 1. win at once if possible;
 2. on the standard 6x7 board, play the opening book's move if the book knows the position; before
    ply 8 off the book's lines, the outcome book's move if the position is not lost (it keeps the win
-   or the draw);
+   or the draw); at ply 8, the outcome table's move if it was packed with its moves;
 3. keep the moves that do not let the opponent win at once; if only one is left, play it;
 4. unless the position is too early to solve in time, ask the exact solver, with most of the time
-   budget: is it a win? a draw? then the exact score (win soonest, lose latest);
+   budget: is it a win? a draw? then the exact score (win soonest, lose latest). On 6x7 at plies
+   8-9 the outcome table (:mod:`agents.solver_engine.outcome_table`) may know the outcome already,
+   or a lower bound: then the solver only verifies a move that keeps it (one null-window question
+   at the known value), and a position it proves lost is not hard;
 5. if the exact solver ran out of time, search the moves it did not refute with iterative
    deepening and a heuristic evaluation until the budget is spent.
 The time manager (:mod:`agents.solver_engine.time_manager`) sets the budget from ``actTimeout`` and the
-overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish
-and more than one move is still plausible, or on 6x7 the books are silent before the exact solver's
-range and the position is not proven lost, or elsewhere the heuristic search's best move keeps
-changing) extends it to the act timeout less a margin plus a planned share of the bank. The searches
-check the clock every few hundred nodes and always have a move ready; their tables persist from one
-move of the game to the next.
+overage bank: easy moves keep a short normal budget; a hard move (the exact search did not finish, more
+than one move is still plausible and the position is not proven lost, or on 6x7 the books are silent
+before the exact solver's range and the position is not proven lost, or elsewhere the heuristic search's
+best move keeps changing) extends it to the act timeout less a margin plus a planned share of the bank.
+The searches check the clock every few hundred nodes and always have a move ready; their tables persist
+from one move of the game to the next.
 """
 
 from __future__ import annotations
@@ -1625,6 +1904,7 @@ from agents.core.clock import MoveClock
 from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
 from agents.solver_engine.depth_search import DepthSearch
 from agents.solver_engine.negamax import ExactSolver
+from agents.solver_engine.outcome_table import outcome_bounds, table_move
 from agents.solver_engine.time_manager import move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
@@ -1647,6 +1927,19 @@ def most_central(position: Position, columns: list[int]) -> int:
     return min(columns, key=position.geometry.center_order.index)
 
 
+def known_scores(position: Position) -> tuple[int, int] | None:
+    """Bounds on the exact score of ``position`` that the outcome table proves, or None.
+
+    A win is a score of at least 1, a draw 0, a loss at most -1; the other side stays open.
+    """
+    bounds = outcome_bounds(position)
+    if bounds is None:
+        return None
+    low, high = bounds
+    unbounded = position.geometry.rows * position.geometry.columns
+    return (low if low >= 0 else -unbounded), (high if high <= 0 else unbounded)
+
+
 def choose(position: Position, clock: MoveClock) -> int:
     """The column to play in ``position`` (not full, no line yet) within ``clock``'s budget.
 
@@ -1658,6 +1951,8 @@ def choose(position: Position, clock: MoveClock) -> int:
     known = book_move(position)
     if known is None:
         known = outcome_move(position)  # early, off the book's lines: a move that keeps the outcome
+    if known is None:
+        known = table_move(position)  # at ply 8, from a table packed with its moves
     if known is not None:
         return known
     exact, deep = engines(position.config)
@@ -1668,13 +1963,17 @@ def choose(position: Position, clock: MoveClock) -> int:
         return columns[0]
     empty_cells = position.geometry.rows * position.geometry.columns - position.moves
     if empty_cells <= (EXACT_EMPTY_CELLS_STANDARD if position.config.is_standard else EXACT_EMPTY_CELLS):
+        bounds = known_scores(position)  # from the outcome table at plies 8-9: the search verifies, not solves
+        lost = bounds is not None and bounds[1] < 0
         while True:  # once with the normal budget, once more if the move turns out hard
-            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE))  # resumes from the table
+            analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), bounds)  # resumes from the table
             if analysis.finished or analysis.outcome_known():
                 return analysis.best
             columns = analysis.plausible()
             if len(columns) == 1:
                 return columns[0]
+            if lost:  # not hard: every move loses, so the bank is kept for later
+                return deep.best_move(position, columns, clock.end)[0]
             if not clock.extensible:
                 break
             clock.extend()  # hard: the exact search did not finish and the candidates' values disagree
@@ -19078,6 +19377,92 @@ JBV7Ht78uhQAt4NhqpDTMbUOaSt17VoCDQ1DaC66O4vOOWMziEvj0TDLYBi1JgTtLAMzl2Byozgh
 cFr8A7ajP/S804c3+Nu5IFt8WYXDMhDkvguA+UNbnlBUc7wGhNxwiwzqjfdIe4DpS5tDVn4zZXFH
 EskVSqytk+Jbh4b2snTNa0IXX8qbIwCQQ3zn5LPrI6akhggwO/U8n5En54zTFZt8EtJnWZQ4CAYK
 gRZQIy4fVZE5BVNTMLNlM8iQRHPhMJmhrv8ku71Ral1gJy6/KOLX
+"""
+
+
+_RESOURCES['connect4_outcomes_ply8.bin'] = """
+eNqFWGdAk0m3zoqyq6CuQbCAqMEIBJClF0V2NbSgICEBKQYFAkQICKGG5u7aEgQMEHqR0FuQFmqC
+riCdCEIQEojSMYQqNZQLfnu/+/O+v94z7cwp8zxn5qa6OSIOAAAEg5x9HgTgQLoXVLV1FC+A3DGe
+znsCyMvP18kLi77g+8DRAw3a6/DwwuHQ++NUtDV+25OxXv4/RJcHHjj0nvzII2hP0t7/88JhfDFe
+nvu9OiqqOhp7bTgPL98fSn7T1NLen47z8vBH72vS0vmxXADmx3gNbRWV0MAhfhoBPwYRNSR935m/
+tgJMMfAgxOqm4eYC2C9Ttk5ccHp54shPgP//m4vG7nYsuof7bdmHgXeF/9v+WPKN+fyzCy0K7LBv
+O8d0RtbQYNuOMttSf4nxxKqREVxcd3cvrBi4hDdBjoa3Pvj7y90f0xa+RXb5nFqqEY8dT39pFyWo
+JElhnf1pHWNVbt/DRJqv8llgIn3ua4SJfLSWlNovz71sEcpRsEc88BM7lsjefE6Q8eXmt19dmzIH
+L3obncoNkPI1fjDLXOgslss+mfPS/SY0FS+P5OBVhJ0AC9yLmv6yDzP7jYbAEEDj9QbKkf+za0dy
+9VVtSHiNLBlI3jTD3YIKhbgy7y9DgBHY0kunlKN6br89GjIw6pDy3DaMYBpl0irEzETW+5hImrAa
+s7GXut0uYd8V0bvLlRPlJnYuHqXfC+H/807y38XfVj+akz7Dl8EwC7IF2Ge+PBHCWnbc91gAM5Cz
+CBqiI9LhbQEvyM/n8S1/pecd3mFTh2tk7367052ByZBRg/Rr6toZzh7Fxg2Vh2YZgmGaHSWeSbz8
+RG1I0gAavOQxeD2TQMx6yT2wr+vR1XMUvVsddodi/xBfRIwbGwHPK6zdmviQfa8+nnvrOb+bSdRc
+kh2Ekcv1FIc+aI3EDl7xzOJIRMAudQFNLJvLUNdKFUzHi6RoBxcRB7mHAID1jGfOEy5loGYJmv7N
+0wXH4hUglzfKwCf+0Hn7KqK6SAmrgouqBcN6/xDND8x5aTqer0i2kxbZXMX/BAhc63ee6cKfS+AK
+cvWwDuj5UIXhccdWR1Ov7hZE1+e2U554WIl0XYYILPR/48B5ok4DR92rxR/uTVTidZIwjv21EXGp
+Ld2fJU300+LfWxLCMChDF+vdmPlvyoMU0oDJbD1wG70y3GeZBrQ5+1UyyCc7ZvDRvGa5+oc71/1H
+cpScjMxjq3tYjVL+Nlpnf3PPqknQZQyOnGizrQbzeeVy3iJOKFnzgpff65s1424E/MjohRm7KvSF
+ndNEU6lf4z1kd4PsYuTaWlhWEsp/H3va75+faEmR6VWE3JHKyb0YMvvBl4ZqMH6ntnDFBuZ2vhJs
+E+9pJhmkkp9DPFqYWrRbGhWDyPM3t+OsG1bhCVI8cKehSR2EMA/rOXbLZS9kDe6nEU2NJmfM1jL/
+rHCKEMuoTrR+RkpME9vOIZ4vOV3s9S4CHBOidlKZYcG6kLxVYRGSlXgs/wm1/bGS/nsj2Usv5EwA
+64UK7LPVbsOmAywBDKzufRf8HYkQ9lApKQRszZ0Rl576C4v7vTj4Py7eXX0gmLlmpL+7mQbWTb9n
+uhF31ebZKHU5MFrJmy9tzmm+R/h4l/mr+TW75HwlQXy98EUyyppKNOYVFmdW853SiomvKJEg5bLN
+I0dLoaBGJMWiVMG6B8ozalqsm7NN/VhpwPgYsIclO72RjycUTkA59KwudqnNSEP0SvmLG1ICaCqT
+BjvZXiUeRrjCTQp27iIEcot60oecICPxVNadxYdwzs/pH5LFAOtUhRRqvf0aK6h4oN7p/dcvq5Uy
+kEzG07U6o5qDvBwnO+wJtbnQr+mufaPN5c4e3NST+nv5+rhRd27RU4R4c+7FzihBbD64JLEtJuNi
+suZ1nvlr8YIR3zeaI3coJCfMDW4DNDcLwrpzxguT2wr4UkT1AM2tZE27DhjpWTGvamXCRfKHZFuL
+U+hmzy6PA8JmXto+lxbgTLdOAgDCXs9b0gsrl9euZMkF3ZsA2gHCxEhqGk9I5qcBFPdT/4WVzvK8
+Ob1Py0MKMAKsdsVig7X72p9pFLLpPMczbqZYYz6BWyjbrxhveZUTCkcvLWoM+oTaIcxdr/O2Ey9v
+1JT6vt9mm6GDaFCgdXQTyyjs1yKjiSoR5kyfBKG8wDXn1mzHdnT6g0Ju6IyoNkqcbyFVj0WmzMOW
+HOknw5KlPs0OJ7Aipe+Z9/YyycYxFWUoSk1fdNjYw9KOxpYYr4pifxG7yyHWjX0BGQ8x7qj+ztpC
+cNpujl9FeIo0fyd3MeLTZpa1RlCzBJMXpVB8dBCOybqkwWOzp1dwdXBllKTflRkJnell2t0Z5anT
+V/RyN04lZ8HlSaLxramLWVKuBgNiEcp6SHVB74cvfHVQ4ak05L8MM82Nm6+unSqqvdphCQ4V74XK
+j5Q9YqbczUPNPsXrhHv4XTAyjsMpUi/WM6D+JqYp6BVHNKHbxxmMTxlIItMuBd23pYmuzzHkY0Py
+5tslH1pTMnhb5JAPAQ7ypAnwEUJjpamvN3+S9oJMg0Z3ZU/V+5GZ1aSGWhQFmDZVuA4hZMy1VGId
+zMFVE7MOf3ENcRBHPXLDsQYUog4MNwfzdimN354orWiWTyE9OfP7sPo2IwkUoVZ2eRCRh2ywr4oZ
+gcu2bM0WJ8RN90WuTpBMYYjJydumiPGFkvwnxXPB4IdTmlf4di6+Z2nTkUPGKLcsN553HhTOQiYn
+BN9qrmDmYr1xkj+nVDYz5/RyHbuAbfcJnQXDbu+/j8VVJCCWFFlp+MOMI1r9e6pX3iGSIqCTMipK
+0sjrV/oNKGf1wblNG0+MEPaCmK/Nr9pjZGoRSZUGJZYgeaQHA/qUGDmY4OIehsqxBOX50/EXp9QA
+IbPtLmH66jg6G+H7O7qj3MOPnKHcewrp/AaqJP6Yq6cy5i12/V82XJhkL1ybNJryauMtGrVtb68q
+d93U8TyH8fe79fUo5dLy+ock//zqSkuKXLdhrPnVnnu20V7XGA0Sy5aRXt/HoiEkFxmGwmYaIxhz
+64Ga9GrXiUBrARWx3eyybSDFrTrMXUFAk6uufjZcNcVWhkYbcwzTUL5voMmrOkIrFBTfRckpi179
+yXBbbpakmUzYg04jvC4M3s6gnh9D0Qvv5ccMzEUK7u1vdP1mqghqpUCu7Xn7iZSTRioE8RZEQ+I/
+pqaXpop8ogzGxcnP284eul/Yb3rS4KHOYmSZUokdgESDYRzY8dmoJsuggD2UDstbCaO/LIpDuUaF
+J2cB0z2z1iVv5EV+U8l3lcr2MlWG+ehT+Hgdcn+QODHZBznq1Js/XAGNWvGWZ6b/ISJ+ojQ8CYvZ
+28wv3b+sNnyZuhjd8eadrswkPOcFQWxxdBzKCf1d+uZBo+aK5oaezxuE8jjQZPNJYS+OZRW6oNDK
+mZLnSA3tApKreH3jwD9kbtstsTM0vuUq5uSNcsf6sSTV5Jh9eD8NmlyhdR+M0PQUC0cgfkawRgYq
+lxh8H7XXQJpyxUOCczbURYYrvGA6NTHZLJD7SevQDwfhxuu3Gd7z027X+4M1w1eoTH5ocdbV81Pk
+CrXq5WION+lqWLuec0R9eiYmomiUCnUbHCXLBTL53Gq1gHp/umb5TPxcCSUo7DzP2n9S4kw5uiaH
+DdG9S6ENtInTApWUWBaHZVydnOntgs09yHus7yfzurlQyM8a1PcMxwZQ7Amv5wpfsJJjfdR6/G43
+ZStFEW3LzNDBCxb50L+Pn3kzMfVKF9ISa3T4b3cz3SoeVeSsvQFuCE7VkS85tUILu40QtvUrsS8o
+2uPItXYXJ3czFo+gQY2OrLpk04gSaLJXJ6Xhh5HiNgLkiU9U4pvJg3NtX5s7Rr9i+YfD9pM5oD72
+0VICoT14qShJi+5XNOu3XDsi5VSMBE2ZtSmTKmHjnaYbAQbe/MIs0CeI6qiyJ6nGXejx8eGIjrMb
+mULeNlbckQBrEqO9V8TKtdpKfJ5omW+st8jZkZ1RQsXqeZ+nK3FWG+wv+yD/WY2x/QmwzsMd7bjt
+pv/cSyvjzbHxhWFDp5KQf3Z8UuTJfBvmY2KM+em5qyA7Gi7u19bgo4CWpwrpYxLfhP6lCkacesrD
+VKWVzz5jOuKxxs4ZBvI+/bkZ8U1/TYtJ3FhU0JO4Yu4jTlSsEFRIJq1fN2n/OrEQWd73wSZ/C28T
+7b5I2C7o9RxJMtcuGQ4zZfvSjeuhBpPTNWY0c4xBcwOrukeRdbu0opfXrcsvcLuJ/hywQmcIGDjd
+rnR+ld1vSt/Qbx0UlwUY7jklkujnmDU4PBWMFefl363wt7TbDOJUpF9c/mRBlh0y/ieufUwI/3Sg
+QJr+PEHG3sV283uVC38V8TCIU+WPPYlZhee0bwwqmGajlcHxLCoujcaA9ag9KRvqz0MMbVNDHDt/
+2BvuQlTsOlCycf5n4ZinxJTlQaZ+yXNDKjD8RmoqcyKqR4/sMeREgRKURs/h1qQ986GZTWb0OAFQ
+37K+tODJRXGlb79z7JPRkn5LNbLyOjxsX9vYdXreag3MvWXJnA2cD05v9KJA8SZ07R1Q8waqTZh7
+Rye0SzACM9vwcZ0zI1zjkn/XDNw7JSlaB3YYaoP1eAxnuHjU7Nn6KpWpGb/CGX6qAu9RIUcprRJh
+iRDSCky9UuuOcnRwLbMpDzl+mPzxzn6Fu+LtzOWWtMTC8kvaPs+9s/tC1UCwhpGoquat9P56+OF3
+7x91LKte6+7g6+e6/TDcU8OZGyatFv5wJFnsHFxn6jh9RdQ2yCq9VKes/Ujk1ICaNu/aKBBTBMXa
+NWjIglRz4G3C4awJUwU81aKgmlTr/ssku9UON3q5JiAkoDLSsCI9HF/VmkjUhkwN2ha6LXuEfIjv
+PvMozIpHs/9kOKwhW+Kx8H47wtDdzOUvlT0GZkwZvu68fcVANcvvC6fuzB0lZHvVT0NtIuDRz3Dq
+xzu4gaDpMx8LomByUQR11ciISd4na17FWmk0QI88Nl9LNE6aa2IusItPaUlu+fI3IawyA2HkP/am
+7rXXjehb4s51Bx4z33xHFD7UjL9XmJwF+WzssvLcEGnwDHmjQ+JMa0JVlFCr8PFqPeU1nNkNhchf
+9tlVbN3ixojUYDGxhnR7yWfLQovYNiKRMAG1IRRqInyLoUMRHZt3oeRw6z6rHlNEEzbrdaiDECCw
+g74etjvMw/mmDcfAGAFlY1Zhv+fo1lcVti7cssvvJM3oogfSZK6+FfniPzWhopMbLbZfIa6z1STE
+VOYSoO1a6W9vQdsdXjtC299HGjmXu/7pEC/+6pg0gMZjO51Fh756K332P4czthrJZsqt6m+m5Mij
+qp26ixyrT+IQkHoHbYiSXVM1uA85+xSY5p7ZN5x5Ca5z40YVZwpqW38te1VHQ90K1OhfpWhREQl9
+hkhfSvhtsHe0AKpTl4YnRbUvC1I7q0n37kcMSJM1fRDJ9cfa3AiVM8qehFTN3qDSilpcXSnQEFHH
+2LvsLiR4HmwfNlbUFlgdDOAS1WwaMDuHjYIib5fY3XfptV48f0wrS7mJAyzoLHghWfQaVXwjP8H4
+ihypsdp42iBHlH/HsTGb8h7VMrSX830rPYqiTbefGHKeYBfDhSD+BGIlsrPRqvPzgQX2PoksnX4x
+mrd/nZy5+16Sn9ei7jvVSkyigckuBRyOeHYiZjlgNL8zdTpIljQIT5JJSSsVCxjxMEMXQmOX4dad
+JGSA3F6kkisyC9H01sctBwANE5tyvPia4UR6RuNug0WlRFudx5Vea4vg2be88Jby0vinS0TLQoTB
+qhIC/Ro6izugdV05QHnEzGyv3P6in1j2cTEvfigQni8EaTk9nZMX7wShe6ct9gE99UDs7qd8M6NF
+S8DnuoM2n+hl6ftl5pddqRP+x0Xdpo2T75PbX/iGg1VjjHNWr3WLRIajckIC5bqFDJZ7zWUlj9s/
+iBAFP4jHiGtFxAgWPnBVv2w9YRQD7cn+BABgBO9nj+/68+ch9qE3qwysqlU9pFf0AHvSJ6d0qfUq
+fKNINAd0RtRYaP0Q60TTt0x2PnA/wwQyquckSRqlIptZqqog9+i/pG2OTIDFa6GHvlTPx9Ea0sqx
+ZX9nHHjrXZorkNKw/m3//eQlpyV9w25qUn14uIHaW7fpkAVKyAdsfXuzseC45wNpRUv2d1EAwAHf
+cQggtiU0r3o7/n8ATAwhwQ==
 """
 
 

@@ -80,6 +80,13 @@ def _load(name: str) -> tuple[OracleEntry, ...]:
         return tuple(parse_line(line) for line in handle if line.strip() and not line.startswith("#"))
 
 
+def load_oracle_file(path: str, min_ply: int = 0, max_ply: int = 42) -> list[OracleEntry]:
+    """Entries of any file in the sets' format (``tools/make_oracle_set.py --out``) with ply in range."""
+    with open(path) as handle:
+        entries = [parse_line(line) for line in handle if line.strip() and not line.startswith("#")]
+    return [entry for entry in entries if min_ply <= entry.ply <= max_ply]
+
+
 def load_oracle_set(name: str, min_ply: int = 0, max_ply: int = 42) -> list[OracleEntry]:
     """Entries of ``tests/data/oracle_<name>.jsonl`` (``random`` or ``strong``) with ply in range."""
     return [entry for entry in _load(name) if min_ply <= entry.ply <= max_ply]

@@ -7,4 +7,6 @@
 - :mod:`heuristic`    a position evaluation for depth-limited search
 - :mod:`depth_search` iterative deepening alpha-beta with that evaluation
 - :mod:`time_manager` how long a move may think
+- :mod:`opening_book` the books of best moves and of outcome-keeping moves (6x7)
+- :mod:`outcome_table` the outcome of every 6x7 position at ply 8, and what it proves one ply later
 """

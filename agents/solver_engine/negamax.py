@@ -34,7 +34,9 @@ class RootAnalysis:
     """What the root search proved before it finished or ran out of time.
 
     ``low <= score <= high`` for the position; ``best`` is a column proven to score at least ``low``
-    (None if no lower bound was proven); ``upper[c]`` bounds the score of playing column ``c``.
+    (None if no lower bound was proven); ``upper[c]`` bounds the score of playing column ``c``;
+    ``known``, if not None, a score the position was known (from the outcome table) to reach before
+    any column was proven to reach it.
     """
 
     columns: list[int]
@@ -43,14 +45,16 @@ class RootAnalysis:
     best: int | None = None
     upper: dict[int, int] = field(default_factory=dict)
     finished: bool = False
+    known: int | None = None
 
     @property
     def exact(self) -> bool:
         return self.best is not None and self.low == self.high
 
     def plausible(self) -> list[int]:
-        """Columns not refuted: none proven worse than ``best``, none proven lost while another is not."""
-        floor = self.low if self.best is not None else 0
+        """Columns not refuted: none proven worse than ``best`` (or than the known score), none proven lost
+        while another is not."""
+        floor = self.low if self.best is not None else 0 if self.known is None else max(0, self.known)
         return [c for c in self.columns if self.upper[c] >= floor] or list(self.columns)
 
     def outcome_known(self) -> bool:
@@ -194,11 +198,19 @@ class ExactSolver:
                 low = result
         return low
 
-    def analyse(self, position: Position, deadline: float = float("inf")) -> RootAnalysis:
+    def analyse(self, position: Position, deadline: float = float("inf"),
+                known: tuple[int, int] | None = None) -> RootAnalysis:
         """Search the root move by move: outcome class first (is it a win? a draw?), then the exact score.
 
         ``position`` must have no immediate win for the player to move and at least one move that
         does not lose at once. Never raises SearchTimeout: past ``deadline`` it returns what it proved.
+        ``known`` is ``(low, high)``, bounds on the score known beforehand (from the outcome table):
+        ``high`` caps every column at once. Where ``low`` settles the outcome class (a win, or a draw
+        with ``high`` 0), the first question is the null-window one at that value, to *verify* a column
+        that reaches it, instead of first asking questions whose answers are known; a lower bound of a
+        draw alone leaves "is it a win?" first (mostly a win, one ply after the table). Whenever the
+        bound promises a column above a question's value, the last column not refuted is that column,
+        with no search.
         """
         self.deadline = deadline
         self.table.make_room()
@@ -206,14 +218,20 @@ class ExactSolver:
         moves = position.moves
         # No candidate lets the opponent win with its next stone, and we cannot win with this one.
         result = RootAnalysis(columns, -((self.cells - 2 - moves) // 2), (self.cells - 1 - moves) // 2)
+        if known is not None:
+            result.high = max(result.low, min(result.high, known[1]))
+            if result.low < known[0] <= result.high:
+                result.known = known[0]
         result.upper = {c: result.high for c in columns}
         if moves >= self.cells - 2:  # at most two stones left and neither can win: a draw
             result.low = result.high = 0
             result.best, result.finished = columns[0], True
             return result
         try:
+            if result.known is not None and (result.known > 0 or result.known == result.high):
+                self._test(position, result, result.known - 1)  # verify: a column that keeps the known value
             while result.low < result.high:
-                if result.low < 0 < result.high:
+                if result.low <= 0 < result.high:
                     med = 0  # is it a win?
                 elif result.low < -1 and result.high == 0:
                     med = -1  # is it a draw?
@@ -229,10 +247,14 @@ class ExactSolver:
 
     def _test(self, position: Position, result: RootAnalysis, med: int) -> None:
         """Is the root's score above ``med``? Narrows ``result``; the proving column moves to the front."""
+        guaranteed = result.known is not None and result.known > med  # some column scores above ``med``
         for column in result.columns:
             if result.upper[column] <= med:
                 continue
-            value = self.child_bound(position, column, med, med + 1)
+            if guaranteed and sum(result.upper[c] > med for c in result.columns) == 1:
+                value = result.known  # the only column not refuted: it is the one the table promises
+            else:
+                value = self.child_bound(position, column, med, med + 1)
             if value > med:
                 result.low, result.best = value, column
                 result.columns.remove(column)
