@@ -8,7 +8,10 @@ The function's own source and, transitively, every global it refers to become on
 - modules: ``import numpy as np``; functions and classes from an importable module:
   ``from agents.core.position import Position as Position`` (project modules are then inlined as usual);
 - constants with a literal value (numbers, strings, bytes, None, and tuples/lists/dicts/sets of them),
-  and numpy arrays of numbers, at their current value.
+  and numpy arrays of numbers: as the notebook's cells (or the script) last assign them, since Kaggle
+  runs the submission from its source (``calls = 0``, however often the agent ran in the notebook); a
+  value the cells compute (``W = np.zeros(7)``) is taken as it is now. Either way, a value that differs
+  from the live one is named in a note (``building.cell_sources``).
 
 Anything else a gathered definition refers to (an environment object, an open file, a closure over local
 variables) cannot be carried, and is an ``InputError`` naming the global. Names the function never
@@ -29,8 +32,9 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from building.cell_sources import binding, cell_of, cells
 from building.errors import InputError
-from building.sources import Module
+from building.sources import Module, with_origins
 
 NOTEBOOK_MODULE = "__notebook__"  # the gathered module's name inside the submission
 LITERAL_ATOMS = (int, float, complex, str, bytes, bool, type(None))
@@ -70,6 +74,7 @@ class _Gatherer:
         self.aliases: dict[str, str] = {}
         self.seen: set[str] = set()
         self.pending: list[tuple[str, str]] = []
+        self.notes: list[str] = []
 
     def module(self) -> Module:
         self._define_function(self.entry.__name__, self.entry)
@@ -91,7 +96,10 @@ class _Gatherer:
             lines += ["", ""] + [f"{alias} = {name}" for alias, name in sorted(self.aliases.items())]
         source = "\n".join(lines) + "\n"
         label = f"<function {self.entry.__module__}.{self.entry.__qualname__}>"
-        return Module(NOTEBOOK_MODULE, label, False, source, tuple(origins))
+        # a notebook cell's file (ipykernel's /tmp/ipykernel_PID/HASH.py) is told as the cell, In [N]
+        origins = [(first, last, cell_of(origin, self.namespace) or origin, line) for first, last, origin, line in origins]
+        return Module(NOTEBOOK_MODULE, label, False, with_origins(source, tuple(origins)), tuple(origins),
+                      tuple(self.notes))
 
     # -- what a name is bound to ---------------------------------------------------------------------
 
@@ -134,14 +142,37 @@ class _Gatherer:
             alias = f" as {name}" if qualname != name else ""
             self.imports[name] = f"from {owner} import {qualname}{alias}"
         elif _is_literal(value) and _literal_text(value) is not None:
-            self.constants[name] = f"{name} = {_literal_text(value)}"
+            self.constants[name] = f"{name} = {self._as_written(name, _literal_text(value), value)}"
         elif _array_text(value) is not None:
-            self.constants[name] = f"{name} = {_array_text(value)}"
+            self.constants[name] = f"{name} = {self._as_written(name, _array_text(value), value)}"
         else:
             raise InputError(
                 f"global {name!r} used by {user}() is a {type(value).__name__} object, which cannot be carried into a "
                 "submission (carried: functions, classes, modules and literal constants); create it inside the agent"
             )
+
+    def _as_written(self, name: str, live_text: str, value: Any) -> str:
+        """A constant's source: its literal as the cells last assign it, else (computed there, or never
+        assigned in them) its live value; a note when the two differ."""
+        known = cells(self.namespace)
+        if not known:
+            return live_text  # a function from nowhere we can read: its live value, as before
+        found = binding(self.namespace, name)
+        if found is None:
+            self.notes.append(f"`{name}` is not assigned in the cells: taken as it is now ({_short(live_text)})")
+            return live_text
+        if found.literal is None:
+            self.notes.append(f"`{name}` is computed in {found.where} (`{found.statement}`): taken as built "
+                              f"({_short(live_text)})")
+            return live_text
+        try:
+            same = ast.literal_eval(found.literal) == value and type(ast.literal_eval(found.literal)) is type(value)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            same = False
+        if not same:
+            self.notes.append(f"`{name}` is {_short(live_text)} here, {_short(found.literal)} in {found.where}: "
+                              f"the submission starts from {_short(found.literal)}")
+        return found.literal
 
     def _undecorated(self, name: str, value: Any) -> types.FunctionType | None:
         """The function a decorator wrapped, when ``name`` is bound to the wrapper (``@lru_cache``, ``@memo``):
@@ -355,6 +386,10 @@ def _array_text(value: Any) -> str | None:
     if value.dtype.kind == "f" and not numpy.isfinite(value).all():
         return None
     return f"__import__('numpy').array({value.tolist()!r}, dtype={str(value.dtype)!r})"
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _literal_text(value: Any) -> str | None:

@@ -63,7 +63,8 @@ def _library_name(filename: str, roots: tuple[str, ...]) -> str | None:
 
 def _frames(error: BaseException) -> list[tuple[traceback.FrameSummary, bool, object]]:
     """The traceback's frames, each with whether the builder wrote it (the single file's loader, the entry
-    wrapper) and, for the wrapper's frame, the callable it calls."""
+    wrapper) and, for the wrapper's frame, the callable it calls. A frame of a module gathered from a
+    notebook or a script is told where its user wrote the line (``In [3], line 2``)."""
     from building.entry_wrapper import is_loader_code, is_wrapper_code
 
     summaries = traceback.extract_tb(error.__traceback__)
@@ -73,9 +74,33 @@ def _frames(error: BaseException) -> list[tuple[traceback.FrameSummary, bool, ob
         frame = tb.tb_frame if tb is not None else None
         wrapper = frame is not None and is_wrapper_code(frame.f_code, frame.f_globals)
         toolkit = wrapper or (frame is not None and is_loader_code(frame.f_globals))
+        origin = _origin(frame.f_globals, summary.lineno) if frame is not None and summary.lineno else None
+        if origin is not None:
+            summary = traceback.FrameSummary(origin[0], origin[1], summary.name, lookup_line=False)
         frames.append((summary, toolkit, frame.f_globals.get("_AGENT") if wrapper else None))
         tb = tb.tb_next if tb is not None else None
     return frames
+
+
+CELL_ORIGINS = "__cell_origins__"  # a gathered module's own map: (first line, last line, where, its line)
+
+
+def _origin(module_globals: dict, line: int) -> tuple[str, int] | None:
+    """Where the user wrote line ``line`` of a gathered module: (``In [3]`` or a file, its line), or None."""
+    origins = module_globals.get(CELL_ORIGINS)
+    if not isinstance(origins, tuple):
+        return None
+    for entry in origins:
+        if isinstance(entry, tuple) and len(entry) == 4 and entry[0] <= line <= entry[1]:
+            return str(entry[2]), entry[3] + line - entry[0]
+    return None
+
+
+def _site_text(filename: str, line: int, name: str) -> str:
+    """``file.py:5 in agent``; a notebook cell as ``In [3], line 2 in agent`` (``nb.ipynb cell 4, line 2``)."""
+    if filename.startswith("In [") or " cell " in filename:
+        return f"{os.path.basename(filename)}, line {line} in {name}"
+    return f"{os.path.basename(filename)}:{line} in {name}"
 
 
 def format_agent_error(error: BaseException) -> str:
@@ -109,7 +134,11 @@ def format_agent_error(error: BaseException) -> str:
         site = entry_site(ours[-1][2])
     elif own:
         site = (own[-1].filename, own[-1].lineno, own[-1].name)
-    parts = [f"{os.path.basename(site[0])}:{site[1]} in {site[2]}: "] if site else []
+    parts = [f"{_site_text(*site)}: "] if site else []
+    cells = [f for f in own if f.filename.startswith("In [") or " cell " in f.filename]
+    if site and cells and len(own) > 1 and site[0] == own[-1].filename:
+        # a notebook agent's whole own traceback, outermost first, as a notebook shows it
+        parts = [" → ".join(_site_text(f.filename, f.lineno, f.name) for f in own) + ": "]
     parts.append(text)
     if frames:
         last, last_is_toolkit, _ = frames[-1]

@@ -238,6 +238,7 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         parent = name.rpartition(".")[0]
         found = project_dependencies(module, parse(module), project, virtual)
         problems = list(found.problems)
+        notes.extend(module.notes)
         notes.extend(found.notes)
         for dependency in ([parent] if parent else []) + found.required:
             problems += visit(dependency)

@@ -19,7 +19,7 @@ import symtable
 from dataclasses import dataclass
 
 from building.errors import InputError
-from building.sources import Module, display
+from building.sources import Module, display, with_origins
 
 KEPT_CELL_MAGICS = ("time", "writefile", "capture", "timeit")  # their body is Python
 IPYTHON_LINE = re.compile(r"^(\s*)(?:[!%].*|[\w.,\s]+=\s*[!%].*|.*\bget_ipython\(\).*)$")  # `x = !ls` too
@@ -152,7 +152,7 @@ def notebook_module(path: str, function: str | None, name: str) -> tuple[Module,
         first = len(lines) + 1
         lines += statement.source.splitlines()
         origins.append((first, len(lines), f"{path} cell {statement.cell}", statement.line))
-    source = "\n".join(lines) + "\n"
+    source = with_origins("\n".join(lines) + "\n", tuple(origins))
     return Module(name, os.path.abspath(path), False, source, tuple(origins)), wanted
 
 

@@ -57,6 +57,7 @@ class Module:
     source: str
     # A gathered module's lines come from elsewhere: (first line here, last line here, file, its first line).
     origins: tuple[tuple[int, int, str, int], ...] = ()
+    notes: tuple[str, ...] = ()  # what the build report should say about it (a gathered global's value)
 
     @property
     def file_name(self) -> str | None:
@@ -81,8 +82,19 @@ class Module:
         """``file:line`` for a message: where the user wrote the line (a notebook cell for a gathered one)."""
         for first, last, origin, origin_line in self.origins:
             if first <= line <= last:
+                if origin.startswith("In [") or " cell " in origin:
+                    return f"{display(origin)}, line {origin_line + line - first}"
                 return f"{display(origin)}:{origin_line + line - first}"
         return f"{display(self.path)}:{line}"
+
+
+def with_origins(source: str, origins: tuple[tuple[int, int, str, int], ...]) -> str:
+    """A gathered module's source with its map of origins appended as ``__cell_origins__`` (the names of
+    files only): an error raised in it is then told where its user wrote the line (``In [3], line 2``),
+    wherever the module runs. Appended, so that no line of the source moves."""
+    shown = tuple((first, last, origin if origin.startswith("In [") else os.path.basename(origin), line)
+                  for first, last, origin, line in origins)
+    return source + f"\n\n__cell_origins__ = {shown!r}\n"
 
 
 def display(path: str) -> str:

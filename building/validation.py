@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typing import Any, Iterable, Sequence
 from building.errors import InputError, ValidationError
 from building.reads import judge
 from building.sources import ANY_EXTERNAL, DEFAULT_EXTERNAL, Module
+from building.template import file_name
 from sandbox import Sandbox
 
 CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
@@ -108,9 +110,31 @@ def _judged(report: dict, entry: str = "agent", modules: list[Module] | None = N
     """The report, with what Kaggle would refuse turned into errors (a data file the build left out, a
     wrong entry) and the reads the agent lived through into ``notes``."""
     report["notes"] = judge(report, modules or [], bundle)
+    _told_where_written(report, modules or [])
     if report.get("ok") and report.get("last_callable") != entry:
         report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not {entry}")
     return report
+
+
+def _told_where_written(report: dict, modules: list[Module]) -> None:
+    """The failure texts of a module gathered from a notebook or a script name the cell (``In [3], line 2``)
+    or the user's file and line, not the line of the module as embedded."""
+    gathered = [(re.compile(re.escape(file_name(module)) + r":(\d+)(?= in )"), module) for module in modules
+                if module.origins]
+    if not gathered:
+        return
+
+    def told(text: str) -> str:
+        for pattern, module in gathered:
+            text = pattern.sub(lambda match: module.where(int(match.group(1))), text)
+        return text
+
+    if isinstance(report.get("reason"), str):
+        report["reason"] = told(report["reason"])
+    for game in report.get("games") or []:
+        for key, value in list(game.items()):
+            if isinstance(value, str):
+                game[key] = told(value)
 
 
 def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False, *,

@@ -2,9 +2,13 @@
 
 The kinds of agent, looked up in this order:
 
-- a callable (from Python: ``evaluation.api.play_match``): kept in this process's registry under a token;
-  worker processes are forked, so they inherit it, closures and notebook state included (the Ray
-  backend cannot take it);
+- a callable (from Python: ``evaluation.api.play_match``): a function the builder can carry (one defined
+  in a notebook cell or a script, with its helpers and its globals as the cells write them) is played as
+  the file ``build(fn)`` would upload: built once into a temporary file, then loaded afresh every game
+  like any submission, so a notebook's agent is judged as Kaggle will judge it. Anything else (a
+  closure, a lambda, an object) is kept in this process's registry under a token and played live:
+  worker processes are forked, so they inherit it (the Ray backend cannot take it), and its state
+  carries over between a worker's games — the spec's note says so;
 - a single ``.py`` file (or any existing file): loaded per game exactly as Kaggle loads a submission —
   ``kaggle_environments.agent.build_agent`` reads the source and, on the first move, ``exec``s it and takes
   the last callable (``get_last_callable``);
@@ -101,9 +105,13 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     folder and before ``PYTHONPATH``'s (``--path``), exactly as the builder searches them.
     """
     if callable(spec) and not isinstance(spec, str):
+        built, why = _resolve_callable(spec, sandbox)
+        if built is not None:
+            return built
         if sandbox:
-            raise AgentSpecError("a callable cannot run in the sandbox (it lives in this process): save it to a file")
-        return _register(spec)
+            raise AgentSpecError(f"a callable that cannot be built runs in this process, not in the sandbox ({why}): "
+                                 f"save it to a file")
+        return _register(spec, why)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
     from building import BuildError, split_function
@@ -134,11 +142,42 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     )
 
 
-def _register(agent: Callable[..., Any]) -> AgentSpec:
+def _register(agent: Callable[..., Any], why: str = "") -> AgentSpec:
     token = f"callable-{os.getpid()}-{next(_TOKENS)}"
     _CALLABLES[token] = agent
     name = getattr(agent, "__qualname__", None) or type(agent).__name__
-    return AgentSpec(name, "callable", token)
+    note = (f"{name} is played as the live object, not as a built submission ({why}): its state carries over "
+            f"between games, unlike on Kaggle") if why else ""
+    return AgentSpec(name, "callable", token, note=note)
+
+
+def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSpec | None, str]:
+    """A function the builder can carry, built into a file loaded afresh every game (as Kaggle loads what
+    ``build(fn)`` writes): (its spec, ""), or (None, why it cannot be built)."""
+    from building import ANY_EXTERNAL, BuildError, build_text
+
+    name = getattr(agent, "__qualname__", None) or type(agent).__name__
+    try:
+        text, modules, _ = build_text(agent, allow_imports=(ANY_EXTERNAL,))
+    except BuildError as error:
+        return None, str(error)
+    path = _write_built(text)
+    problem = _check_loads(path, sandbox)
+    if problem:
+        raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: {problem}")
+    notes = list(dict.fromkeys(note for module in modules for note in module.notes))
+    return AgentSpec(name, "built", path, note="; ".join(notes)), ""
+
+
+def _write_built(text: str) -> str:
+    """A built agent's file in this process's temporary folder (removed at exit)."""
+    if not _BUILD_DIR:
+        _BUILD_DIR.append(tempfile.mkdtemp(prefix="connectx-agents-"))
+        atexit.register(shutil.rmtree, _BUILD_DIR[0], True)
+    path = os.path.join(_BUILD_DIR[0], f"agent{next(_TOKENS)}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
 
 
 def _module_exists(dotted: str) -> bool:
@@ -167,12 +206,7 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
         text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
-    if not _BUILD_DIR:
-        _BUILD_DIR.append(tempfile.mkdtemp(prefix="connectx-agents-"))
-        atexit.register(shutil.rmtree, _BUILD_DIR[0], True)
-    path = os.path.join(_BUILD_DIR[0], f"agent{next(_TOKENS)}.py")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    path = _write_built(text)
     problem = _check_loads(path, sandbox)
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")

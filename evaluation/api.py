@@ -10,11 +10,12 @@
 
 A and B are anything ``evaluate.py`` takes (a module in ``agents/``, a ``.py`` file, a folder,
 ``TARGET:FUNCTION``, ``random``/``negamax``) or a callable. Games run exactly as on the command line:
-openings in seat-swapped pairs, each game in an isolated worker process with Kaggle's per-move
-deadline enforced by killing the worker. Callables reach the workers because they are forked from this
-process: a function defined in a notebook, with whatever it closes over, plays as it is (each worker
-holds its own copy, so state it keeps carries over between that worker's games). The Ray backend
-cannot take callables and says so.
+openings in seat-swapped pairs, each agent in its own process under Kaggle's clock. A function defined in
+a notebook (or a script) is played as the file ``build(fn)`` would upload: its helpers and its globals as
+the cells write them, loaded afresh every game, as Kaggle loads a submission; a note names a global whose
+live value differs. A callable the builder cannot carry (a closure, a lambda, an object) is played live
+from this process's forked copies, its state carried over between games, and a note says so (the Ray
+backend cannot take those).
 
 The gate and the league take the same settings as ``evaluate.py --gate`` and ``--league``:
 
@@ -29,6 +30,7 @@ the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` s
 
 from __future__ import annotations
 
+import sys
 import time
 
 from typing import Any, Callable, Union
@@ -94,6 +96,9 @@ def play_match(
     specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox, paths=paths)
                   for spec in (a, b))
     names = [spec.name for spec in specs]
+    for spec in specs:
+        if spec.note:  # e.g. a notebook global whose live value is not the one its cell writes
+            print(f"note: {spec.note}", file=sys.stderr)
     config = Config(rows, columns, inarow)
     suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))
     tasks = schedule(*specs, games, config, suite, act_timeout, overage, seed)
