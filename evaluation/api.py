@@ -31,7 +31,9 @@ table, ``print(result)`` as the text ``evaluate.py`` prints. A run past a second
 from outside the project runs with your rights: said once per process (``sandbox=True`` isolates it).
 
 The board (``evaluate.py --board``) from a notebook: ``board(my_agent)`` serves it on 127.0.0.1 and, as
-the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it.
+the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it. On a hosted
+kernel (Kaggle, Colab), whose 127.0.0.1 the browser cannot reach, ``board(game="run.jsonl:3")`` draws the
+game in the cell itself, every position's column values solved ahead, stepped with no server.
 """
 
 from __future__ import annotations
@@ -190,19 +192,31 @@ def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> Lea
 
 def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
           port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
-          overage: float = 60.0) -> Any:
+          overage: float = 60.0, inline: bool | None = None, progress: bool = True) -> Any:
     """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
 
     A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with
     its token), ``.close()`` stops it. ``game`` is ``FILE[:N]`` as ``--game``; the other keywords are
-    ``evaluate.py``'s options of the same names. Raises ``board.server.BoardError`` (a ``ValueError``, one
-    line) for bad input.
+    ``evaluate.py``'s options of the same names.
+
+    ``inline`` (default: on Kaggle and Colab, whose kernels the browser cannot reach at 127.0.0.1; see
+    ``board.hosted``) returns instead a :class:`board.inline.InlineBoard`: the game drawn in the cell
+    itself, every position's column values solved ahead (a bar shows the solving unless ``progress`` is
+    False), stepped by the page's own script with no server; the agent does not play, and on a hosted
+    kernel one line says that live play needs a local kernel. ``.save(path)`` writes it as a page.
+    Raises ``board.server.BoardError`` (a ``ValueError``, one line) for bad input.
     """
+    from board.hosted import hosted_kernel
     from board.server import BoardOptions, BoardServer
 
+    service = hosted_kernel()
+    config = None if game else Config(rows, columns, inarow)
+    options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
+                           analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
+    if inline if inline is not None else service is not None:
+        from board.inline import inline_board, live_play_note
+
+        return inline_board(options, live_play_note(service, bool(game)) if service else None, progress=progress)
     if not sandbox:
         _note_outside((agent,), "board")
-    config = None if game else Config(rows, columns, inarow)
-    return BoardServer(BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
-                                    analysis_budget=analysis_budget, act_timeout=act_timeout,
-                                    overage=overage)).start()
+    return BoardServer(options).start()
