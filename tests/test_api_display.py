@@ -108,3 +108,45 @@ def test_the_notice_waits_for_a_file_from_outside(tmp_path, capsys, fresh_notice
     assert sandbox.bubblewrap.say_outside_note([str(bot)], "evaluation.api", advice="pass sandbox=True")
     assert not sandbox.bubblewrap.say_outside_note([str(bot)], "evaluation.api")
     assert capsys.readouterr().err.count("full rights") == 1
+
+
+class RecordingBar:
+    """tqdm's interface, remembering what the gate told it."""
+
+    def __init__(self, total: int, **options) -> None:
+        self.total, self.n, self.descriptions, self.closed = total, 0, [], False
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_description(self, desc: str) -> None:
+        self.descriptions.append(desc)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_gates_bar_counts_its_games_by_check_and_ends_full(monkeypatch):
+    from evaluation import progress
+
+    bars: list[RecordingBar] = []
+    monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])
+    settings = GateSettings(os.path.join(FIXTURES, "gate_agents", "numpy_int.py"), "greedy", games=20, workers=1)
+    report = run_gate(settings)  # fails at the smoke check: 2 of the 39 games it could have played
+    [bar] = bars
+    assert gate.most_games(settings) == 2 + 1 + 20 + 2 * 2 * 4 == 39
+    assert bar.descriptions == ["gate: smoke"] and bar.n == report["games"] == 2
+    assert bar.total == 2 and bar.closed  # ended full, not as an interrupted bar
+    run_gate(settings, progress=False)
+    assert len(bars) == 1
+
+
+def test_a_matchs_bar_counts_every_game_unless_turned_off(monkeypatch):
+    from evaluation import progress
+
+    bars: list[RecordingBar] = []
+    monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])
+    play_match("greedy", "random", games=4, workers=1)
+    assert [(bar.total, bar.n, bar.closed) for bar in bars] == [(4, 4, True)]
+    play_match("greedy", "random", games=4, workers=1, progress=False)
+    assert len(bars) == 1
