@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import html
+import os
 from typing import Any, Sequence
 
 __all__ = ["GateReport", "LeagueReport", "MatchResult", "Report"]
@@ -102,8 +103,6 @@ class LeagueReport(Report):
 
     def saved(self) -> list[str]:
         """The files the league wrote (its games are in ``games.jsonl`` beside them)."""
-        import os
-
         return [os.path.join(self["out"], name) for name in ("league.md", "league.json", "league.png")]
 
     def html(self) -> str:
