@@ -388,11 +388,10 @@ def running_score(records: list) -> str:
 def make_progress(total: int, initial: int, disabled: bool):
     if disabled:
         return None
-    from tqdm import tqdm
+    from evaluation.progress import progress_bar
 
-    tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked while the bar runs
-    # delay: short runs stay silent; disable=None: no bar when stderr is not a terminal
-    return tqdm(total=total, initial=initial, file=sys.stderr, delay=3, disable=None, unit="game", dynamic_ncols=True)
+    # a live bar on a terminal, a few plain lines under a notebook's `!`, nothing in a pipe; short runs silent
+    return progress_bar(total, initial=initial, unit="game")
 
 
 def default_results_path(names: Sequence[str]) -> str:

@@ -12,7 +12,6 @@ a draw, every alternative is solved too, to say which moves would have kept the 
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -250,11 +249,9 @@ def _solve(plan: _Plan, cache: PositionCache, budget: float, workers: int, compi
 
 
 def _progress_bar(total: int) -> Any:
-    from tqdm import tqdm
+    from evaluation.progress import progress_bar
 
-    tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked while the bar runs
-    return tqdm(total=total, file=sys.stderr, delay=3, disable=None, unit="position", dynamic_ncols=True,
-                desc="analysis")
+    return progress_bar(total, unit="position", desc="analysis")
 
 
 def _label(game: Game, keys: list[int], values: dict[int, Value]) -> GameAnalysis:

@@ -10,5 +10,8 @@
 - :mod:`app`         the Flask application: token and Host checks, the page, the JSON API
 - :mod:`server`      checks the input, binds 127.0.0.1, serves
 - :mod:`cli`         the ``evaluate.py`` flags
-- ``static/``        the page (HTML, CSS, JavaScript; no build step)
+- :mod:`hosted`      is the kernel on Kaggle or Colab (whose 127.0.0.1 the browser cannot reach)?
+- :mod:`solved_game` every position of a game with every column's value, solved ahead
+- :mod:`inline`      the board drawn in a notebook cell, stepped by its own script with no server
+- ``static/``        the pages (HTML, CSS, JavaScript; no build step)
 """

@@ -5,13 +5,14 @@ Public API (stable; other tools build on it):
 - ``evaluation.agent_specs.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
   ``.py`` file, a folder, ``TARGET:FUNCTION``, a Kaggle built-in, or a callable; raises ``AgentSpecError``
   with one clear line for anything unusable.
-- ``evaluation.api.play_match(a, b, games, ...) -> dict`` — a match from Python (callables welcome); the
+- ``evaluation.api.play_match(a, b, games, ...) -> MatchResult`` — a match from Python (callables welcome); the
   dict ``evaluate.py A B --json`` prints.
-- ``evaluation.api.run_gate(GateSettings(candidate, baseline, ...)) -> dict`` and
-  ``evaluation.api.run_league(LeagueSettings(agents, ...)) -> dict`` — the gate and the league with the
+- ``evaluation.api.run_gate(GateSettings(candidate, baseline, ...)) -> GateReport`` and
+  ``evaluation.api.run_league(LeagueSettings(agents, ...)) -> LeagueReport`` — the gate and the league with the
   settings ``evaluate.py --gate`` and ``--league`` build from their flags; the dicts their ``--json`` prints.
   Both settings share ``evaluation.settings.PlaySettings`` (board, openings, clock, workers, sandbox),
-  keyword-only.
+  keyword-only. The three results are dicts a notebook shows as tables (``evaluation.display``); their
+  progress bars are ``evaluation.progress``'s.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game on ``kaggle_environments`` in this process (no isolation).
 - ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated

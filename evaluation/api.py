@@ -1,4 +1,4 @@
-"""Evaluating from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s dict.
+"""Evaluating from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s object.
 
     from evaluation.api import play_match
 
@@ -6,6 +6,7 @@
         ...
 
     result = play_match(my_agent, "negamax", games=20)
+    result                                             # a notebook shows the match table
     result["agents"][0]["score"], result["agents"][0]["elo"]
 
 A and B are anything ``evaluate.py`` takes (a module in ``agents/``, a ``.py`` file, a folder,
@@ -24,8 +25,16 @@ The gate and the league take the same settings as ``evaluate.py --gate`` and ``-
     run_gate(GateSettings("submissions/submission.py", "greedy"))["verdict"]  # "PASS" or "FAIL"
     run_league(LeagueSettings(("solver", "alphabeta", "greedy"), games=20))["ratings"]
 
+Every result is a dict (``evaluation.display``): indexing, ``json.dumps`` and ``==`` work as on the
+``--json`` object, which ``dict(result)`` and ``result.to_dict()`` give back; a notebook shows it as a
+table, ``print(result)`` as the text ``evaluate.py`` prints. A run past a second shows a progress bar
+(``tqdm.auto``: a widget in a notebook with ipywidgets); ``progress=False`` turns it off. An agent file
+from outside the project runs with your rights: said once per process (``sandbox=True`` isolates it).
+
 The board (``evaluate.py --board``) from a notebook: ``board(my_agent)`` serves it on 127.0.0.1 and, as
-the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it.
+the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it. On a hosted
+kernel (Kaggle, Colab), whose 127.0.0.1 the browser cannot reach, ``board(game="run.jsonl:3")`` draws the
+game in the cell itself, every position's column values solved ahead, stepped with no server.
 """
 
 from __future__ import annotations
@@ -33,17 +42,27 @@ from __future__ import annotations
 import sys
 import time
 
-from typing import Any, Callable, Union
+from typing import Any, Callable, Sequence, Union
 
 from agents.core import Config
 from evaluation.agent_specs import AgentSpec, resolve_agent
+from evaluation.display import GateReport, LeagueReport, MatchResult
 from evaluation.gate import GateSettings, GateUsage
 from evaluation.league import LeagueSettings, LeagueUsage
 
-__all__ = ["Agent", "GateSettings", "GateUsage", "LeagueSettings", "LeagueUsage", "board", "play_match", "run_gate",
-           "run_league"]
+__all__ = ["Agent", "GateReport", "GateSettings", "GateUsage", "LeagueReport", "LeagueSettings", "LeagueUsage",
+           "MatchResult", "board", "play_match", "run_gate", "run_league"]
 
 Agent = Union[str, Callable[..., Any], AgentSpec]
+
+
+def _note_outside(agents: Sequence[Any], program: str) -> None:
+    """The notice that agent files from outside the project run with the user's rights, once per process
+    (a Kaggle bundle always runs in the sandbox)."""
+    from sandbox import say_outside_note
+
+    files = [agent for agent in agents if isinstance(agent, str) and not agent.endswith(".tar.gz")]
+    say_outside_note(files, program, advice="pass sandbox=True")
 
 
 def play_match(
@@ -65,14 +84,17 @@ def play_match(
     sandbox: bool = False,
     paths: tuple[str, ...] = (),
     referee: str = "native",
-) -> dict[str, Any]:
-    """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a dict.
+    progress: bool = True,
+) -> MatchResult:
+    """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a
+    :class:`~evaluation.display.MatchResult` (a dict a notebook shows as the match table).
 
     The keyword arguments are ``evaluate.py``'s options of the same names. ``results`` is a JSON Lines
     file to record every game in (as ``--results``; default: none is written, and the dict's
     ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``);
     ``paths`` are import roots after an agent file's folder, before ``PYTHONPATH``'s (as ``--path``).
-    ``referee`` is "native" or "kaggle" (as ``--referee``).
+    ``referee`` is "native" or "kaggle" (as ``--referee``). ``progress``: a bar of the games played once
+    the match runs past a second (``evaluation.progress``).
     Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
     an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
     ``evaluation.match.BackendUnavailable`` for a backend that cannot run
@@ -80,6 +102,7 @@ def play_match(
     """
     from evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
     from evaluation.openings import load_suite
+    from evaluation.progress import progress_bar
     from evaluation.results import ResultsLog
     from evaluation.summary import summarize
 
@@ -93,6 +116,8 @@ def play_match(
         if backend != "process":
             raise ValueError("sandbox=True runs games on the process backend only")
         require()
+    if not sandbox:
+        _note_outside((a, b), "play_match")
     specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox, paths=paths)
                   for spec in (a, b))
     names = [spec.name for spec in specs]
@@ -110,11 +135,21 @@ def play_match(
             "agents": names, "games": games, "config": config.as_dict(), "seed": seed, "act_timeout": act_timeout,
             "overage": overage, "openings": openings, "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": suite,
         })
+    bar = progress_bar(len(tasks), unit="game") if progress else None
+
+    def on_game(record: Any) -> None:
+        if log is not None:
+            log.append(record)
+        if bar is not None:
+            bar.update(1)
+
     started = time.perf_counter()
     try:
-        records = run_match(*specs, tasks, workers=workers, on_game=log.append if log else None, backend=backend,
+        records = run_match(*specs, tasks, workers=workers, on_game=on_game, backend=backend,
                             memory_mb=memory_mb, sandbox=sandbox, referee=referee)
     finally:
+        if bar is not None:
+            bar.close()
         if log is not None:
             log.close()
     summary = summarize(records, names, config.as_dict())
@@ -122,45 +157,71 @@ def play_match(
     summary["referee"] = referee
     seconds = time.perf_counter() - started
     summary["games_per_s"] = round(len(records) / seconds, 3) if seconds > 0 else 0.0
-    return summary
+    return MatchResult(summary)
 
 
-def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"`` PASS or FAIL.
+def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None, *,
+             progress: bool = True) -> GateReport:
+    """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"`` PASS or FAIL,
+    as a :class:`~evaluation.display.GateReport` (a notebook shows the checks and the verdict).
 
-    ``log`` receives the running commentary the command line prints, line by line. Raises ``GateUsage``
-    (a ``ValueError``, one line) for bad input; a candidate that cannot load is a FAIL, not an error.
+    ``log`` receives the running commentary the command line prints, line by line; ``progress`` shows a
+    bar of the games played, named after the check being run. Raises ``GateUsage`` (a ``ValueError``, one
+    line) for bad input; a candidate that cannot load is a FAIL, not an error.
     """
     from evaluation import gate
 
-    return gate.run(settings, log)
+    if not settings.sandbox:
+        _note_outside((settings.candidate, settings.baseline), "run_gate")
+    return GateReport(gate.run(settings, log, progress=progress))
 
 
-def run_league(settings: LeagueSettings) -> dict[str, Any]:
-    """A round-robin league (``evaluate.py --league``): the report ``--json`` prints.
+def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> LeagueReport:
+    """A round-robin league (``evaluate.py --league``): the report ``--json`` prints, as a
+    :class:`~evaluation.display.LeagueReport` (a notebook shows the rating and cross tables).
 
     Writes ``league.md``, ``league.json``, ``league.png`` and ``games.jsonl`` to ``settings.directory``
-    (default ``results/league-<UTC time>-<pid>``). Raises ``LeagueUsage`` (a ``ValueError``, one line)
-    for bad input.
+    (default ``results/league-<UTC time>-<pid>``). ``progress`` (default: ``settings.progress``) shows a
+    bar of the games played. Raises ``LeagueUsage`` (a ``ValueError``, one line) for bad input.
     """
+    from dataclasses import replace
+
     from evaluation import league
 
-    return league.run(settings)
+    if progress is not None:
+        settings = replace(settings, progress=progress)
+    if not settings.sandbox:
+        _note_outside(settings.agents, "run_league")
+    return LeagueReport(league.run(settings))
 
 
 def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
           port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
-          overage: float = 60.0) -> Any:
+          overage: float = 60.0, inline: bool | None = None, progress: bool = True) -> Any:
     """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
 
     A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with
     its token), ``.close()`` stops it. ``game`` is ``FILE[:N]`` as ``--game``; the other keywords are
-    ``evaluate.py``'s options of the same names. Raises ``board.server.BoardError`` (a ``ValueError``, one
-    line) for bad input.
+    ``evaluate.py``'s options of the same names.
+
+    ``inline`` (default: on Kaggle and Colab, whose kernels the browser cannot reach at 127.0.0.1; see
+    ``board.hosted``) returns instead a :class:`board.inline.InlineBoard`: the game drawn in the cell
+    itself, every position's column values solved ahead (a bar shows the solving unless ``progress`` is
+    False), stepped by the page's own script with no server; the agent does not play, and on a hosted
+    kernel one line says that live play needs a local kernel. ``.save(path)`` writes it as a page.
+    Raises ``board.server.BoardError`` (a ``ValueError``, one line) for bad input.
     """
+    from board.hosted import hosted_kernel
     from board.server import BoardOptions, BoardServer
 
+    service = hosted_kernel()
     config = None if game else Config(rows, columns, inarow)
-    return BoardServer(BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
-                                    analysis_budget=analysis_budget, act_timeout=act_timeout,
-                                    overage=overage)).start()
+    options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
+                           analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
+    if inline if inline is not None else service is not None:
+        from board.inline import inline_board, live_play_note
+
+        return inline_board(options, live_play_note(service, bool(game)) if service else None, progress=progress)
+    if not sandbox:
+        _note_outside((agent,), "board")
+    return BoardServer(options).start()

@@ -109,6 +109,7 @@ class GateContext:
     load_s: float | None = None  # the clean room's load time of a candidate file
     size_bytes: int | None = None  # of what would be uploaded (a file or a bundle)
     seats: list[tuple[str, int, Any]] = field(default_factory=list)  # (check, candidate's index, record) per game seat
+    progress: Any = None  # a bar (tqdm's interface) counting every game played
 
     def observe(self, records: Sequence[Any], indices: Sequence[int] = (0,)) -> None:
         """Keep the candidate's games (``indices``: which of each record's agents is the candidate) for the
@@ -126,6 +127,8 @@ class GateContext:
 
         def on_game(record: Any) -> None:
             self.played += 1
+            if self.progress is not None:
+                self.progress.update(1)
             if settings.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
                 from evaluation.replays import save_replay
 
@@ -159,17 +162,32 @@ def main(settings: GateSettings, out: Any = None, as_json: bool = False) -> int:
     return 0 if report["verdict"] == "PASS" else 1
 
 
-def run(settings: GateSettings, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def run(settings: GateSettings, log: Callable[[str], None] | None = None, progress: bool = False) -> dict[str, Any]:
     """The gate's report (``verdict``, ``reasons``, ``checks`` ..., ``elapsed_s``): what ``--json`` prints.
 
-    ``log`` receives each line of the running commentary. Raises ``GateUsage`` (one line) for bad input;
-    a candidate that fails to load is a FAIL, not bad input.
+    ``log`` receives each line of the running commentary; ``progress`` shows a bar of the games played
+    (``evaluation.progress``), named after the check being run. Raises ``GateUsage`` (one line) for bad
+    input; a candidate that fails to load is a FAIL, not bad input.
     """
+    from evaluation.progress import end_early, progress_bar
+
     context, load = prepare(settings)
     started = time.monotonic()
-    report = run_gate(context, load, log=log)
+    if context is not None and progress:
+        context.progress = progress_bar(most_games(settings), unit="game", desc="gate")
+    try:
+        report = run_gate(context, load, log=log)
+        end_early(context.progress if context else None)  # the SPRT or a failed check may stop before the most
+    finally:
+        if context is not None and context.progress is not None:
+            context.progress.close()
     report["elapsed_s"] = round(time.monotonic() - started, 1)
     return report
+
+
+def most_games(settings: GateSettings) -> int:
+    """The games the gate plays when no check stops it early: smoke, validation, baseline, built-ins."""
+    return 2 + 1 + settings.games + 2 * len(BUILTINS) * builtin_games(settings.games)
 
 
 def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
@@ -246,11 +264,10 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
     runners = {"smoke": check_smoke, "validation": check_validation, "baseline": check_baseline,
                "builtins": check_builtins}
     if log and context:
-        log(f"gate: {context.candidate.name} against baseline {context.baseline.name} "
-            f"(act timeout {context.settings.act_timeout:g} s, {context.config.rows}x{context.config.columns} "
-            f"in a row {context.config.inarow})")
+        log(_header(context.candidate.name, context.baseline.name, context.settings.act_timeout,
+                    context.config.as_dict()))
     if log:
-        log(_line(load))
+        log(_line(load.to_json()))
     stop = not load.passed
     for check in checks[1:]:
         if stop:
@@ -258,11 +275,13 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         else:
             started = time.monotonic()
             context.check = check.name
+            if context.progress is not None:
+                context.progress.set_description(f"gate: {check.name}")
             runners[check.name](context, check)
             check.data["seconds"] = round(time.monotonic() - started, 1)
             stop = not check.passed
         if log:
-            log(_line(check))
+            log(_line(check.to_json()))
     reasons = [reason for check in checks for reason in check.reasons]
     figures, warnings = risk(context) if context else ({}, [])
     if log and figures:
@@ -513,6 +532,18 @@ def paired_interval(differences: Sequence[float], z: float = 1.959963984540054) 
     return mean - half, mean + half
 
 
+def render_report(report: dict[str, Any]) -> str:
+    """Everything ``evaluate.py --gate`` prints, from the report: the commentary, then the verdict."""
+    lines = []
+    if report["candidate"] is not None:
+        lines.append(_header(report["candidate"], report["baseline"], report["act_timeout"], report["config"]))
+    lines += [_line(check) for check in report["checks"]]
+    if report["risk_figures"]:
+        lines.append(_risk_line(report["risk_figures"]))
+        lines += [f"  WARN        {warning}" for warning in report["warnings"]]
+    return "\n".join([*lines, render_verdict(report)])
+
+
 def render_verdict(report: dict[str, Any]) -> str:
     if report["verdict"] == "PASS":
         return f"PASS ({report['games']} games, {report.get('elapsed_s', 0):g} s)"
@@ -549,10 +580,16 @@ def _most_bank(records: Sequence[Any]) -> float:
     return round(max((r.bank_used_of(0) for r in records), default=0.0), 3)
 
 
-def _line(check: Check) -> str:
-    state = {True: "ok", False: "FAIL", None: "--"}[check.passed]
-    took = f" ({check.data['seconds']:g} s)" if "seconds" in check.data else ""
-    return f"  {check.name:<11} {state:<5} {check.detail}{took}"
+def _header(candidate: str, baseline: str, act_timeout: float, config: dict[str, int]) -> str:
+    return (f"gate: {candidate} against baseline {baseline} (act timeout {act_timeout:g} s, "
+            f"{config['rows']}x{config['columns']} in a row {config['inarow']})")
+
+
+def _line(check: dict[str, Any]) -> str:
+    """A check's line, from its report entry (``Check.to_json``)."""
+    state = {True: "ok", False: "FAIL", None: "--"}[check["passed"]]
+    took = f" ({check['seconds']:g} s)" if "seconds" in check else ""
+    return f"  {check['name']:<11} {state:<5} {check['detail']}{took}"
 
 
 def _finite(value: float) -> float | None:

@@ -254,9 +254,9 @@ def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str,
     }
 
 
-def render_table(report: dict[str, Any]) -> str:
-    """The rating table and the cross table as aligned plain text (also valid Markdown); agents by their
-    short names (``league.json`` keeps them as given)."""
+def table_rows(report: dict[str, Any]) -> tuple[tuple[list[str], list[list[str]]], tuple[list[str], list[list[str]]], str]:
+    """The rating table (head, rows), the cross table (head, rows) and the sentence above them; agents by
+    their short names (``league.json`` keeps them as given)."""
     from evaluation.summary import short_names
 
     brief = dict(zip(report["cross_table"]["agents"], short_names(report["cross_table"]["agents"])))
@@ -275,6 +275,12 @@ def render_table(report: dict[str, Any]) -> str:
     intro = (f"{report['games']} games ({report['games_per_match']} per match, {report['distinct_games']} distinct) on "
              f"{config['rows']}x{config['columns']}, {config['inarow']} in a row. {report['model']}; anchor: "
              f"{report['anchor']}; {report['interval']}; prior: {report['prior']}.")
+    return (head, body), (cross_head, cross_body), intro
+
+
+def render_table(report: dict[str, Any]) -> str:
+    """The rating table and the cross table as aligned plain text (also valid Markdown)."""
+    (head, body), (cross_head, cross_body), intro = table_rows(report)
     return "\n".join([intro, "", _markdown(head, body), "", "Score of the row agent against the column agent:", "",
                       _markdown(cross_head, cross_body)])
 
@@ -339,8 +345,8 @@ def _atomic_write(path: str, text: str) -> None:
 def _progress(total: int, disabled: bool) -> Any:
     if disabled:
         return None
-    from tqdm import tqdm
+    from evaluation.progress import progress_bar
 
-    return tqdm(total=total, file=sys.stderr, delay=3, disable=None, unit="game", dynamic_ncols=True)
+    return progress_bar(total, unit="game")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from evaluation import stats
@@ -105,8 +106,20 @@ def short_names(names: Sequence[str]) -> list[str]:
     return [s if sum(t == s for t in short) == 1 else name for name, s in zip(names, short)]
 
 
-def table(summary: dict[str, Any]) -> str:
-    """A plain aligned table for people."""
+@dataclass
+class TableParts:
+    """What the match table says, before it is laid out as text or HTML."""
+
+    head: str  # games, board, distinct games, pairs
+    columns: list[str]
+    rows: list[list[str]]  # one per agent, A then B
+    reasons: list[str]  # why an agent forfeited
+    tail: str  # the likelihood of superiority
+    extra: list[str]  # the SPRT, when there is one
+
+
+def table_parts(summary: dict[str, Any]) -> TableParts:
+    """The cells and lines of :func:`table` (the notebook's HTML table shows the same)."""
     columns = [
         ("agent", "name", "{}"), ("W", "wins", "{}"), ("D", "draws", "{}"), ("L", "losses", "{}"),
         ("win%", "win_rate", "{:.1%}"), ("invalid", "invalid", "{}"), ("error", "errors", "{}"),
@@ -114,7 +127,7 @@ def table(summary: dict[str, Any]) -> str:
         ("max bank s", "max_bank_used_s", "{:.1f}"),
         ("score [95% CI]", None, None), ("Elo [95% CI]", None, None),
     ]
-    rows = [[title for title, _, _ in columns]]
+    rows = []
     names = short_names([agent["name"] for agent in summary["agents"]])
     for agent, name in zip(summary["agents"], names):
         row = [fmt.format(agent[key]) if key != "name" else name for _, key, fmt in columns if key]
@@ -123,9 +136,6 @@ def table(summary: dict[str, Any]) -> str:
         elo, (elo_low, elo_high) = agent["elo"], agent["elo_ci"]
         row.append(f"{_elo_text(elo, agent['score'])} [{_elo_text(elo_low, low)}, {_elo_text(elo_high, high)}]")
         rows.append(row)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
-    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths)))
-             for row in rows]
     config = summary["config"]
     head = (
         f"{summary['games']} games on {config['rows']}x{config['columns']}, {config['inarow']} in a row; "
@@ -141,7 +151,17 @@ def table(summary: dict[str, Any]) -> str:
             f"SPRT elo0={sprt['elo0']} elo1={sprt['elo1']}: LLR {sprt['llr']:.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}]"
             f" -> {sprt['verdict'] or 'undecided'}"
         )
-    return "\n".join([head, lines[0], "-" * len(lines[0]), *lines[1:], *reasons, tail, *extra])
+    return TableParts(head, [title for title, _, _ in columns], rows, reasons, tail, extra)
+
+
+def table(summary: dict[str, Any]) -> str:
+    """A plain aligned table for people."""
+    parts = table_parts(summary)
+    rows = [parts.columns, *parts.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(parts.columns))]
+    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths)))
+             for row in rows]
+    return "\n".join([parts.head, lines[0], "-" * len(lines[0]), *lines[1:], *parts.reasons, parts.tail, *parts.extra])
 
 
 def _rate(count: int, total: int) -> float:

@@ -13,7 +13,7 @@
 
 ``require()`` checks up front that a sandbox can be built here and raises ``SandboxUnavailable`` with
 one line saying why and what to install. ``outside_warning(paths)`` is the one-line notice printed when
-an agent file from outside the project runs without a sandbox.
+an agent file from outside the project runs without a sandbox; ``say_outside_note`` prints it once per process.
 
 This package depends on nothing else in the project: the evaluator and the builder both use it.
 """
@@ -26,6 +26,7 @@ from sandbox.bubblewrap import (
     SandboxUnavailable,
     outside_warning,
     require,
+    say_outside_note,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "SandboxUnavailable",
     "outside_warning",
     "require",
+    "say_outside_note",
 ]

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TextIO
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFINE_SCRIPT = os.path.join(PROJECT_ROOT, "sandbox", "confine.py")
@@ -228,8 +228,11 @@ def require() -> None:
         raise SandboxUnavailable(f"--sandbox: bubblewrap cannot build the sandbox here ({reason}); {hint}")
 
 
-def outside_warning(paths: Iterable[str], program: str) -> str | None:
-    """The notice for agent files outside the project run without a sandbox, or None if there are none."""
+def outside_warning(paths: Iterable[str], program: str, advice: str = "add --sandbox") -> str | None:
+    """The notice for agent files outside the project run without a sandbox, or None if there are none.
+
+    ``advice`` says how to ask for the sandbox (``--sandbox`` on the command line, ``sandbox=True`` in Python).
+    """
     found = [_agent_path(path) for path in paths]
     outside = [path for path in found if path and not _inside(path, PROJECT_ROOT)]
     if not outside:
@@ -237,7 +240,23 @@ def outside_warning(paths: Iterable[str], program: str) -> str | None:
     several = len(outside) > 1
     return (f"{program}: note: {', '.join(outside)} {'lie' if several else 'lies'} outside this project and "
             f"{'run' if several else 'runs'} with your full rights (your files, ~/.kaggle/kaggle.json, the network); "
-            f"add --sandbox to run {'them' if several else 'it'} isolated")
+            f"{advice} to run {'them' if several else 'it'} isolated")
+
+
+_outside_said = False  # the notice is said once per process
+
+
+def say_outside_note(paths: Iterable[str], program: str, advice: str = "add --sandbox",
+                     file: TextIO | None = None) -> bool:
+    """Print :func:`outside_warning`'s notice on ``file`` (stderr), once per process: a notebook that calls
+    the API cell after cell is told once. Returns whether it printed."""
+    global _outside_said
+    note = None if _outside_said else outside_warning(paths, program, advice)
+    if note is None:
+        return False
+    print(note, file=file or sys.stderr, flush=True)
+    _outside_said = True
+    return True
 
 
 def _agent_path(spec: str) -> str | None:

@@ -3,7 +3,8 @@
 Two servers (``evaluate.py --board`` in a subprocess, as a user starts it) and one browser for the module:
 a whole game against greedy by clicking, the values at a mid-game position of a loaded game against
 bitbully, a loaded Kaggle episode's first outcome-losing move, and requests refused without the token or
-with a foreign Host. ``BOARD_SCREENSHOT=PATH`` saves the page (the values test) as a PNG.
+with a foreign Host. And the inline board (a hosted notebook's) opened from the disk, stepped by its own
+script with no server. ``BOARD_SCREENSHOT=PATH`` saves the page (the values test) as a PNG.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a test
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -245,3 +247,50 @@ def test_requests_without_the_token_or_with_a_foreign_host_are_refused(results_b
     assert status("/") == 403 and status("/api/state") == 403 and status("/?token=not-it") == 403
     assert status(f"/?token={token}", {"Host": "attacker.example"}) == 403
     assert status(f"/api/state?token={token}", {"Host": "rebound.example:8000"}) == 403
+
+
+def test_the_inline_board_steps_with_no_server(driver, tmp_path):
+    """A hosted notebook's board (evaluation.api.board on Kaggle or Colab), saved as a page and opened from
+    the disk: its own script steps through the game, every position's values already in the page."""
+    from board.inline import inline_board
+    from board.server import BoardOptions
+
+    short = os.path.join(ROOT, "tests", "data", "short_game.jsonl")
+    shown = inline_board(BoardOptions(game=short, analysis_cache="none", workers=1), "Live play needs a local kernel.",
+                         progress=False)
+    driver.get_log("browser")  # drained: what earlier tests' pages logged
+    driver.get("file://" + shown.save(str(tmp_path / "board.html")))
+    root = driver.find_element(By.CSS_SELECTOR, ".cxb")
+    first = shown.data["game"]["first_losing"]
+    assert root.get_attribute("data-ready") == "1" and root.get_attribute("data-cursor") == str(first)
+
+    def board() -> list[int]:  # Kaggle's layout, row 0 on top (the page lists cells column by column)
+        cells = driver.execute_script('return Array.from(document.querySelectorAll("[data-cell]"),'
+                                      ' e => [e.getAttribute("data-cell"), Number(e.getAttribute("data-mark"))]);')
+        by_cell = {tuple(map(int, cell.split(","))): mark for cell, mark in cells}
+        return [by_cell[(r, c)] for r in range(6) for c in range(7)]
+
+    def shows(ply: int) -> bool:
+        position = shown.data["positions"][ply]
+        values = [(e.get_attribute("data-value"), e.get_attribute("data-score"))
+                  for e in driver.find_elements(By.CSS_SELECTOR, "[data-value-column]")]
+        expected = [(v["value"], None if v["score"] is None else str(v["score"])) for v in position["values"] or []]
+        status = driver.find_element(By.CSS_SELECTOR, '[data-role="status"]')
+        current = [e.get_attribute("data-ply") for e in driver.find_elements(By.CSS_SELECTOR, "li.cxb-current")]
+        return (board() == position["board"] and status.text == position["message"]
+                and (values == expected or position["values"] is None) and current == ([str(ply)] if ply < 7 else []))
+
+    assert shows(first)
+    driver.find_element(By.CSS_SELECTOR, '[data-action="next"]').click()
+    wait(driver, lambda d: shows(first + 1), 5)
+    driver.find_element(By.CSS_SELECTOR, 'li[data-ply="0"]').click()
+    wait(driver, lambda d: shows(0) and sum(marks(d)) == 0, 5)
+    assert driver.find_element(By.CSS_SELECTOR, '[data-action="prev"]').get_attribute("disabled") == "true"
+    root.send_keys(Keys.ARROW_RIGHT)
+    wait(driver, lambda d: shows(1) and marks(d).count(1) == 1, 5)
+    driver.find_element(By.CSS_SELECTOR, '[data-action="last"]').click()
+    wait(driver, lambda d: shows(7), 5)
+    assert driver.find_element(By.CSS_SELECTOR, '[data-role="status"]').text == "greedy won: four in a row."
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".cxb-win-line")) == 4
+    assert not driver.find_element(By.CSS_SELECTOR, '[data-role="values"]').is_displayed()  # the game is over
+    assert [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"] == []
