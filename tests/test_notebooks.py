@@ -132,3 +132,15 @@ def test_a_hosted_kernel_draws_the_board_in_the_cell(run_notebook):
     data = json.loads(re.search(r'<script type="application/json" data-role="data">(.*?)</script>', page, re.S).group(1))
     assert data["game"]["agents"] == ["greedy", "first_free"] and len(data["positions"]) == len(data["game"]["moves"]) + 1
     assert all(position["values"] for position in data["positions"][:-1])  # every position solved in advance
+
+
+def test_a_cells_agent_is_judged_as_the_file_built_from_it_and_its_errors_name_the_cells(run_notebook):
+    notebook = run_notebook("cell_agents.ipynb")
+    assert texts(cell(notebook, 3), "text/plain") == ["4"]  # the agent ran in the notebook: calls is 4 there
+    played = cell(notebook, 4)
+    assert texts(played, "stdout") == ["errors 0\n"]  # every game starts from the cell's calls = 0, as on Kaggle
+    assert any("`calls` is 4 here, 0 in In [1]: the submission starts from 0" in text
+               for text in texts(played, "stderr")), texts(played, "stderr")
+    assert texts(cell(notebook, 5), "stdout") == ["True False\n"]  # build(fn) writes calls = 0
+    (message,) = texts(cell(notebook, 8), "stdout")
+    assert message.strip() == "In [7], line 3 in raising → In [6], line 2 in explode: ValueError: boom"
