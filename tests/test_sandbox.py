@@ -469,10 +469,11 @@ def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
     assert len(records) == 2 and all(r.outcome_of(0) in ("win", "loss", "draw") for r in records)
 
 
-def test_a_callable_is_refused_by_the_sandbox():
+def test_a_callable_the_builder_cannot_carry_is_refused_by_the_sandbox():
     from evaluation.agent_specs import AgentSpecError, resolve_agent
 
-    with pytest.raises(AgentSpecError, match="cannot run in the sandbox"):
+    # a lambda lives only in this process; a function the builder can carry is built and runs sandboxed
+    with pytest.raises(AgentSpecError, match="runs in this process, not in the sandbox"):
         resolve_agent(lambda obs, config: 0, sandbox=True)
 
 
