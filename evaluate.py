@@ -168,14 +168,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def check_sandbox(args: argparse.Namespace) -> None:
     """``--sandbox``: fail before any game unless a sandbox can be built here; without it, say so on stderr
     when an agent file from outside the project is about to run with the user's rights."""
-    from sandbox import SandboxUnavailable, outside_warning, require
+    from sandbox import SandboxUnavailable, require, say_outside_note
 
     if not args.sandbox:
         names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or "", args.submit or ""]
         # A Kaggle bundle always runs in the sandbox (it is unpacked at /kaggle_simulations/agent there).
-        note = outside_warning([name for name in names if name and not name.endswith(".tar.gz")], "evaluate.py")
-        if note:
-            print(note, file=sys.stderr)
+        # Once per process: --submit runs the gate through the Python API, which would say it again.
+        names = list(dict.fromkeys(name for name in names if name and not name.endswith(".tar.gz")))
+        say_outside_note(names, "evaluate.py")
         return
     if args.backend != "process":
         raise Usage("--sandbox runs games on the local process backend; drop --backend ray")

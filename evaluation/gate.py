@@ -368,7 +368,7 @@ def _risk_line(figures: dict[str, Any]) -> str:
     if "load_s" in figures:
         parts.append(f"load {figures['load_s']:.3f} s")
     if "size_bytes" in figures:
-        parts.append(f"size {figures['size_bytes'] / 1e6:.2f} MB")
+        parts.append(f"size {figures['size_bytes']:,} bytes")
     if "peak_memory_mb" in figures:
         parts.append(f"peak memory {figures['peak_memory_mb']:.0f} MB")
     return f"  {'risk':<11} {'--':<5} " + "; ".join(parts)
