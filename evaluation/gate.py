@@ -401,10 +401,10 @@ def _steady_spender(context: GateContext, games: list[list[float]], check: Check
     need = full_board_need(overage, config.rows, config.columns)
     if need > settings.overage:
         check.reasons.append(
-            f"spends {overage:.1f} s of bank a move (its median move takes {settings.act_timeout + overage:.1f} s, "
-            f"the act timeout is {settings.act_timeout:g} s): a full {config.rows}x{config.columns} game needs "
-            f"{need:.0f} s of {settings.overage:g} s ({full_board_moves(config.rows, config.columns)} moves): "
-            f"Kaggle times it out in its long games")
+            f"spends {_seconds(overage)} s of bank a move (its median move takes "
+            f"{_seconds(settings.act_timeout + overage)} s, the act timeout is {settings.act_timeout:g} s): a full "
+            f"{config.rows}x{config.columns} game needs {_seconds(need)} s of {settings.overage:g} s "
+            f"({full_board_moves(config.rows, config.columns)} moves): Kaggle times it out in its long games")
     return overage, need
 
 
@@ -574,6 +574,11 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
 
 def _slowest(records: Sequence[Any]) -> float:
     return round(max((t for r in records for t in r.times_of(0)), default=0.0), 4)
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a message shows them: ``63``, ``3.0``, ``0.15`` (two figures below one second)."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}" if value >= 1 else f"{value:.2g}"
 
 
 def _most_bank(records: Sequence[Any]) -> float:
