@@ -17,6 +17,8 @@ import linecache
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from building.entry_point import top_level_statements
+
 __all__ = ["Binding", "binding", "cell_of", "cells"]
 
 
@@ -65,7 +67,7 @@ def binding(namespace: Mapping[str, Any], name: str) -> Binding | None:
             tree = ast.parse(code)
         except SyntaxError:
             continue
-        for statement in _top_level(tree.body):
+        for statement in top_level_statements(tree.body, loops=True):
             if _binds(statement, name):
                 value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
                 literal = None
@@ -77,21 +79,6 @@ def binding(namespace: Mapping[str, Any], name: str) -> Binding | None:
                 where = label if label.startswith("In [") else f"line {statement.lineno}"
                 found = Binding(where, ast.unparse(statement).splitlines()[0][:80], literal)
     return found
-
-
-def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A cell's statements, with the bodies of top-level ``if``/``try``/``with``/``for`` blocks in order."""
-    flat: list[ast.stmt] = []
-    for node in body:
-        if isinstance(node, (ast.If, ast.For, ast.While)):
-            flat += _top_level(node.body) + _top_level(node.orelse)
-        elif isinstance(node, ast.Try):
-            flat += _top_level(node.body) + _top_level(node.orelse) + _top_level(node.finalbody)
-        elif isinstance(node, ast.With):
-            flat += _top_level(node.body)
-        else:
-            flat.append(node)
-    return flat
 
 
 def _binds(statement: ast.stmt, name: str) -> bool:

@@ -30,16 +30,19 @@ class EntryPoint:
     kind: str = "function"
 
 
-def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Top-level statements, with the bodies of top-level ``if``/``try``/``with`` blocks taken in order."""
+def top_level_statements(body: list[ast.stmt], loops: bool = False) -> list[ast.stmt]:
+    """Top-level statements, with the bodies of top-level ``if``/``try``/``with`` blocks taken in order (and
+    of ``for``/``while`` loops with ``loops``: a notebook cell's loop binds names at top level too)."""
     flat: list[ast.stmt] = []
+    blocks = (ast.If, ast.For, ast.While) if loops else (ast.If,)
     for node in body:
-        if isinstance(node, ast.If):
-            flat += _statements(node.body) + _statements(node.orelse)
+        if isinstance(node, blocks):
+            flat += top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
         elif isinstance(node, ast.Try):
-            flat += _statements(node.body) + _statements(node.orelse) + _statements(node.finalbody)
+            flat += (top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
+                     + top_level_statements(node.finalbody, loops))
         elif isinstance(node, ast.With):
-            flat += _statements(node.body)
+            flat += top_level_statements(node.body, loops)
         else:
             flat.append(node)
     return flat
@@ -60,7 +63,7 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
     def bind(name: str, kind: str | None) -> None:
         bound[name] = kind  # an existing key keeps its place, as in the loader's dict
 
-    for node in _statements(tree.body):
+    for node in top_level_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             bind(node.name, "function")
         elif isinstance(node, ast.ClassDef):
