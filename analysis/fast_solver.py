@@ -297,24 +297,28 @@ class Solver:
         """(0-based column, exact score) of the best move, the most central among equals."""
         return self.best_move_bitboards(*parse_moves(moves))
 
-    def outcome_bitboards(self, current: int, mask: int, plies: int) -> int:
+    def outcome_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> int:
         """1 (win), 0 (draw) or -1 (loss) for the player to move in a position not already won.
 
         Two null-window searches at most (is it a win? is it a loss?) instead of the exact score's
-        many. Driven from Python: a cached compiled caller of the recursive ``_negamax`` crashed
-        when numba loaded it back from its cache.
+        many; with ``at_least`` (an outcome known not to be beaten, e.g. from a parent's value) the
+        searches it settles are skipped. Driven from Python: a cached compiled caller of the
+        recursive ``_negamax`` crashed when numba loaded it back from its cache.
         """
         current, mask = np.uint64(current), np.uint64(mask)
-        if _can_win_next(current, mask):
+        if at_least >= 1 or _can_win_next(current, mask):
             return 1
         if _negamax(current, mask, plies, 0, 1, self.keys, self.values, self._nodes, self._order) > 0:
             return 1
+        if at_least == 0:
+            return 0
         return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes, self._order) < 0 else 0
 
-    def outcome_and_move_bitboards(self, current: int, mask: int, plies: int) -> tuple[int, int]:
+    def outcome_and_move_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> tuple[int, int]:
         """(outcome, column): the outcome for the player to move and the most central move that keeps
-        it, or column -1 for a lost position (every move keeps a loss)."""
-        outcome = self.outcome_bitboards(current, mask, plies)
+        it, or column -1 for a lost position (every move keeps a loss); ``at_least`` as for
+        :meth:`outcome_bitboards`."""
+        outcome = self.outcome_bitboards(current, mask, plies, at_least)
         if outcome < 0:
             return outcome, -1
         current, mask = np.uint64(current), np.uint64(mask)

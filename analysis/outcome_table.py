@@ -20,25 +20,28 @@ DEFAULT_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "d
 CENTRE_FIRST = Position(STANDARD).geometry.center_order  # 3, 2, 4, 1, 5, 0, 6
 
 
-def read_checkpoint(path: str) -> dict[int, tuple[int, int]]:
-    """``{canonical key: (outcome, move)}`` from a checkpoint; a line cut short by a kill is ignored."""
-    solved: dict[int, tuple[int, int]] = {}
+def read_checkpoint(path: str) -> dict[int, tuple[int, int | None]]:
+    """``{canonical key: (outcome, move)}`` from a checkpoint; a line cut short by a kill is ignored.
+
+    The move is None where the line says "?" (a run with ``--no-moves`` solved the outcome only).
+    """
+    solved: dict[int, tuple[int, int | None]] = {}
     if os.path.exists(path):
         with open(path) as handle:
             for line in handle:
                 parts = line.split()
                 if line.endswith("\n") and len(parts) == 3:
-                    solved[int(parts[0])] = (int(parts[1]), int(parts[2]))
+                    solved[int(parts[0])] = (int(parts[1]), None if parts[2] == "?" else int(parts[2]))
     return solved
 
 
-def outcome_moves(solved: dict[int, tuple[int, int]], ply: int, root: Position | None = None) -> dict[int, int]:
+def outcome_moves(solved: dict[int, tuple[int, int | None]], ply: int, root: Position | None = None) -> dict[int, int]:
     """``{canonical key: move}`` for every position up to ``ply`` (from ``root``, by default the empty
     board) that the table settles as not lost (see :func:`settle`)."""
     return settle(solved, ply, root)[1]
 
 
-def settle(solved: dict[int, tuple[int, int]], ply: int, root: Position | None = None,
+def settle(solved: dict[int, tuple[int, int | None]], ply: int, root: Position | None = None,
            ) -> tuple[dict[int, int | None], dict[int, int]]:
     """``({canonical key: outcome or None}, {canonical key: move})`` for every position up to ``ply``.
 
@@ -59,7 +62,7 @@ def settle(solved: dict[int, tuple[int, int]], ply: int, root: Position | None =
         if position.moves == ply:
             outcome, move = solved.get(key, (None, -1))
             values[key] = 1 if wins_at_once else outcome
-            if outcome is not None and outcome >= 0 and not wins_at_once:
+            if outcome is not None and outcome >= 0 and move is not None and not wins_at_once:
                 moves[key] = move
             return values[key]
         best, best_column, unknown = -2, -1, False

@@ -254,6 +254,38 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     assert len(read_checkpoint(str(tmp_path / "o.txt"))) == 7
 
 
+def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
+    pytest.importorskip("numba")
+    pytest.importorskip("bitbully")
+    from analysis.outcome_table import read_checkpoint
+    from tools.make_outcomes import positions_at
+
+    assert run(["--positions", "40", "--ply", "8", "--no-moves"], tmp_path) == 0
+    assert not (tmp_path / "o.bin").exists()  # outcomes only: no book of moves
+    solved = read_checkpoint(str(tmp_path / "o.txt"))
+    by_key = {p.canonical_key(): p for p in positions_at(8)[:40]}
+    assert set(solved) == set(by_key) and {move for _, move in solved.values()} == {None}
+    oracle = Oracle()
+    assert all(outcome == oracle_outcome(oracle, by_key[key]) for key, (outcome, _) in solved.items())
+
+
+def test_parents_bound_the_outcomes_of_the_committed_ply_8_entries():
+    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from tools.make_outcomes import lower_bound, parents, positions_at
+
+    below = read_checkpoint(DEFAULT_CHECKPOINT)
+    solved = read_checkpoint(DEFAULT_CHECKPOINT.replace("ply7", "ply8"))
+    settled = 0
+    for position in positions_at(8)[:3000]:
+        position = canonical_position(position)
+        assert all(any(parent.played(c).key() == position.key() for c in range(7)) for parent in parents(position))
+        if position.key() in solved:
+            bound = lower_bound(position, below)
+            assert bound <= solved[position.key()][0]
+            settled += bound == 1
+    assert settled > 100  # a lost parent settles many children as wins
+
+
 @pytest.mark.parametrize("bad", [["--ply", "0"], ["--ply", "13"], ["--jobs", "0"], ["--chunk", "0"],
                                  ["--hours", "-1"]])
 def test_the_command_rejects_bad_arguments(bad, tmp_path, capsys):

@@ -63,19 +63,49 @@ def positions_at(ply: int) -> list[Position]:
 _worker_solver = None  # one solver (and transposition table) per worker process, kept between chunks
 
 
-def _solve_chunk(task: tuple[int, list[tuple[int, int, int]]]) -> tuple[list[tuple[int, int, int]], int]:
-    """([(canonical key, outcome, move)], nodes searched) for canonical positions as (current, mask, plies)."""
+def parents(position: Position) -> list[Position]:
+    """The positions one stone earlier from which the player who just moved reached ``position``
+    (some may be unreachable in play: the callers look them up in a table of real ones)."""
+    g = position.geometry
+    last = position.opponent
+    found = []
+    for column_mask in g.column_masks:
+        stones = position.mask & column_mask
+        top = 1 << (stones.bit_length() - 1) if stones else 0
+        if top & last:
+            found.append(Position(g.config, last ^ top, position.mask ^ top, position.moves - 1))
+    return found
+
+
+def lower_bound(position: Position, below: dict[int, tuple[int, int | None]]) -> int:
+    """The least outcome ``position`` can have for its player to move, from the solved outcomes of
+    its parents: a parent's player chose the best child, so every child is worth at least minus the
+    parent's value (a lost parent makes every child a win; a drawn one, every child a draw or a win)."""
+    bound = -1
+    for parent in parents(position):
+        known = below.get(parent.canonical_key())
+        if known is not None:
+            bound = max(bound, -known[0])
+    return bound
+
+
+def _solve_chunk(task: tuple[int, bool, list[tuple[int, int, int, int]]]) -> tuple[list[tuple[int, int, int | None]], int]:
+    """([(canonical key, outcome, move or None)], nodes searched) for canonical positions given as
+    (current, mask, plies, lower bound of the outcome); with ``moves`` False the outcome only."""
     global _worker_solver
     from analysis.fast_solver import Solver
 
-    table_size, positions = task
+    table_size, moves, positions = task
     if _worker_solver is None:
         _worker_solver = Solver(table_size)
     before = _worker_solver.nodes
-    results = []
-    for current, mask, plies in positions:
-        outcome, move = _worker_solver.outcome_and_move_bitboards(current, mask, plies)
-        results.append((current + mask, outcome, move))
+    results: list[tuple[int, int, int | None]] = []
+    for current, mask, plies, at_least in positions:
+        if moves:
+            outcome, move = _worker_solver.outcome_and_move_bitboards(current, mask, plies, at_least)
+            results.append((current + mask, outcome, move))
+        else:
+            results.append((current + mask, _worker_solver.outcome_bitboards(current, mask, plies, at_least), None))
     return results, _worker_solver.nodes - before
 
 
@@ -103,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=-1,
                         help="solve at most this many more positions (default: all; 0 only rewrites the book)")
     parser.add_argument("--hours", type=float, default=0.0, help="stop after about this long (0: never)")
+    parser.add_argument("--below", default=None,
+                        help="checkpoint of the ply before, whose outcomes bound this ply's from below "
+                             "(default: analysis/data/outcomes_ply<ply-1>.txt when it exists)")
+    parser.add_argument("--no-moves", action="store_true",
+                        help="solve outcomes only (\"?\" for the move; no book is written: pack the checkpoint "
+                             "with tools/pack_outcomes.py)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.ply <= 12 or args.jobs < 1 or args.table_mb < 1 or args.chunk < 1 or args.hours < 0:
@@ -116,38 +152,53 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     solved = read_checkpoint(args.checkpoint)
     everything = positions_at(args.ply)
-    todo = [(p.current, p.mask, p.moves) for p in map(canonical_position, everything) if p.key() not in solved]
+    below_path = args.below or os.path.join(os.path.dirname(DEFAULT_CHECKPOINT), f"outcomes_ply{args.ply - 1}.txt")
+    below = read_checkpoint(below_path) if args.below or os.path.exists(below_path) else {}
+    if args.below and not below:
+        print(f"make_outcomes: --below {args.below} holds no solved positions", file=sys.stderr)
+        return 2
+    todo = [(p.current, p.mask, p.moves, lower_bound(p, below))
+            for p in map(canonical_position, everything) if p.key() not in solved]
     if args.positions >= 0:
         todo = todo[:args.positions]
-    table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
-    chunks = [(table_size, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
     nodes = 0
-    if chunks:
-        from analysis.fast_solver import Solver
+    with open(args.checkpoint, "a") as log:
+        if log.tell() and not open(args.checkpoint, "rb").read().endswith(b"\n"):
+            log.write("\n")  # end the line a kill cut short, so the next one starts clean
+        if args.no_moves:  # a lost parent settles its children as wins with no search at all
+            log.write("".join(f"{current + mask} 1 ?\n" for current, mask, _, at_least in todo if at_least == 1))
+            log.flush()
+            todo = [task for task in todo if task[3] < 1]
+        table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
+        chunks = [(table_size, not args.no_moves, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
+        if chunks:
+            from analysis.fast_solver import Solver
 
-        # Compile (and cache) here first: workers compiling at once can leave numba's cache broken.
-        Solver(1009).outcome("444444333333555555222222")
-        with open(args.checkpoint, "a") as log, \
-                tqdm(total=len(everything), initial=len(solved), disable=args.no_progress) as bar, \
-                ProcessPoolExecutor(args.jobs) as pool:
-            if log.tell() and not open(args.checkpoint, "rb").read().endswith(b"\n"):
-                log.write("\n")  # end the line a kill cut short, so the next one starts clean
-            pending = [pool.submit(_solve_chunk, chunk) for chunk in chunks]
-            for future in pending:  # in order, so the checkpoint grows in the visiting order
-                if future.cancelled():
-                    continue
-                results, chunk_nodes = future.result()
-                log.write("".join(f"{key} {outcome} {move}\n" for key, outcome, move in results))
-                log.flush()
-                nodes += chunk_nodes
-                bar.update(len(results))
-                if args.hours and time.time() - started > args.hours * 3600:
-                    for later in pending:
-                        later.cancel()  # the ones already running still finish and are recorded
+            # Compile (and cache) here first: workers compiling at once can leave numba's cache broken.
+            Solver(1009).outcome("444444333333555555222222")
+            with tqdm(total=len(everything), initial=len(read_checkpoint(args.checkpoint)),
+                      disable=args.no_progress) as bar, ProcessPoolExecutor(args.jobs) as pool:
+                pending = [pool.submit(_solve_chunk, chunk) for chunk in chunks]
+                for future in pending:  # in order, so the checkpoint grows in the visiting order
+                    if future.cancelled():
+                        continue
+                    results, chunk_nodes = future.result()
+                    log.write("".join(f"{key} {outcome} {'?' if move is None else move}\n"
+                                      for key, outcome, move in results))
+                    log.flush()
+                    nodes += chunk_nodes
+                    bar.update(len(results))
+                    if args.hours and time.time() - started > args.hours * 3600:
+                        for later in pending:
+                            later.cancel()  # the ones already running still finish and are recorded
     solved = read_checkpoint(args.checkpoint)
+    done = (f"{len(solved)} of {len(everything)} positions at ply {args.ply} solved -> {args.checkpoint} "
+            f"({time.time() - started:.0f} s, {nodes} nodes searched)")
+    if args.no_moves:
+        print(f"{done}; outcomes only: pack them with tools/pack_outcomes.py")
+        return 0
     entries = write_outcome_book(args.out, solved, args.ply, len(everything))
-    print(f"{len(solved)} of {len(everything)} positions at ply {args.ply} solved -> {args.checkpoint} "
-          f"({time.time() - started:.0f} s, {nodes} nodes searched); {entries} moves -> {args.out}")
+    print(f"{done}; {entries} moves -> {args.out}")
     return 0
 
 

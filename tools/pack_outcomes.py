@@ -28,9 +28,9 @@ DEFAULT_CHECKPOINT = os.path.join(ROOT, "analysis", "data", "outcomes_ply8.txt")
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_outcomes_ply8.bin")
 
 
-def merged_checkpoints(paths: list[str]) -> dict[int, tuple[int, int]]:
+def merged_checkpoints(paths: list[str]) -> dict[int, tuple[int, int | None]]:
     """``{canonical key: (outcome, move)}`` from one or more checkpoints; ValueError if two disagree."""
-    outcomes: dict[int, tuple[int, int]] = {}
+    outcomes: dict[int, tuple[int, int | None]] = {}
     for path in paths:
         if not os.path.isfile(path):
             raise ValueError(f"no such checkpoint: {path}")
@@ -55,7 +55,13 @@ def pack(paths: list[str], ply: int, out: str, with_moves: bool = False) -> tupl
         if key not in keys:
             raise ValueError(f"key {key} is not a position at ply {ply} (a canonical one, nobody having won)")
     outcomes = {key: outcome for key, (outcome, _) in solved.items()}
-    moves = {key: move for key, (_, move) in solved.items()} if with_moves else None
+    moves = None
+    if with_moves:
+        missing = sum(1 for outcome, move in solved.values() if move is None and outcome >= 0)
+        if missing:
+            raise ValueError(f"{missing} positions were solved without their move (--no-moves): pack "
+                             "without --moves")
+        moves = {key: move for key, (_, move) in solved.items()}
     data = encode_outcome_table(outcomes, ply, {"positions": len(keys)}, moves)
     write_atomically(out, data)
     return len(outcomes), len(keys), len(data)
