@@ -19,12 +19,12 @@ import argparse
 import os
 import sys
 
-from building import BuildError, BuildReport, Project, ValidationError, build, build_text  # noqa: F401 (API)
-from building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
-from building.template import sources_digest, triple_quoted  # noqa: F401
-from building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
-from sandbox import SandboxUnavailable, outside_warning
-from sandbox import require as require_sandbox
+from connectx_toolkit.building import BuildError, BuildReport, Project, ValidationError, build, build_text  # noqa: F401 (API)
+from connectx_toolkit.building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
+from connectx_toolkit.building.template import sources_digest, triple_quoted  # noqa: F401
+from connectx_toolkit.building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
+from connectx_toolkit.sandbox import SandboxUnavailable, outside_warning
+from connectx_toolkit.sandbox import require as require_sandbox
 
 DEFAULT_AGENT = "solver"  # the strongest agent the project has
 DEFAULT_OUT = os.path.join("submissions", "submission.py")

@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Sequence
 
-from agents.core import Config
+from connectx_toolkit.agents.core import Config
 
 if TYPE_CHECKING:
-    from evaluation.gate import GateSettings
-    from evaluation.league import LeagueSettings
+    from connectx_toolkit.evaluation.gate import GateSettings
+    from connectx_toolkit.evaluation.league import LeagueSettings
 
 
 class Usage(Exception):
@@ -102,13 +102,13 @@ def build_parser() -> Parser:
                         "backend; --no-pin-cores: let the kernel place them)")
     p.add_argument("--sandbox", action="store_true",
                    help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
-    from analysis.cli import add_arguments as add_analysis_arguments
+    from connectx_toolkit.analysis.cli import add_arguments as add_analysis_arguments
 
     add_analysis_arguments(p)
-    from board.cli import add_arguments as add_board_arguments
+    from connectx_toolkit.board.cli import add_arguments as add_board_arguments
 
     add_board_arguments(p)
-    from on_kaggle.cli import add_arguments as add_kaggle_arguments
+    from connectx_toolkit.on_kaggle.cli import add_arguments as add_kaggle_arguments
 
     add_kaggle_arguments(p)
     return p
@@ -124,12 +124,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not os.path.isdir(os.path.expanduser(root)):
                 raise Usage(f"--path {root}: no such folder")
         check_sandbox(args)
-        from board import cli as board_cli
+        from connectx_toolkit.board import cli as board_cli
 
         stray = board_cli.stray_flags(args)
         if stray:
             raise Usage(stray)
-        from on_kaggle import cli as kaggle_cli
+        from connectx_toolkit.on_kaggle import cli as kaggle_cli
 
         problem = kaggle_cli.check(args)
         if problem:
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.board:
             return board_cli.run(args, real_stdout)
         if args.analyze or args.analyze_file:
-            from analysis import cli as analysis_cli
+            from connectx_toolkit.analysis import cli as analysis_cli
 
             problem = analysis_cli.check(args)
             if problem:
@@ -150,11 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.analyze_file:
                 return analysis_cli.analyse_file(args, real_stdout)
         if args.league:
-            from evaluation import league
+            from connectx_toolkit.evaluation import league
 
             return league.main(league_settings(args), as_json=args.json)
         if args.gate or args.baseline:
-            from evaluation import gate
+            from connectx_toolkit.evaluation import gate
 
             return gate.main(gate_settings(args), as_json=args.json)
         return run(args, real_stdout)
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def check_sandbox(args: argparse.Namespace) -> None:
     """``--sandbox``: fail before any game unless a sandbox can be built here; without it, say so on stderr
     when an agent file from outside the project is about to run with the user's rights."""
-    from sandbox import SandboxUnavailable, require, say_outside_note
+    from connectx_toolkit.sandbox import SandboxUnavailable, require, say_outside_note
 
     if not args.sandbox:
         names = [*args.agents, *(args.league or []), args.gate or "", args.baseline or "", args.submit or ""]
@@ -187,7 +187,7 @@ def check_sandbox(args: argparse.Namespace) -> None:
 
 def gate_settings(args: argparse.Namespace) -> GateSettings:
     """``--gate``/``--baseline`` and the options the gate uses; raises Usage for flags it cannot take."""
-    from evaluation.gate import DEFAULT_SPRT, GateSettings
+    from connectx_toolkit.evaluation.gate import DEFAULT_SPRT, GateSettings
 
     if not args.gate:
         raise Usage("--baseline needs --gate CANDIDATE")
@@ -206,7 +206,7 @@ def gate_settings(args: argparse.Namespace) -> GateSettings:
 
 def league_settings(args: argparse.Namespace) -> LeagueSettings:
     """``--league`` and the options the league uses; raises Usage for flags it cannot take."""
-    from evaluation.league import LeagueSettings
+    from connectx_toolkit.evaluation.league import LeagueSettings
 
     if args.agents:
         raise Usage(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
@@ -223,7 +223,7 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
 
 def play_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The fields of ``PlaySettings`` (how games are played), from the flags of the same names."""
-    from evaluation.settings import PlaySettings
+    from connectx_toolkit.evaluation.settings import PlaySettings
 
     return {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
 
@@ -245,10 +245,10 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Check every input before anything is written; raises Usage with one line on bad input."""
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
-    from evaluation.match import BackendUnavailable, backend_runner, schedule
-    from evaluation.openings import OpeningError, load_suite
-    from evaluation.results import ResultsError, ResultsLog
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.match import BackendUnavailable, backend_runner, schedule
+    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.results import ResultsError, ResultsLog
 
     try:
         log, done, run = None, [], vars(args)
@@ -288,14 +288,14 @@ def plan_run(args: argparse.Namespace) -> Plan:
 
 
 def run(args: argparse.Namespace, out: Any) -> int:
-    from evaluation.match import run_match
-    from evaluation.summary import summarize, table
+    from connectx_toolkit.evaluation.match import run_match
+    from connectx_toolkit.evaluation.summary import summarize, table
 
     plan = plan_run(args)
     for spec in plan.specs:
         if spec.note:
             print(f"note: {spec.note}", file=sys.stderr)
-    from evaluation import replays as replay_files
+    from connectx_toolkit.evaluation import replays as replay_files
 
     replays = replay_files if args.replays else None
     progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
@@ -342,7 +342,7 @@ def run(args: argparse.Namespace, out: Any) -> int:
         summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
     text = table(summary) + f"\nresults: {plan.log.path}\n"
     if args.analyze:
-        from analysis.cli import analyse_records
+        from connectx_toolkit.analysis.cli import analyse_records
 
         summary["analysis"], analysis_text = analyse_records(args, records, plan.log.path)
         text += analysis_text + "\n"
@@ -360,8 +360,8 @@ def games_per_second(games: int, start: float, first: list[float], end: float) -
 
 
 def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:
-    from evaluation import stats
-    from evaluation.summary import pair_counts
+    from connectx_toolkit.evaluation import stats
+    from connectx_toolkit.evaluation.summary import pair_counts
 
     result = stats.sprt(stats.PAIR_SCORES, pair_counts(records), sprt[0], sprt[1], alpha, beta)
     return {
@@ -379,7 +379,7 @@ def sprt_stop(sprt: Sequence[float], alpha: float, beta: float):
 
 
 def running_score(records: list) -> str:
-    from evaluation.record import score_of
+    from connectx_toolkit.evaluation.record import score_of
 
     points = sum(score_of(record.outcome_of(0)) for record in records)
     return f"A scores {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
@@ -388,7 +388,7 @@ def running_score(records: list) -> str:
 def make_progress(total: int, initial: int, disabled: bool):
     if disabled:
         return None
-    from evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.progress import progress_bar
 
     # a live bar on a terminal, a few plain lines under a notebook's `!`, nothing in a pipe; short runs silent
     return progress_bar(total, initial=initial, unit="game")

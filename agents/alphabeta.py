@@ -16,11 +16,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, Sequence, TypeVar
 
-from agents.core import Config, Position
-from agents.core.clock import MoveClock, move_deadline
-from agents.core.lines import windows
-from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
-from agents.heuristic_search.line_heuristic import line_heuristic
+from .core import Config, Position
+from .core.clock import MoveClock, move_deadline
+from .core.lines import windows
+from .heuristic_search.deepening import OutOfTime, deepen, first_at_front
+from .heuristic_search.line_heuristic import line_heuristic
 
 State = TypeVar("State")
 Action = TypeVar("Action")

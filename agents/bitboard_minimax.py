@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agents.core import Config, Position
-from agents.core.clock import MoveClock, move_deadline
-from agents.core.lines import windows
-from agents.core.position import Geometry
-from agents.heuristic_search.deepening import OutOfTime, deepen, first_at_front
-from agents.heuristic_search.line_heuristic import line_heuristic
+from .core import Config, Position
+from .core.clock import MoveClock, move_deadline
+from .core.lines import windows
+from .core.position import Geometry
+from .heuristic_search.deepening import OutOfTime, deepen, first_at_front
+from .heuristic_search.line_heuristic import line_heuristic
 
 TIME_SHARE = 0.2  # of the act timeout: 0.4 s on Kaggle's 2 s
 TIME_CEILING = 0.4

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from agents.core import Position
+from .core import Position
 
 
 def choose(position: Position, rng: random.Random = random._inst) -> int:  # type: ignore[attr-defined]

@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agents.core import Config, Position
-from agents.core.lines import windows
-from agents.core.position import Geometry
-from agents.heuristic_search.line_counts import line_counts
+from .core import Config, Position
+from .core.lines import windows
+from .core.position import Geometry
+from .heuristic_search.line_counts import line_counts
 
 N_STEPS = 3
 

@@ -24,13 +24,13 @@ from one move of the game to the next.
 
 from __future__ import annotations
 
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
-from agents.solver_engine.depth_search import DepthSearch
-from agents.solver_engine.negamax import ExactSolver
-from agents.solver_engine.outcome_table import outcome_bounds, table_move
-from agents.solver_engine.time_manager import move_clock
+from .core import Config, Position
+from .core.clock import MoveClock
+from .solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
+from .solver_engine.depth_search import DepthSearch
+from .solver_engine.negamax import ExactSolver
+from .solver_engine.outcome_table import outcome_bounds, table_move
+from .solver_engine.time_manager import move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
 # Try the exact solver once this few cells are left: on the standard board from ply 8 (earlier it

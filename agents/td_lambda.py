@@ -30,10 +30,10 @@ from typing import Sequence
 
 import numpy as np
 
-from agents.core import Config, Position
-from agents.core.lines import windows
-from agents.core.position import Geometry, geometry
-from agents.core.resources import load_resource
+from .core import Config, Position
+from .core.lines import windows
+from .core.position import Geometry, geometry
+from .core.resources import load_resource
 
 WIN, DRAW, LOSS = 1.0, 0.0, -1.0
 THREAT_DEPTHS = 3  # open windows holding k-1, k-2, ..., k-THREAT_DEPTHS own stones

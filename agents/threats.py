@@ -23,8 +23,8 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from agents.core import Config, Position
-from agents.core.lines import windows
+from .core import Config, Position
+from .core.lines import windows
 
 OPPONENT_WEIGHT = 0.7
 CENTRE_WEIGHT = 10.0  # at the middle column, falling linearly to 0 beyond the edges

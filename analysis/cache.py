@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from analysis.values import Value
+from connectx_toolkit.analysis.values import Value
 
 __all__ = ["PositionCache", "default_cache_path"]
 

@@ -13,13 +13,13 @@ import sys
 import time
 from typing import IO, Any, Sequence
 
-from analysis.cache import PositionCache, default_cache_path
-from analysis.games import AnalysisInputError, Game, from_record, read_games
-from analysis.labelling import GameAnalysis, label_games
-from analysis.table import OutcomeTable
-from analysis.solving import compiled_solver_available
-from analysis.summary import analysis_json, analysis_table
-from analysis.workers import default_workers
+from connectx_toolkit.analysis.cache import PositionCache, default_cache_path
+from connectx_toolkit.analysis.games import AnalysisInputError, Game, from_record, read_games
+from connectx_toolkit.analysis.labelling import GameAnalysis, label_games
+from connectx_toolkit.analysis.table import OutcomeTable
+from connectx_toolkit.analysis.solving import compiled_solver_available
+from connectx_toolkit.analysis.summary import analysis_json, analysis_table
+from connectx_toolkit.analysis.workers import default_workers
 
 __all__ = ["DEFAULT_BUDGETS", "add_arguments", "analyse_file", "analyse_records", "check", "default_budget", "label"]
 
@@ -110,8 +110,8 @@ def analyse_records(args: argparse.Namespace, records: Sequence[Any], results_pa
 
 
 def _analyse(args: argparse.Namespace, games: list[Game], directory: str) -> tuple[dict[str, Any], str]:
-    from analysis.plot import save_losing_moves_plot
-    from analysis.replay import save_annotated_replay
+    from connectx_toolkit.analysis.plot import save_losing_moves_plot
+    from connectx_toolkit.analysis.replay import save_annotated_replay
 
     analyses, settings = label(args, games)
     replays = [save_annotated_replay(a, directory) for a in analyses if a.game.loser_seat is not None]

@@ -10,7 +10,7 @@ opponent an immediate win pruned, and moves ordered by the number of winning cel
 The analysis solves positions with it when numba is installed (``analysis/solving.py``); the offline
 builders in ``tools/`` and the benchmarks use it too. Agents and submissions never import it.
 
-    from analysis.fast_solver import Solver
+    from connectx_toolkit.analysis.fast_solver import Solver
     solver = Solver()
     solver.score_moves("4453")   # exact score of every column, None for a full one
 """

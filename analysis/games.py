@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from agents.core import Config, Position
-from evaluation.record import GameRecord
-from evaluation.results import ResultsError, ResultsReader
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.results import ResultsError, ResultsReader
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from agents.core import Position
-from agents.solver_engine.opening_book import book_move
+from connectx_toolkit.agents.core import Position
+from connectx_toolkit.agents.solver_engine.opening_book import book_move
 
-from analysis.cache import PositionCache
-from analysis.games import STANDARD, Game
-from analysis.table import OutcomeTable
-from analysis.values import OUTCOME_RANK, Value, trivial_value, win_score
-from analysis.workers import Job, SolverPool
+from connectx_toolkit.analysis.cache import PositionCache
+from connectx_toolkit.analysis.games import STANDARD, Game
+from connectx_toolkit.analysis.table import OutcomeTable
+from connectx_toolkit.analysis.values import OUTCOME_RANK, Value, trivial_value, win_score
+from connectx_toolkit.analysis.workers import Job, SolverPool
 
 __all__ = ["GameAnalysis", "MoveLabel", "label_games"]
 
@@ -249,7 +249,7 @@ def _solve(plan: _Plan, cache: PositionCache, budget: float, workers: int, compi
 
 
 def _progress_bar(total: int) -> Any:
-    from evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.progress import progress_bar
 
     return progress_bar(total, unit="position", desc="analysis")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 __all__ = ["CENTRE_FIRST", "DEFAULT_CHECKPOINT", "DEFAULT_PLY", "outcome_moves", "read_checkpoint", "settle"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from analysis.labelling import GameAnalysis
-from analysis.summary import BANDS
+from connectx_toolkit.analysis.labelling import GameAnalysis
+from connectx_toolkit.analysis.summary import BANDS
 
 __all__ = ["save_losing_moves_plot"]
 

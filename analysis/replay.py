@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import html
 
-from evaluation.record import GameRecord
-from evaluation.replays import replay_html, replay_name, write_page
+from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.replays import replay_html, replay_name, write_page
 
-from analysis.labelling import GameAnalysis
+from connectx_toolkit.analysis.labelling import GameAnalysis
 
 __all__ = ["annotated_html", "replay_file_name", "save_annotated_replay"]
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from agents.core import Config, Position
-from agents.solver_engine.negamax import ExactSolver
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.negamax import ExactSolver
 
-from analysis.values import Value, trivial_value
+from connectx_toolkit.analysis.values import Value, trivial_value
 
 __all__ = ["PositionSolver", "compiled_solver_available"]
 
@@ -35,7 +35,7 @@ WARM_UP = "2577713147446472141546176336233136"  # a quiet 34-stone position: sol
 def compiled_solver_available() -> bool:
     """Is the compiled solver importable (numba installed)?"""
     try:
-        import analysis.fast_solver  # noqa: F401
+        import connectx_toolkit.analysis.fast_solver  # noqa: F401
     except ImportError:
         return False
     return True
@@ -47,7 +47,7 @@ class PositionSolver:
     def __init__(self, compiled: bool) -> None:
         self.engine = "compiled" if compiled else "python"
         if compiled:
-            from analysis.fast_solver import Solver
+            from connectx_toolkit.analysis.fast_solver import Solver
 
             self._compiled = Solver()
             self._compiled.solve(WARM_UP)  # load the compiled code now, not on the first timed position

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from analysis.labelling import GameAnalysis, MoveLabel
+from connectx_toolkit.analysis.labelling import GameAnalysis, MoveLabel
 
 __all__ = ["BANDS", "agent_summary", "agents_table", "analysis_json", "analysis_table", "band_of"]
 

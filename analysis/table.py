@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 
-from agents.core import Position
+from connectx_toolkit.agents.core import Position
 
-from analysis.outcome_table import DEFAULT_CHECKPOINT, DEFAULT_PLY, read_checkpoint, settle
-from analysis.values import Value, score_range
+from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, DEFAULT_PLY, read_checkpoint, settle
+from connectx_toolkit.analysis.values import Value, score_range
 
 __all__ = ["OutcomeTable"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 __all__ = ["OUTCOME_RANK", "Value", "canonical_key", "score_range", "trivial_value", "win_score"]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Sequence
 
-from analysis.values import Value
+from connectx_toolkit.analysis.values import Value
 
 __all__ = ["Job", "SolverPool", "default_workers", "process_cpu_seconds"]
 
@@ -67,7 +67,7 @@ def _serve(connection: Connection, compiled: bool) -> None:
     proven on the way as (low, high) tuples."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
-    from analysis.solving import PositionSolver
+    from connectx_toolkit.analysis.solving import PositionSolver
 
     solver = PositionSolver(compiled)
     connection.send("ready")

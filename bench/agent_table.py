@@ -30,10 +30,10 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
-from agents.core import Config
-from evaluation.agent_specs import AgentSpecError, resolve_agent
-from evaluation.match import run_match
-from evaluation.record import GameRecord
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.match import run_match
+from connectx_toolkit.evaluation.record import GameRecord
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,7 +48,7 @@ def discover_agents() -> list[str]:
         name, ext = os.path.splitext(entry)
         if ext != ".py" or name.startswith("_"):
             continue
-        module = importlib.import_module(f"agents.{name}")
+        module = importlib.import_module(f"connectx_toolkit.agents.{name}")
         if callable(getattr(module, "agent", None)):
             names.append(name)
     return names
@@ -71,6 +71,11 @@ def agent_sources(name: str) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 todo += [alias.name for alias in node.names if alias.name.split(".")[0] == "agents"]
+            elif isinstance(node, ast.ImportFrom) and node.level:  # the agents import each other relatively
+                package = dotted.split(".")[:-1] if not path.endswith("__init__.py") else dotted.split(".")
+                base_module = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+                todo.append(base_module)
+                todo += [f"{base_module}.{alias.name}" for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 if node.module.split(".")[0] == "agents":
                     todo.append(node.module)

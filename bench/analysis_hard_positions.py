@@ -19,12 +19,12 @@ import sys
 import time
 
 
-from agents.core import Config, Position
-from agents.solver_engine.opening_book import book_move
-from analysis.games import read_games
-from analysis.solving import WARM_UP
-from analysis.values import trivial_value
-from analysis.workers import Job, SolverPool
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.opening_book import book_move
+from connectx_toolkit.analysis.games import read_games
+from connectx_toolkit.analysis.solving import WARM_UP
+from connectx_toolkit.analysis.values import trivial_value
+from connectx_toolkit.analysis.workers import Job, SolverPool
 
 STANDARD = Config(6, 7, 4)
 
@@ -47,7 +47,7 @@ def off_book_jobs(path: str, first: int, last: int) -> list[list[Job]]:
 
 def outcome_then_exact(moves: str) -> tuple[str, float, int, float]:
     """The outcome class and the CPU seconds it took, then the exact score and its seconds (fresh table)."""
-    from analysis import fast_solver
+    from connectx_toolkit.analysis import fast_solver
 
     solver = fast_solver.Solver()
     solver.solve(WARM_UP)

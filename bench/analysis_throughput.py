@@ -22,14 +22,14 @@ import subprocess
 import sys
 import time
 
-from analysis.cache import PositionCache
-from analysis.cli import default_budget
-from analysis.games import read_games
-from analysis.labelling import label_games
-from analysis.solving import compiled_solver_available
-from analysis.summary import BANDS
-from analysis.table import OutcomeTable
-from analysis.workers import default_workers
+from connectx_toolkit.analysis.cache import PositionCache
+from connectx_toolkit.analysis.cli import default_budget
+from connectx_toolkit.analysis.games import read_games
+from connectx_toolkit.analysis.labelling import label_games
+from connectx_toolkit.analysis.solving import compiled_solver_available
+from connectx_toolkit.analysis.summary import BANDS
+from connectx_toolkit.analysis.table import OutcomeTable
+from connectx_toolkit.analysis.workers import default_workers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

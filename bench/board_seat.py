@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-from evaluation.agent_process import AgentProcess
-from evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.agent_process import AgentProcess
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENT = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py")
@@ -43,7 +43,7 @@ def seat_figures(sandbox: bool) -> str:
 
 
 def main() -> None:
-    from sandbox import SandboxUnavailable, require
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
 
     print(seat_figures(False))
     try:

@@ -16,10 +16,10 @@ import argparse
 import threading
 import time
 
-from analysis.cli import default_budget
-from analysis.games import read_games
-from analysis.solving import compiled_solver_available
-from board.values import ValueService
+from connectx_toolkit.analysis.cli import default_budget
+from connectx_toolkit.analysis.games import read_games
+from connectx_toolkit.analysis.solving import compiled_solver_available
+from connectx_toolkit.board.values import ValueService
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ import argparse
 import sys
 import time
 
-from agents.core import Position
-from tools.oracle import Oracle, load_oracle_set
-from tools.make_book import STANDARD, canonical_position, children
+from connectx_toolkit.agents.core import Position
+from connectx_toolkit.tools.oracle import Oracle, load_oracle_set
+from connectx_toolkit.tools.make_book import STANDARD, canonical_position, children
 
 
 def tree_sizes(depth: int) -> list[int]:
@@ -52,7 +52,7 @@ def tree_sizes(depth: int) -> list[int]:
 
 
 def cost_per_position(ply: int, count: int) -> float:
-    from analysis.fast_solver import Solver
+    from connectx_toolkit.analysis.fast_solver import Solver
 
     solver = Solver()
     entries = load_oracle_set("strong", ply, ply)[:count]

@@ -14,8 +14,8 @@ import random
 import sys
 import time
 
-from agents.core.resources import has_resource, load_resource
-from agents.solver_engine.opening_book import OpeningBook, encode_book
+from connectx_toolkit.agents.core.resources import has_resource, load_resource
+from connectx_toolkit.agents.solver_engine.opening_book import OpeningBook, encode_book
 
 
 def decode_seconds(data: bytes, repeats: int = 3) -> float:

@@ -14,8 +14,8 @@ import argparse
 import sys
 import time
 
-from tools.oracle import Oracle, load_oracle_set
-from analysis.fast_solver import Solver
+from connectx_toolkit.tools.oracle import Oracle, load_oracle_set
+from connectx_toolkit.analysis.fast_solver import Solver
 
 
 def main() -> int:

@@ -17,10 +17,10 @@ import resource
 import sys
 import time
 
-from agents.core import Config
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import schedule
-from evaluation.pool import run_games
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import schedule
+from connectx_toolkit.evaluation.pool import run_games
 
 
 def cpu_seconds(who: int | None = None) -> float:

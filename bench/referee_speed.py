@@ -22,12 +22,12 @@ import resource
 import time
 from typing import NamedTuple
 
-from agents.core import Config
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import schedule
-from evaluation.openings import load_suite
-from evaluation.pool import run_games
-from evaluation.observation import structify
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import schedule
+from connectx_toolkit.evaluation.openings import load_suite
+from connectx_toolkit.evaluation.pool import run_games
+from connectx_toolkit.evaluation.observation import structify
 
 
 def cpu_seconds() -> float:
@@ -76,7 +76,7 @@ def agent_cpu_per_game(records: list) -> tuple[float, float]:
     alone (its arguments made beforehand, as Kaggle times a move), and with the making of its arguments."""
     import random
 
-    from agents.greedy import agent
+    from connectx_toolkit.agents.greedy import agent
 
     config = structify({"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2, "timeout": 2})
     observations = []

@@ -24,12 +24,12 @@ import subprocess
 import sys
 import time
 
-from agents.core import Config
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import schedule
-from evaluation.openings import load_suite
-from evaluation.pool import run_games
-from sandbox import Sandbox, require
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import schedule
+from connectx_toolkit.evaluation.openings import load_suite
+from connectx_toolkit.evaluation.pool import run_games
+from connectx_toolkit.sandbox import Sandbox, require
 
 
 def play(tasks: list, sandbox: bool, workers: int) -> tuple[float, float, list]:
@@ -53,8 +53,8 @@ def play(tasks: list, sandbox: bool, workers: int) -> tuple[float, float, list]:
 
 def cpu_in_process(a: str, b: str, games: int) -> None:
     """Child mode: play the pair's games here, one after another; print CPU seconds per game."""
-    from evaluation.runner import play_task
-    from evaluation.worker import preload
+    from connectx_toolkit.evaluation.runner import play_task
+    from connectx_toolkit.evaluation.worker import preload
 
     preload()
     config = Config()

@@ -42,9 +42,9 @@ from typing import Any, Callable
 from kaggle_environments import make
 from kaggle_environments.agent import build_agent, get_last_callable
 
-from evaluation.openings import SUITE_6X7, read_suite
-from agents.core import Config
-from tools.oracle import Oracle  # bitbully, dev-only
+from connectx_toolkit.evaluation.openings import SUITE_6X7, read_suite
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.tools.oracle import Oracle  # bitbully, dev-only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

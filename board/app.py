@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, request
 
-from board.session import BoardSession
+from connectx_toolkit.board.session import BoardSession
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
 

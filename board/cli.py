@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import IO
 
-from agents.core import Config
+from connectx_toolkit.agents.core import Config
 
 __all__ = ["add_arguments", "run", "stray_flags"]
 
@@ -49,7 +49,7 @@ def stray_flags(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:
     """``evaluate.py --board``: serve until Ctrl-C (exit 0); bad input: one line on stderr, exit 2."""
-    from board.server import BoardError, BoardOptions, BoardServer
+    from connectx_toolkit.board.server import BoardError, BoardOptions, BoardServer
 
     if len(args.agents) > 1:
         print(f"evaluate.py: error: --board plays one agent, got {' '.join(args.agents)}", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agents.core import Config
+from connectx_toolkit.agents.core import Config
 
 __all__ = ["BoardGame", "Ending"]
 

@@ -71,13 +71,13 @@ def live_play_note(service: str, with_game: bool) -> str:
 def inline_board(options: Any, notice: str | None = None, progress: bool = True) -> InlineBoard:
     """The inline board for ``options`` (a :class:`board.server.BoardOptions`: its game, board and analysis
     settings; the agent does not play). Raises ``BoardError`` (one line) for bad input."""
-    from agents.core import Config
-    from analysis.cache import default_cache_path
-    from analysis.cli import default_budget
-    from analysis.solving import compiled_solver_available
-    from analysis.workers import default_workers
-    from board.server import BoardError, load_game, split_game_argument
-    from board.solved_game import solve_game
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.analysis.cache import default_cache_path
+    from connectx_toolkit.analysis.cli import default_budget
+    from connectx_toolkit.analysis.solving import compiled_solver_available
+    from connectx_toolkit.analysis.workers import default_workers
+    from connectx_toolkit.board.server import BoardError, load_game, split_game_argument
+    from connectx_toolkit.board.solved_game import solve_game
 
     loaded = load_game(options.game) if options.game else None
     config = options.config or (loaded.config if loaded is not None else Config())

@@ -17,7 +17,7 @@ import webbrowser
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from agents.core import Config
+from connectx_toolkit.agents.core import Config
 
 __all__ = ["BoardError", "BoardOptions", "BoardServer", "load_game", "split_game_argument"]
 
@@ -57,7 +57,7 @@ def split_game_argument(text: str) -> tuple[str, int | None]:
 
 def load_game(text: str) -> Any:
     """Game N of a results file (N: its game id; default the first game) or the game of a Kaggle episode."""
-    from analysis.games import AnalysisInputError, read_games
+    from connectx_toolkit.analysis.games import AnalysisInputError, read_games
 
     path, number = split_game_argument(text)
     try:
@@ -89,13 +89,13 @@ class BoardServer:
     def __init__(self, options: BoardOptions) -> None:
         from werkzeug.serving import make_server
 
-        from board.app import create_app
-        from board.session import BoardSession
-        from evaluation.agent_process import AgentProcess
-        from evaluation.agent_specs import AgentSpec, AgentSpecError, resolve_agent
+        from connectx_toolkit.board.app import create_app
+        from connectx_toolkit.board.session import BoardSession
+        from connectx_toolkit.evaluation.agent_process import AgentProcess
+        from connectx_toolkit.evaluation.agent_specs import AgentSpec, AgentSpecError, resolve_agent
 
         if options.sandbox:
-            from sandbox import SandboxUnavailable, require
+            from connectx_toolkit.sandbox import SandboxUnavailable, require
 
             try:
                 require()
@@ -174,11 +174,11 @@ def _listen(port: int) -> socket.socket:
 
 
 def _value_service(options: BoardOptions) -> Any:
-    from analysis.cache import default_cache_path
-    from analysis.cli import default_budget
-    from analysis.solving import compiled_solver_available
-    from analysis.workers import default_workers
-    from board.values import ValueService
+    from connectx_toolkit.analysis.cache import default_cache_path
+    from connectx_toolkit.analysis.cli import default_budget
+    from connectx_toolkit.analysis.solving import compiled_solver_available
+    from connectx_toolkit.analysis.workers import default_workers
+    from connectx_toolkit.board.values import ValueService
 
     compiled = options.compiled_solver and compiled_solver_available()
     cache = options.analysis_cache or default_cache_path()

@@ -13,16 +13,16 @@ import queue
 import threading
 from typing import Any, Callable
 
-from agents.core import Config
+from connectx_toolkit.agents.core import Config
 
-from analysis.games import Game
-from analysis.labelling import GameAnalysis
-from board.game import BoardGame, Ending
-from board.values import ValueService
-from evaluation.agent_move import AgentMove, UnsupportedAction
-from evaluation.agent_process import AgentProcess
-from evaluation.played import kaggle_configuration
-from evaluation.referee_native import checked_action
+from connectx_toolkit.analysis.games import Game
+from connectx_toolkit.analysis.labelling import GameAnalysis
+from connectx_toolkit.board.game import BoardGame, Ending
+from connectx_toolkit.board.values import ValueService
+from connectx_toolkit.evaluation.agent_move import AgentMove, UnsupportedAction
+from connectx_toolkit.evaluation.agent_process import AgentProcess
+from connectx_toolkit.evaluation.played import kaggle_configuration
+from connectx_toolkit.evaluation.referee_native import checked_action
 
 __all__ = ["BoardSession", "move_label"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
-from analysis.games import STANDARD, Game
-from board.game import BoardGame
-from board.session import move_label
+from connectx_toolkit.analysis.games import STANDARD, Game
+from connectx_toolkit.board.game import BoardGame
+from connectx_toolkit.board.session import move_label
 
 __all__ = ["solve_game"]
 
@@ -63,8 +63,8 @@ def solve_game(game: Game | None, config: Config, *, budget: float, cache_path: 
 def _values(game: Game | None, shown: list[BoardGame], budget: float, cache_path: str | None, workers: int,
             compiled: bool, table: bool, progress: bool) -> tuple[Any, list[list[dict[str, Any]] | None]]:
     """The game's analysis (None without a game) and, per position, every column's value (None once over)."""
-    from analysis.cache import PositionCache
-    from analysis.labelling import label_games
+    from connectx_toolkit.analysis.cache import PositionCache
+    from connectx_toolkit.analysis.labelling import label_games
 
     lines: list[Game] = []  # each legal column's move from each position still in play, as a game of its own
     asked: list[tuple[int, int]] = []  # (ply, column) of each line
@@ -93,7 +93,7 @@ def _values(game: Game | None, shown: list[BoardGame], budget: float, cache_path
 @functools.lru_cache(maxsize=1)
 def _outcome_table() -> Any:
     """One table per process: it settles its positions once (about a second), then answers at once."""
-    from analysis.table import OutcomeTable
+    from connectx_toolkit.analysis.table import OutcomeTable
 
     return OutcomeTable()
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from agents.core import Position
+from connectx_toolkit.agents.core import Position
 
-from analysis.cache import PositionCache
-from analysis.games import STANDARD, Game
-from analysis.labelling import GameAnalysis, label_games
-from analysis.table import OutcomeTable
-from analysis.values import Value
+from connectx_toolkit.analysis.cache import PositionCache
+from connectx_toolkit.analysis.games import STANDARD, Game
+from connectx_toolkit.analysis.labelling import GameAnalysis, label_games
+from connectx_toolkit.analysis.table import OutcomeTable
+from connectx_toolkit.analysis.values import Value
 
 __all__ = ["ValueService"]
 

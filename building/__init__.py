@@ -32,13 +32,13 @@ callable kind, called as Kaggle calls it); ``reads`` judges the files the agent 
 (a refusal at its own ``file:line``, or a note in ``BuildReport.notes``).
 """
 
-from building.build import DEFAULT_OUT, BuildReport, build, build_text
-from building.bundle import BUNDLE_ROOT
-from building.bundle import unpack as unpack_bundle
-from building.errors import BuildError, InputError, ValidationError, format_agent_error
-from building.shape import AgentShape, agent_shape, bundle_folder
-from building.sources import ANY_EXTERNAL, ROOT, Project
-from building.targets import split_function
+from connectx_toolkit.building.build import DEFAULT_OUT, BuildReport, build, build_text
+from connectx_toolkit.building.bundle import BUNDLE_ROOT
+from connectx_toolkit.building.bundle import unpack as unpack_bundle
+from connectx_toolkit.building.errors import BuildError, InputError, ValidationError, format_agent_error
+from connectx_toolkit.building.shape import AgentShape, agent_shape, bundle_folder
+from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Project
+from connectx_toolkit.building.targets import split_function
 
 __all__ = ["ANY_EXTERNAL", "BUNDLE_ROOT", "DEFAULT_OUT", "ROOT", "AgentShape", "BuildError", "BuildReport", "InputError",
            "Project", "ValidationError", "agent_shape", "build", "build_text", "bundle_folder", "format_agent_error",

@@ -13,16 +13,16 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
-from building.bundle import archive_bytes, bundle_files, is_bundle
-from building.data import collect_resources
-from building.entry_point import last_callable
-from building.errors import BuildError, InputError, ValidationError
-from building.modules import ModuleGraph, external_imports, module_graph
-from building.roots import checked_paths, environment_roots, unique
-from building.sources import Module, Project, parse
-from building.targets import Entry, resolve_target
-from building.template import render
-from building.validation import VALIDATION_TIMEOUT_S, format_report, package_folders, validate, validate_bundle
+from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
+from connectx_toolkit.building.data import collect_resources
+from connectx_toolkit.building.entry_point import last_callable
+from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
+from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
+from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
+from connectx_toolkit.building.sources import Module, Project, parse
+from connectx_toolkit.building.targets import Entry, resolve_target
+from connectx_toolkit.building.template import render
+from connectx_toolkit.building.validation import VALIDATION_TIMEOUT_S, format_report, package_folders, validate, validate_bundle
 
 Target = Union[str, "os.PathLike[str]", Callable[..., Any]]  # an AGENT argument, a path, or a function
 DEFAULT_OUT = "submission.py"  # from Python: beside the notebook, as Kaggle's course writes it

@@ -18,10 +18,10 @@ import os
 import tarfile
 import tempfile
 
-from building.entry_point import bindings, last_callable
-from building.entry_wrapper import describe_entry, entry_wrapper
-from building.errors import InputError
-from building.sources import Module, is_namespace
+from connectx_toolkit.building.entry_point import bindings, last_callable
+from connectx_toolkit.building.entry_wrapper import describe_entry, entry_wrapper
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import Module, is_namespace
 
 BUNDLE_ROOT = "/kaggle_simulations/agent"  # where Kaggle unpacks a .tar.gz submission
 BUNDLE_SUFFIX = ".tar.gz"

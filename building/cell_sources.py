@@ -17,7 +17,7 @@ import linecache
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from building.entry_point import top_level_statements
+from connectx_toolkit.building.entry_point import top_level_statements
 
 __all__ = ["Binding", "binding", "cell_of", "cells"]
 

@@ -32,9 +32,9 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from building.cell_sources import binding, cell_of, cells
-from building.errors import InputError
-from building.sources import Module, with_origins
+from connectx_toolkit.building.cell_sources import binding, cell_of, cells
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import Module, with_origins
 
 NOTEBOOK_MODULE = "__notebook__"  # the gathered module's name inside the submission
 LITERAL_ATOMS = (int, float, complex, str, bytes, bool, type(None))

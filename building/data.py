@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import os
 
-from agents.core.resources import find_resource
-from building.errors import InputError
-from building.sources import RESOURCES_MODULE, Module, Project, display, parse, script_only
+from connectx_toolkit.agents.core.resources import find_resource
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import RESOURCES_MODULE, Module, Project, display, parse, script_only
 
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
 

@@ -65,7 +65,7 @@ def _frames(error: BaseException) -> list[tuple[traceback.FrameSummary, bool, ob
     """The traceback's frames, each with whether the builder wrote it (the single file's loader, the entry
     wrapper) and, for the wrapper's frame, the callable it calls. A frame of a module gathered from a
     notebook or a script is told where its user wrote the line (``In [3], line 2``)."""
-    from building.entry_wrapper import is_loader_code, is_wrapper_code
+    from connectx_toolkit.building.entry_wrapper import is_loader_code, is_wrapper_code
 
     summaries = traceback.extract_tb(error.__traceback__)
     frames = []
@@ -112,7 +112,7 @@ def format_agent_error(error: BaseException) -> str:
     file's loader, the entry wrapper) are never the agent's: an error raised by calling the entry itself is
     told at the entry's definition.
     """
-    from building.entry_wrapper import entry_site
+    from connectx_toolkit.building.entry_wrapper import entry_site
 
     roots = _library_roots()
     frames = _frames(error)

@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from building.errors import InputError
-from building.roots import find_above, locate
-from building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, parse, read_source, script_only
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.roots import find_above, locate
+from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, parse, read_source, script_only
 
 
 
@@ -188,6 +188,9 @@ def one_error(problems: list[Problem]) -> InputError:
 
 def missing(name: str, project: Project) -> str:
     """Why ``name`` is not found, and where it is when it lies above the agent's folder (``add --path``)."""
+    if name.split(".")[0] == "connectx_toolkit":  # the toolkit's own name in the user's process, not Kaggle's
+        return ("connectx_toolkit is the toolkit's name where it is installed, not in a submission: import its "
+                "agents and core as the package agents (agents.core, agents.greedy, ...)")
     above = find_above(name, project.home) if project.home else None
     roots = [display(root) for root in project.search_path if root != ROOT]
     where = f"under the import roots ({', '.join(roots)})" if roots else "in the project"

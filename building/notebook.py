@@ -18,8 +18,8 @@ import re
 import symtable
 from dataclasses import dataclass
 
-from building.errors import InputError
-from building.sources import Module, display, with_origins
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import Module, display, with_origins
 
 KEPT_CELL_MAGICS = ("time", "writefile", "capture", "timeit")  # their body is Python
 IPYTHON_LINE = re.compile(r"^(\s*)(?:[!%].*|[\w.,\s]+=\s*[!%].*|.*\bget_ipython\(\).*)$")  # `x = !ls` too

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from building.bundle import BUNDLE_ROOT, module_path
-from building.errors import InputError
-from building.sources import Module
-from building.template import file_name
+from connectx_toolkit.building.bundle import BUNDLE_ROOT, module_path
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import Module
+from connectx_toolkit.building.template import file_name
 
 SINGLE_FILE_WAY_OUT = ("read data files with agents.core.resources.load_resource('NAME') from a data/ folder, or "
                        "build a bundle (-o submission.tar.gz)")

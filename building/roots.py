@@ -11,8 +11,8 @@ import os
 import sys
 from typing import Iterable
 
-from building.errors import InputError
-from building.sources import Project
+from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.sources import Project
 
 
 def environment_roots() -> tuple[str, ...]:

@@ -11,11 +11,11 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
-from building.build import prepare, render_bundle
-from building.bundle import mentions_bundle_root, unpacked
-from building.entry_point import last_callable
-from building.modules import discover
-from building.sources import ANY_EXTERNAL, parse
+from connectx_toolkit.building.build import prepare, render_bundle
+from connectx_toolkit.building.bundle import mentions_bundle_root, unpacked
+from connectx_toolkit.building.entry_point import last_callable
+from connectx_toolkit.building.modules import discover
+from connectx_toolkit.building.sources import ANY_EXTERNAL, parse
 
 
 @dataclass(frozen=True)

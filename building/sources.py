@@ -14,7 +14,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-from building.errors import InputError
+from connectx_toolkit.building.errors import InputError
 
 RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -16,8 +16,8 @@ import hashlib
 import textwrap
 import zlib
 
-from building.entry_wrapper import describe_entry, entry_wrapper
-from building.sources import RESOURCES_MODULE, Module
+from connectx_toolkit.building.entry_wrapper import describe_entry, entry_wrapper
+from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\
 # The loader. Every project module above runs in its own module object, kept in a registry private

@@ -17,11 +17,11 @@ import sys
 import tempfile
 from typing import Any, Iterable, Sequence
 
-from building.errors import InputError, ValidationError
-from building.reads import judge
-from building.sources import ANY_EXTERNAL, DEFAULT_EXTERNAL, Module
-from building.template import file_name
-from sandbox import Sandbox
+from connectx_toolkit.building.errors import InputError, ValidationError
+from connectx_toolkit.building.reads import judge
+from connectx_toolkit.building.sources import ANY_EXTERNAL, DEFAULT_EXTERNAL, Module
+from connectx_toolkit.building.template import file_name
+from connectx_toolkit.sandbox import Sandbox
 
 CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
 VALIDATION_TIMEOUT_S = 600.0  # wall-clock cap on the whole validation run (a hung agent must not hang us)
@@ -69,8 +69,8 @@ def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDA
     a bubblewrap sandbox, which binds the folder there. Without bubblewrap, an ``InputError`` saying how to
     install it. ``entry`` is the name main.py must leave last (the one Kaggle calls); ``modules``, the
     module graph, maps the files reads were made from back to the agent's own (``building.reads``)."""
-    from building.bundle import BUNDLE_ROOT, unpacked
-    from sandbox import SandboxUnavailable, require
+    from connectx_toolkit.building.bundle import BUNDLE_ROOT, unpacked
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
 
     try:
         require()

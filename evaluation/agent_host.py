@@ -30,9 +30,9 @@ import sys
 import time
 from typing import Any, Callable
 
-from evaluation import wire
-from evaluation.agent_move import encode_action
-from evaluation.observation import structify
+from connectx_toolkit.evaluation import wire
+from connectx_toolkit.evaluation.agent_move import encode_action
+from connectx_toolkit.evaluation.observation import structify
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at the process's threads
@@ -128,7 +128,7 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
 
         return agents[target]
     if kind == "callable":
-        from evaluation.agent_specs import _CALLABLES
+        from connectx_toolkit.evaluation.agent_specs import _CALLABLES
 
         return _CALLABLES[target]
     raise ValueError(f"unknown agent kind {kind!r}")
@@ -160,7 +160,7 @@ def warm_up(kind: str, target: str) -> None:
 
 def isolate(memory_mb: int) -> None:
     """Die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
-    from evaluation.worker import cap_address_space, die_with_parent
+    from connectx_toolkit.evaluation.worker import cap_address_space, die_with_parent
 
     die_with_parent()
     cap_address_space(memory_mb)
@@ -168,7 +168,7 @@ def isolate(memory_mb: int) -> None:
 
 def _describe(error: BaseException) -> str:
     try:
-        from building.errors import format_agent_error
+        from connectx_toolkit.building.errors import format_agent_error
 
         return format_agent_error(error)[:1000]
     except Exception:  # never let the description itself fail the answer

@@ -7,8 +7,8 @@ kept (a league cycles through many agents).
 
 from __future__ import annotations
 
-from evaluation.agent_process import DEFAULT_MEMORY_MB, AgentProcess
-from evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB, AgentProcess
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
 
 MAX_IDLE = 6
 

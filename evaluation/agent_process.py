@@ -26,10 +26,10 @@ import sys
 import time
 from typing import Any
 
-from evaluation import wire
-from evaluation.agent_move import AgentMove, decode_action
-from evaluation.agent_specs import AgentSpec
-from evaluation.record import LOG_LINES
+from connectx_toolkit.evaluation import wire
+from connectx_toolkit.evaluation.agent_move import AgentMove, decode_action
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.record import LOG_LINES
 
 __all__ = ["AgentMove", "AgentProcess", "DEFAULT_MEMORY_MB"]
 
@@ -172,13 +172,13 @@ class AgentProcess:
         sys.stdout.flush()
         sys.stderr.flush()
         if self.sandbox:
-            from sandbox import Sandbox
+            from connectx_toolkit.sandbox import Sandbox
 
-            from building import BUNDLE_ROOT
+            from connectx_toolkit.building import BUNDLE_ROOT
 
             files = (spec.target,) if spec.kind in ("file", "built") else ()
             mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
-            argv = [sys.executable, "-u", "-m", "evaluation.agent_host", str(child.fileno()), spec.kind, spec.target,
+            argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.agent_host", str(child.fileno()), spec.kind, spec.target,
                     spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
             self._popen = Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
                                                      stdout=out_write, stderr=out_write)
@@ -198,7 +198,7 @@ class AgentProcess:
                     _unmap_shared_memory()
                     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
-                    from evaluation.agent_host import serve
+                    from connectx_toolkit.evaluation.agent_host import serve
 
                     serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
                 finally:

@@ -114,7 +114,7 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
         return _register(spec, why)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
-    from building import BuildError, split_function
+    from connectx_toolkit.building import BuildError, split_function
 
     try:
         base, function = split_function(spec)
@@ -130,8 +130,8 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
         if function is None:
             return _resolve_file(spec, sandbox, paths)
         return _resolve_built(spec, sandbox, paths)
-    if base.isidentifier() and _module_exists(f"agents.{base}"):
-        return _resolve_module(spec, f"agents.{base}", function or "agent")
+    if base.isidentifier() and _module_exists(f"connectx_toolkit.agents.{base}"):
+        return _resolve_module(spec, f"connectx_toolkit.agents.{base}", function or "agent")
     if spec in BUILTINS:
         return AgentSpec(spec, "builtin", spec)
     if all(part.isidentifier() for part in base.split(".")) and "." in base and _module_exists(base):
@@ -154,7 +154,7 @@ def _register(agent: Callable[..., Any], why: str = "") -> AgentSpec:
 def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSpec | None, str]:
     """A function the builder can carry, built into a file loaded afresh every game (as Kaggle loads what
     ``build(fn)`` writes): (its spec, ""), or (None, why it cannot be built)."""
-    from building import ANY_EXTERNAL, BuildError, build_text
+    from connectx_toolkit.building import ANY_EXTERNAL, BuildError, build_text
 
     name = getattr(agent, "__qualname__", None) or type(agent).__name__
     try:
@@ -200,7 +200,7 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
 
 def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
-    from building import ANY_EXTERNAL, BuildError, build_text
+    from connectx_toolkit.building import ANY_EXTERNAL, BuildError, build_text
 
     try:
         text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
@@ -215,7 +215,7 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
 
 def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
     """Whether a folder agent's modules name /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
-    from building import BuildError, agent_shape
+    from connectx_toolkit.building import BuildError, agent_shape
 
     try:
         return agent_shape(folder, paths).reads_bundle_root
@@ -226,8 +226,8 @@ def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
 def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
     """A ``.tar.gz`` (``paths`` None) or a folder reading /kaggle_simulations/agent: unpacked (a folder as the
     builder would bundle it) into a folder the sandbox shows at /kaggle_simulations/agent, as Kaggle does."""
-    from building import BUNDLE_ROOT, BuildError, bundle_folder, unpack_bundle
-    from sandbox import SandboxUnavailable, require
+    from connectx_toolkit.building import BUNDLE_ROOT, BuildError, bundle_folder, unpack_bundle
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
 
     try:
         require()
@@ -258,7 +258,7 @@ def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None
     own, from its folder, a ``--path`` or ``PYTHONPATH``, or names /kaggle_simulations/agent; the function
     to build it around, None for a plain file; a note when Kaggle's last callable is not the file's
     ``agent``). Raises ``AgentSpecError`` for an import no root satisfies."""
-    from building import BuildError, agent_shape
+    from connectx_toolkit.building import BuildError, agent_shape
 
     try:
         shape = agent_shape(path, paths)
@@ -313,7 +313,7 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
     sys.stdout.flush()
     sys.stderr.flush()
     if sandbox:
-        from sandbox import Sandbox
+        from connectx_toolkit.sandbox import Sandbox
 
         child = Sandbox(files=() if mounts else (path,), mounts=mounts).popen(
             [sys.executable, "-c", _SANDBOXED_LOAD, path, str(send.fileno())], pass_fds=(send.fileno(),),
@@ -341,7 +341,7 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
 _ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
 _SANDBOXED_LOAD = """import sys
 from multiprocessing.connection import Connection
-from evaluation.agent_specs import _load_in_child
+from connectx_toolkit.evaluation.agent_specs import _load_in_child
 _load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
 """
 
@@ -363,7 +363,7 @@ def _load_in_child(path: str, send: Any) -> None:
         if "list index out of range" in message:
             message = "it defines no callable"
         elif isinstance(error.__context__, Exception) and not isinstance(error.__context__, SyntaxError):
-            from building import format_agent_error  # the agent's own line first, as everywhere
+            from connectx_toolkit.building import format_agent_error  # the agent's own line first, as everywhere
 
             message = format_agent_error(error)
         answer = message.splitlines()[0] if message.strip() else type(error).__name__

@@ -1,6 +1,6 @@
 """Evaluating from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s object.
 
-    from evaluation.api import play_match
+    from connectx_toolkit.evaluation.api import play_match
 
     def my_agent(obs, config):
         ...
@@ -20,7 +20,7 @@ backend cannot take those).
 
 The gate and the league take the same settings as ``evaluate.py --gate`` and ``--league``:
 
-    from evaluation.api import GateSettings, LeagueSettings, run_gate, run_league
+    from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, run_gate, run_league
 
     run_gate(GateSettings("submissions/submission.py", "greedy"))["verdict"]  # "PASS" or "FAIL"
     run_league(LeagueSettings(("solver", "alphabeta", "greedy"), games=20))["ratings"]
@@ -44,11 +44,11 @@ import time
 
 from typing import Any, Callable, Sequence, Union
 
-from agents.core import Config
-from evaluation.agent_specs import AgentSpec, resolve_agent
-from evaluation.display import GateReport, LeagueReport, MatchResult
-from evaluation.gate import GateSettings, GateUsage
-from evaluation.league import LeagueSettings, LeagueUsage
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import AgentSpec, resolve_agent
+from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
+from connectx_toolkit.evaluation.gate import GateSettings, GateUsage
+from connectx_toolkit.evaluation.league import LeagueSettings, LeagueUsage
 
 __all__ = ["Agent", "GateReport", "GateSettings", "GateUsage", "LeagueReport", "LeagueSettings", "LeagueUsage",
            "MatchResult", "board", "play_match", "run_gate", "run_league"]
@@ -59,7 +59,7 @@ Agent = Union[str, Callable[..., Any], AgentSpec]
 def _note_outside(agents: Sequence[Any], program: str) -> None:
     """The notice that agent files from outside the project run with the user's rights, once per process
     (a Kaggle bundle always runs in the sandbox)."""
-    from sandbox import say_outside_note
+    from connectx_toolkit.sandbox import say_outside_note
 
     files = [agent for agent in agents if isinstance(agent, str) and not agent.endswith(".tar.gz")]
     say_outside_note(files, program, advice="pass sandbox=True")
@@ -100,18 +100,18 @@ def play_match(
     ``evaluation.match.BackendUnavailable`` for a backend that cannot run
     (Ray not installed, or given a callable).
     """
-    from evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
-    from evaluation.openings import load_suite
-    from evaluation.progress import progress_bar
-    from evaluation.results import ResultsLog
-    from evaluation.summary import summarize
+    from connectx_toolkit.evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
+    from connectx_toolkit.evaluation.openings import load_suite
+    from connectx_toolkit.evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.results import ResultsLog
+    from connectx_toolkit.evaluation.summary import summarize
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if referee not in ("native", "kaggle"):
         raise ValueError(f"referee must be 'native' or 'kaggle', got {referee!r}")
     if sandbox:  # before any agent code runs, the load checks included
-        from sandbox import require
+        from connectx_toolkit.sandbox import require
 
         if backend != "process":
             raise ValueError("sandbox=True runs games on the process backend only")
@@ -169,7 +169,7 @@ def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None, *
     bar of the games played, named after the check being run. Raises ``GateUsage`` (a ``ValueError``, one
     line) for bad input; a candidate that cannot load is a FAIL, not an error.
     """
-    from evaluation import gate
+    from connectx_toolkit.evaluation import gate
 
     if not settings.sandbox:
         _note_outside((settings.candidate, settings.baseline), "run_gate")
@@ -186,7 +186,7 @@ def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> Lea
     """
     from dataclasses import replace
 
-    from evaluation import league
+    from connectx_toolkit.evaluation import league
 
     if progress is not None:
         settings = replace(settings, progress=progress)
@@ -211,15 +211,15 @@ def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, co
     kernel one line says that live play needs a local kernel. ``.save(path)`` writes it as a page.
     Raises ``board.server.BoardError`` (a ``ValueError``, one line) for bad input.
     """
-    from board.hosted import hosted_kernel
-    from board.server import BoardOptions, BoardServer
+    from connectx_toolkit.board.hosted import hosted_kernel
+    from connectx_toolkit.board.server import BoardOptions, BoardServer
 
     service = hosted_kernel()
     config = None if game else Config(rows, columns, inarow)
     options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
                            analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
     if inline if inline is not None else service is not None:
-        from board.inline import inline_board, live_play_note
+        from connectx_toolkit.board.inline import inline_board, live_play_note
 
         return inline_board(options, live_play_note(service, bool(game)) if service else None, progress=progress)
     if not sandbox:

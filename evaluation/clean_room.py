@@ -53,7 +53,7 @@ def clean_room_load(path: str, sandbox: bool = False) -> tuple[str | None, float
     with tempfile.TemporaryDirectory(prefix="connectx-clean-room-") as empty:
         try:
             if sandbox:
-                from sandbox import Sandbox
+                from connectx_toolkit.sandbox import Sandbox
 
                 result = Sandbox(files=(path, KAGGLE_CHECK)).run(
                     argv, timeout=LOAD_SECONDS, capture_output=True, text=True, cwd="/tmp", stdin=subprocess.DEVNULL)

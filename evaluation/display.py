@@ -53,12 +53,12 @@ class MatchResult(Report):
     """``play_match``'s result: ``evaluate.py A B --json``'s object; shown as the match table."""
 
     def text(self) -> str:
-        from evaluation.summary import table
+        from connectx_toolkit.evaluation.summary import table
 
         return table(self) + (f"\nresults: {self['results']}" if self.get("results") else "")
 
     def html(self) -> str:
-        from evaluation.summary import table_parts
+        from connectx_toolkit.evaluation.summary import table_parts
 
         parts = table_parts(self)
         rows = _table(parts.columns, parts.rows)
@@ -72,7 +72,7 @@ class GateReport(Report):
     """``run_gate``'s report: ``evaluate.py --gate --json``'s object; shown as the checks and the verdict."""
 
     def text(self) -> str:
-        from evaluation.gate import render_report
+        from connectx_toolkit.evaluation.gate import render_report
 
         return render_report(self)
 
@@ -97,7 +97,7 @@ class LeagueReport(Report):
     """``run_league``'s report: ``evaluate.py --league --json``'s object; shown as the rating and cross tables."""
 
     def text(self) -> str:
-        from evaluation.league import render_table
+        from connectx_toolkit.evaluation.league import render_table
 
         return render_table(self) + "\n\n" + "\n".join(f"saved {path}" for path in self.saved())
 
@@ -106,7 +106,7 @@ class LeagueReport(Report):
         return [os.path.join(self["out"], name) for name in ("league.md", "league.json", "league.png")]
 
     def html(self) -> str:
-        from evaluation.league import table_rows
+        from connectx_toolkit.evaluation.league import table_rows
 
         ratings, cross, intro = table_rows(self)
         return (_p(intro) + _table(*ratings, text_columns=(1,)) + _p("Score of the row agent against the column agent:")

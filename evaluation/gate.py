@@ -49,8 +49,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from agents.core import Config
-from evaluation.settings import PlaySettings
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.settings import PlaySettings
 
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
@@ -121,7 +121,7 @@ class GateContext:
               referee: str | None = None) -> list:
         """Games of A against B (A is agent 0 of every record); with ``--replays`` the games A did not win
         or draw (among those ``replay`` selects) are saved."""
-        from evaluation.match import run_match
+        from connectx_toolkit.evaluation.match import run_match
 
         settings = self.settings
 
@@ -130,7 +130,7 @@ class GateContext:
             if self.progress is not None:
                 self.progress.update(1)
             if settings.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
-                from evaluation.replays import save_replay
+                from connectx_toolkit.evaluation.replays import save_replay
 
                 save_replay(record, os.path.join(settings.replays, self.check))
 
@@ -169,7 +169,7 @@ def run(settings: GateSettings, log: Callable[[str], None] | None = None, progre
     (``evaluation.progress``), named after the check being run. Raises ``GateUsage`` (one line) for bad
     input; a candidate that fails to load is a FAIL, not bad input.
     """
-    from evaluation.progress import end_early, progress_bar
+    from connectx_toolkit.evaluation.progress import end_early, progress_bar
 
     context, load = prepare(settings)
     started = time.monotonic()
@@ -192,7 +192,7 @@ def most_games(settings: GateSettings) -> int:
 
 def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     """Validate the settings and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
     sprt = settings.sprt
     if not sprt[0] < sprt[1]:
@@ -222,7 +222,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     if candidate.kind in ("file", "built") and settings.candidate.endswith(".py") and os.path.isfile(settings.candidate):
         # The file itself is what would be uploaded, even where the evaluator runs it built (its own modules
         # inlined): it must load on Kaggle as it is.
-        from evaluation.clean_room import clean_room_load
+        from connectx_toolkit.evaluation.clean_room import clean_room_load
 
         problem, load_s = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
         if problem:
@@ -250,7 +250,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
 
 
 def _check_suite(openings: str | None, config: Config, seed: int) -> None:
-    from evaluation.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
 
     try:
         load_suite(openings, config, seed)
@@ -375,7 +375,7 @@ def _risk_line(figures: dict[str, Any]) -> str:
 
 
 def check_smoke(context: GateContext, check: Check) -> None:
-    from evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
 
     settings = context.settings
     records = context.match(context.candidate, resolve_agent("random"), 2)
@@ -394,7 +394,7 @@ def check_smoke(context: GateContext, check: Check) -> None:
 def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
     """The one projection that fails: a seat spending its typical overage on every move of a game that
     fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
-    from evaluation.bank import full_board_moves, full_board_need, steady_overage
+    from connectx_toolkit.evaluation.bank import full_board_moves, full_board_need, steady_overage
 
     settings, config = context.settings, context.config
     overage = steady_overage(games, settings.act_timeout)
@@ -409,7 +409,7 @@ def _steady_spender(context: GateContext, games: list[list[float]], check: Check
 
 
 def check_validation(context: GateContext, check: Check) -> None:
-    from evaluation.record import GameTask
+    from connectx_toolkit.evaluation.record import GameTask
 
     shape = tuple(context.config.as_dict().items())
     task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.settings.act_timeout,
@@ -431,8 +431,8 @@ def check_validation(context: GateContext, check: Check) -> None:
 
 
 def check_baseline(context: GateContext, check: Check) -> None:
-    from evaluation import stats
-    from evaluation.summary import pair_counts, score_model
+    from connectx_toolkit.evaluation import stats
+    from connectx_toolkit.evaluation.summary import pair_counts, score_model
 
     settings = context.settings
     elo0, elo1 = settings.sprt
@@ -474,10 +474,10 @@ def check_baseline(context: GateContext, check: Check) -> None:
 
 
 def check_builtins(context: GateContext, check: Check) -> None:
-    from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
-    from evaluation.openings import load_suite
-    from evaluation.record import score_of
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.match import schedule
+    from connectx_toolkit.evaluation.openings import load_suite
+    from connectx_toolkit.evaluation.record import score_of
 
     settings = context.settings
     games = builtin_games(settings.games)

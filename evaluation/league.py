@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.core import Config
-from evaluation.settings import PlaySettings
-from evaluation.agent_specs import AgentSpec
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.settings import PlaySettings
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
@@ -112,9 +112,9 @@ def complete(league: League) -> tuple[dict[str, Any], list[str]]:
 
 def prepare(settings: LeagueSettings) -> League:
     """Check the settings and resolve the agents (raises ``LeagueUsage``)."""
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
-    from evaluation.match import BackendUnavailable, backend_runner
-    from evaluation.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.match import BackendUnavailable, backend_runner
+    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
 
     names = list(settings.agents)
     if len(names) < 2:
@@ -145,8 +145,8 @@ def matches(k: int) -> list[tuple[int, int]]:
 
 def play(league: League) -> dict[tuple[int, int], list]:
     """All matches on one pool of workers; returns the records of each match (i, j), by game id."""
-    from evaluation.match import backend_runner, schedule
-    from evaluation.results import ResultsLog
+    from connectx_toolkit.evaluation.match import backend_runner, schedule
+    from connectx_toolkit.evaluation.results import ResultsLog
 
     settings = league.settings
     games = settings.games
@@ -169,7 +169,7 @@ def play(league: League) -> dict[tuple[int, int], list]:
         record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
         records[pairs[number]].append(record)
         if settings.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
-            from evaluation.replays import save_replay
+            from connectx_toolkit.evaluation.replays import save_replay
 
             offender = 0 if record.outcome_of(0) in ("invalid", "error", "timeout") else 1
             save_replay(record, os.path.join(settings.replays, f"match-{number:03d}"), perspective=offender)
@@ -192,8 +192,8 @@ def play(league: League) -> dict[tuple[int, int], list]:
 
 def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str, Any]:
     """Ratings, per-agent counts and the cross table as one JSON-able dict."""
-    from evaluation.ratings import rate
-    from evaluation.record import score_of
+    from connectx_toolkit.evaluation.ratings import rate
+    from connectx_toolkit.evaluation.record import score_of
 
     names = league.names
     k = len(names)
@@ -257,7 +257,7 @@ def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str,
 def table_rows(report: dict[str, Any]) -> tuple[tuple[list[str], list[list[str]]], tuple[list[str], list[list[str]]], str]:
     """The rating table (head, rows), the cross table (head, rows) and the sentence above them; agents by
     their short names (``league.json`` keeps them as given)."""
-    from evaluation.summary import short_names
+    from connectx_toolkit.evaluation.summary import short_names
 
     brief = dict(zip(report["cross_table"]["agents"], short_names(report["cross_table"]["agents"])))
     head = ["#", "agent", "Elo", "95% CI", "games", "score", "W", "D", "L", "invalid", "error", "timeout",
@@ -345,7 +345,7 @@ def _atomic_write(path: str, text: str) -> None:
 def _progress(total: int, disabled: bool) -> Any:
     if disabled:
         return None
-    from evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.progress import progress_bar
 
     return progress_bar(total, unit="game")
 

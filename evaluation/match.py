@@ -16,10 +16,10 @@ from __future__ import annotations
 import random
 from typing import Callable, Iterable
 
-from agents.core import Config
-from evaluation.agent_specs import AgentSpec
-from evaluation.openings import load_suite
-from evaluation.record import GameRecord, GameTask
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.openings import load_suite
+from connectx_toolkit.evaluation.record import GameRecord, GameTask
 
 
 class BackendUnavailable(RuntimeError):
@@ -145,14 +145,14 @@ def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
 
 def backend_runner(name: str) -> Callable[..., None]:
     if name == "process":
-        from evaluation.pool import run_games
+        from connectx_toolkit.evaluation.pool import run_games
 
         return run_games
     if name == "ray":
         try:
-            from evaluation.ray_backend import run_games
+            from connectx_toolkit.evaluation.ray_backend import run_games
         except ModuleNotFoundError as error:
-            if error.name == "evaluation.ray_backend":  # Ray is optional; the module's message names the fix
+            if error.name == "connectx_toolkit.evaluation.ray_backend":  # Ray is optional; the module's message names the fix
                 raise BackendUnavailable(error.msg) from None
             raise
         return run_games

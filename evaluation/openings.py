@@ -17,7 +17,7 @@ import os
 import random
 import re
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 DEFAULT_DEPTH = 4
 SUITE_6X7 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings_6x7.txt")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evaluation.agent_move import AgentMove
+from connectx_toolkit.evaluation.agent_move import AgentMove
 
 REFEREES = ("native", "kaggle")
 DEFAULT_REFEREE = "native"

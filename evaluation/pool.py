@@ -25,10 +25,10 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from evaluation.record import GameRecord, GameTask, forfeit
-from evaluation.agent_process import DEFAULT_MEMORY_MB
-from evaluation.played import DEFAULT_REFEREE
-from evaluation.worker import IDLE, THINKING, SharedMonitor, preload, serve
+from connectx_toolkit.evaluation.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.worker import IDLE, THINKING, SharedMonitor, preload, serve
 
 __all__ = ["SharedMonitor", "default_workers", "run_games"]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable
 
-from evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
-from evaluation.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
+from connectx_toolkit.evaluation.record import GameRecord, GameTask, forfeit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_GAMES_PER_TASK = 8
@@ -30,7 +30,7 @@ try:
     import ray
 except ImportError as error:  # raised as the module's own ImportError so `--backend ray` can name the fix
     raise ModuleNotFoundError(
-        "--backend ray needs Ray: pip install -r requirements-ray.txt", name="evaluation.ray_backend"
+        "--backend ray needs Ray: pip install -r requirements-ray.txt", name="connectx_toolkit.evaluation.ray_backend"
     ) from error
 
 
@@ -38,7 +38,7 @@ def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: 
                   pin_cores: bool = False) -> list[GameRecord]:
     """A few games, one after another, in an isolated worker process with hard deadlines (the default
     backend with one worker); a killed game's worker is replaced as usual."""
-    from evaluation.pool import run_games as run_in_processes
+    from connectx_toolkit.evaluation.pool import run_games as run_in_processes
 
     _warm_up(tasks)
     records: list[GameRecord] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.agent_specs import AgentSpec
-from evaluation.bank import bank_spent
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.bank import bank_spent
 
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
 LOG_LINES = 20  # lines of each seat's output a record keeps

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
 
 class AgentFailed(Exception):

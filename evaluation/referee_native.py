@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from evaluation.agent_move import UnsupportedAction
-from evaluation.kaggle_steps import KaggleSteps, Step
-from evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.agent_move import UnsupportedAction
+from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps, Step
+from connectx_toolkit.evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
 _INVALID = object()  # the schema rejected the action: Kaggle records action None
 

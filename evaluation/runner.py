@@ -15,12 +15,12 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from evaluation.agent_hosts import AgentHosts
-from evaluation.agent_move import AgentMove, UnsupportedAction
-from evaluation.agent_process import DEFAULT_MEMORY_MB
-from evaluation.agent_specs import AgentSpec
-from evaluation.played import DEFAULT_REFEREE, REFEREES, Player
-from evaluation.record import GameRecord, GameTask
+from connectx_toolkit.evaluation.agent_hosts import AgentHosts
+from connectx_toolkit.evaluation.agent_move import AgentMove, UnsupportedAction
+from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.played import DEFAULT_REFEREE, REFEREES, Player
+from connectx_toolkit.evaluation.record import GameRecord, GameTask
 
 FORFEIT_STATUSES = {"INVALID": "invalid", "ERROR": "error", "TIMEOUT": "timeout"}
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
@@ -63,8 +63,8 @@ def play_game(
     """
     if referee not in REFEREES:
         raise ValueError(f"unknown referee {referee!r}: one of {', '.join(REFEREES)}")
-    from evaluation.referee_kaggle import play_kaggle
-    from evaluation.referee_native import play_native
+    from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
+    from connectx_toolkit.evaluation.referee_native import play_native
 
     own_hosts = hosts is None
     hosts = hosts or AgentHosts(sandbox=sandbox, memory_mb=memory_mb)

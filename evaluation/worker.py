@@ -16,7 +16,7 @@ import signal
 import time
 from typing import Any
 
-from evaluation.record import forfeit
+from connectx_toolkit.evaluation.record import forfeit
 
 IDLE, THINKING = -1.0, 1.0
 CELLS = 4  # state, seat, deadline, start
@@ -65,8 +65,8 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
     The agents run in processes of their own (``AgentHosts``), kept between games; with ``sandbox``
     each one inside its own bubblewrap sandbox.
     """
-    from evaluation.agent_hosts import AgentHosts
-    from evaluation.runner import play_task
+    from connectx_toolkit.evaluation.agent_hosts import AgentHosts
+    from connectx_toolkit.evaluation.runner import play_task
 
     isolate()
     gc.freeze()  # the evaluator's objects, inherited: out of the collector's walks (and their pages stay shared)

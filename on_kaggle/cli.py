@@ -14,7 +14,7 @@ import os
 import sys
 from typing import IO, Any
 
-from on_kaggle.submit import DEFAULT_BASELINE
+from connectx_toolkit.on_kaggle.submit import DEFAULT_BASELINE
 
 __all__ = ["DEFAULT_BASELINE", "add_arguments", "check", "ladder", "submit"]
 
@@ -81,20 +81,20 @@ def check(args: argparse.Namespace) -> str | None:
 
 def submit(args: argparse.Namespace, settings: Any, out: IO[str]) -> int:
     """``--submit``: the gate with ``settings``, then the upload on PASS."""
-    from on_kaggle.submit import submit as run_submit
+    from connectx_toolkit.on_kaggle.submit import submit as run_submit
 
     return run_submit(settings, args.submit, args.message.strip(), args.force, out, args.json)
 
 
 def ladder(args: argparse.Namespace, out: IO[str]) -> int:
     """``--ladder``: fetch what the cache lacks, then analyse; exit 0, 2 with one line, 130 when interrupted."""
-    from analysis.games import AnalysisInputError
-    from on_kaggle.connection import Connection
-    from on_kaggle.credentials import find_credentials
-    from on_kaggle.download import fetch
-    from on_kaggle.errors import KaggleError
-    from on_kaggle.ladder import ladder_summary
-    from on_kaggle.report import ladder_text
+    from connectx_toolkit.analysis.games import AnalysisInputError
+    from connectx_toolkit.on_kaggle.connection import Connection
+    from connectx_toolkit.on_kaggle.credentials import find_credentials
+    from connectx_toolkit.on_kaggle.download import fetch
+    from connectx_toolkit.on_kaggle.errors import KaggleError
+    from connectx_toolkit.on_kaggle.ladder import ladder_summary
+    from connectx_toolkit.on_kaggle.report import ladder_text
 
     directory = args.dir or os.path.join("ladder", str(args.ladder))
     try:

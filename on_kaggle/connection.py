@@ -14,8 +14,8 @@ import sys
 import time
 from typing import Any, Callable, TypeVar
 
-from on_kaggle.credentials import Credentials
-from on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.credentials import Credentials
+from connectx_toolkit.on_kaggle.errors import KaggleError
 
 __all__ = ["ATTEMPTS", "BACKOFF_S", "Connection", "PACE_S", "RequestFailed", "failure_line", "new_client"]
 

@@ -18,7 +18,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.errors import KaggleError
 
 __all__ = ["Credentials", "config_file", "find_credentials"]
 

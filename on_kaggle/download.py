@@ -14,10 +14,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from on_kaggle.connection import Connection, RequestFailed
-from on_kaggle.episodes import Episode, list_episodes
-from on_kaggle.errors import KaggleError
-from on_kaggle.files import LadderFolder
+from connectx_toolkit.on_kaggle.connection import Connection, RequestFailed
+from connectx_toolkit.on_kaggle.episodes import Episode, list_episodes
+from connectx_toolkit.on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.files import LadderFolder
 
 __all__ = ["COMPETITION", "Fetched", "fetch"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from on_kaggle.connection import Connection, RequestFailed
-from on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.connection import Connection, RequestFailed
+from connectx_toolkit.on_kaggle.errors import KaggleError
 
 __all__ = ["Episode", "EpisodeAgent", "list_episodes"]
 

@@ -24,10 +24,10 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
-from analysis.games import AnalysisInputError, Game, read_episode
-from on_kaggle.agent_logs import LAST_LINES, log_lines, own_error, read_log
-from on_kaggle.download import Fetched, our_log_seat
-from on_kaggle.episodes import Episode
+from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode
+from connectx_toolkit.on_kaggle.agent_logs import LAST_LINES, log_lines, own_error, read_log
+from connectx_toolkit.on_kaggle.download import Fetched, our_log_seat
+from connectx_toolkit.on_kaggle.episodes import Episode
 
 __all__ = ["LadderGame", "OPPONENTS", "ladder_summary", "read_ladder_games"]
 
@@ -91,9 +91,9 @@ def read_ladder_games(fetched: Fetched, submission_id: int) -> tuple[list[Ladder
 def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: int) -> tuple[dict[str, Any], list[str]]:
     """The summary dict of the downloaded games (``--ladder --json`` prints it) and the analysis's table
     (ours against the opponents) for people."""
-    from analysis.cli import label
-    from analysis.plot import save_losing_moves_plot
-    from analysis.summary import agents_table, analysis_json
+    from connectx_toolkit.analysis.cli import label
+    from connectx_toolkit.analysis.plot import save_losing_moves_plot
+    from connectx_toolkit.analysis.summary import agents_table, analysis_json
 
     games, unreadable = read_ladder_games(fetched, submission_id)
     played = [g for g in games if g.seat is not None]

@@ -17,10 +17,10 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import IO, Any
 
-from on_kaggle.connection import failure_line, new_client
-from on_kaggle.credentials import Credentials, find_credentials
-from on_kaggle.download import COMPETITION
-from on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.connection import failure_line, new_client
+from connectx_toolkit.on_kaggle.credentials import Credentials, find_credentials
+from connectx_toolkit.on_kaggle.download import COMPETITION
+from connectx_toolkit.on_kaggle.errors import KaggleError
 
 __all__ = ["DEFAULT_BASELINE", "Submitted", "check_file", "submit", "upload"]
 
@@ -77,8 +77,8 @@ def upload(credentials: Credentials, path: str, description: str) -> Submitted:
 def submit(settings: Any, path: str, description: str, force: bool, out: IO[str], as_json: bool) -> int:
     """Gate, then upload on PASS (or with ``force``). Exit 0 uploaded, 1 the gate failed (not uploaded),
     2 bad input or a failed upload (one line on stderr)."""
-    from evaluation.api import GateUsage, run_gate
-    from evaluation.gate import render_verdict
+    from connectx_toolkit.evaluation.api import GateUsage, run_gate
+    from connectx_toolkit.evaluation.gate import render_verdict
 
     try:
         check_file(path)

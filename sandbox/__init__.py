@@ -18,7 +18,7 @@ an agent file from outside the project runs without a sandbox; ``say_outside_not
 This package depends on nothing else in the project: the evaluator and the builder both use it.
 """
 
-from sandbox.bubblewrap import (
+from connectx_toolkit.sandbox.bubblewrap import (
     DEFAULT_MAX_PROCESSES,
     DEFAULT_TMP_MB,
     PROJECT_ROOT,

@@ -7,7 +7,7 @@
 #          agents.solver_engine.negamax, agents.solver_engine.depth_search,
 #          agents.solver_engine.outcome_table, agents.solver_engine.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes), connect4_outcomes_ply8.bin (9,331 bytes)
-# Sources sha256: ae65ba340a98797d69ae4f98e5d1bf7de5b2c266fe3ad1ee1bb1e9ecc5598ab8
+# Sources sha256: 943c826fe31a9d48c22ba2cddfd621f433692e70a8b74d338c9f61c445bb889e
 
 
 import base64 as _base64
@@ -204,8 +204,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from agents.core.config import Config, field
-from agents.core.winning_cells import winning_cells_function
+from .config import Config, field
+from .winning_cells import winning_cells_function
 
 
 class Geometry:
@@ -462,8 +462,8 @@ class Position:
 _SOURCES['agents.core'] = (True, '''\
 """The one game core every agent uses: configuration, bitboard position, lines, clock, resources."""
 
-from agents.core.config import Config
-from agents.core.position import Position
+from .config import Config
+from .position import Position
 
 __all__ = ["Config", "Position"]
 ''', 'agents/core/__init__.py')
@@ -484,7 +484,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.core.config import field
+from .config import field
 
 
 def act_timeout(config: Any) -> float:
@@ -689,8 +689,8 @@ from array import array
 from bisect import bisect_left
 from itertools import accumulate
 
-from agents.core.position import Position
-from agents.core.resources import has_resource, load_resource
+from ..core.position import Position
+from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4BK"
 KEY_BITS = 49  # 7 columns x 7 bits
@@ -855,8 +855,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.core.position import Geometry
-from agents.core.winning_cells import WinningCells
+from ..core.position import Geometry
+from ..core.winning_cells import WinningCells
 
 Evaluation = Callable[[int, int, int], int]
 
@@ -955,8 +955,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.core.position import Geometry
-from agents.core.winning_cells import WinningCells, any_in_a_row, four_in_a_row
+from ..core.position import Geometry
+from ..core.winning_cells import WinningCells, any_in_a_row, four_in_a_row
 
 MoveOrderer = Callable[[int, int, int], "list[int]"]
 
@@ -1102,10 +1102,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from agents.core.config import Config
-from agents.core.position import Position, geometry
-from agents.solver_engine.move_order import move_orderer
-from agents.solver_engine.transposition import TranspositionTable
+from ..core.config import Config
+from ..core.position import Position, geometry
+from .move_order import move_orderer
+from .transposition import TranspositionTable
 
 
 @dataclass
@@ -1365,11 +1365,11 @@ from __future__ import annotations
 
 import time
 
-from agents.core.config import Config
-from agents.core.position import Position, geometry
-from agents.solver_engine.heuristic import evaluation
-from agents.solver_engine.move_order import move_orderer
-from agents.solver_engine.negamax import SearchTimeout
+from ..core.config import Config
+from ..core.position import Position, geometry
+from .heuristic import evaluation
+from .move_order import move_orderer
+from .negamax import SearchTimeout
 
 WIN = 1 << 40
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is
@@ -1544,9 +1544,9 @@ import struct
 import zlib
 from typing import Iterator
 
-from agents.core.config import Config
-from agents.core.position import Position
-from agents.core.resources import has_resource, load_resource
+from ..core.config import Config
+from ..core.position import Position
+from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4OT"
 STANDARD = Config(6, 7, 4)
@@ -1796,8 +1796,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agents.core.clock import MoveClock, act_timeout, overage
-from agents.core.config import field
+from ..core.clock import MoveClock, act_timeout, overage
+from ..core.config import field
 
 TYPICAL_SECONDS = 0.8  # the normal budget of a move when the act timeout allows it
 ACT_SHARE = 0.4  # the normal budget is at most this share of the act timeout
@@ -1899,13 +1899,13 @@ from one move of the game to the next.
 
 from __future__ import annotations
 
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
-from agents.solver_engine.depth_search import DepthSearch
-from agents.solver_engine.negamax import ExactSolver
-from agents.solver_engine.outcome_table import outcome_bounds, table_move
-from agents.solver_engine.time_manager import move_clock
+from .core import Config, Position
+from .core.clock import MoveClock
+from .solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
+from .solver_engine.depth_search import DepthSearch
+from .solver_engine.negamax import ExactSolver
+from .solver_engine.outcome_table import outcome_bounds, table_move
+from .solver_engine.time_manager import move_clock
 
 EXACT_SHARE = 0.7  # of the budget, for the exact solver when the other search may be needed
 # Try the exact solver once this few cells are left: on the standard board from ply 8 (earlier it

@@ -5,12 +5,12 @@ import random
 import pytest
 from kaggle_environments.utils import Struct
 
-from agents import alphabeta
-from agents.alphabeta import ConnectX, alphabeta_search, minimax_search
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.heuristic_search.line_heuristic import line_heuristic
-from tools.sample_positions import undecided_position
+from connectx_toolkit.agents import alphabeta
+from connectx_toolkit.agents.alphabeta import ConnectX, alphabeta_search, minimax_search
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+from connectx_toolkit.agents.heuristic_search.line_heuristic import line_heuristic
+from connectx_toolkit.tools.sample_positions import undecided_position
 
 
 class Nim:

@@ -7,15 +7,15 @@ import os
 
 import pytest
 
-import evaluate
-from analysis.cache import PositionCache
-from analysis.games import Game, from_record, read_games
-from analysis.labelling import label_games
-from analysis.summary import agent_summary, analysis_json
-from analysis.values import OUTCOME_RANK
-from evaluation.replays import replay_environment
-from evaluation.results import read
-from tools.oracle import Oracle
+from connectx_toolkit import evaluate
+from connectx_toolkit.analysis.cache import PositionCache
+from connectx_toolkit.analysis.games import Game, from_record, read_games
+from connectx_toolkit.analysis.labelling import label_games
+from connectx_toolkit.analysis.summary import agent_summary, analysis_json
+from connectx_toolkit.analysis.values import OUTCOME_RANK
+from connectx_toolkit.evaluation.replays import replay_environment
+from connectx_toolkit.evaluation.results import read
+from connectx_toolkit.tools.oracle import Oracle
 
 pytest.importorskip("bitbully")
 
@@ -95,8 +95,8 @@ def check_labels_against_bitbully(analyses) -> tuple[int, int]:
 def test_the_outcome_table_labels_early_positions_without_a_search(sample_records, sample_analyses, tmp_path):
     """A table of the ply-7 positions below each game's ply-5 position (bitbully's outcomes, in the
     checkpoint's format): the classes it settles are right, and those positions are not searched."""
-    from agents.core import Config, Position
-    from analysis.table import OutcomeTable
+    from connectx_toolkit.agents.core import Config, Position
+    from connectx_toolkit.analysis.table import OutcomeTable
 
     oracle = Oracle()
     games = [from_record(record) for record in sample_records]
@@ -264,7 +264,7 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
 
 @pytest.mark.parametrize("engine", ["compiled", "python"])
 def test_the_default_budget_depends_on_the_engine(engine, tmp_path):
-    from analysis.cli import DEFAULT_BUDGETS
+    from connectx_toolkit.analysis.cli import DEFAULT_BUDGETS
 
     if engine == "compiled":
         pytest.importorskip("numba")
@@ -339,7 +339,7 @@ def test_compiled_solver_labels_agree_with_bitbully(tmp_path):
 
 
 def test_merged_values_keep_both_proofs_and_refuse_a_contradiction():
-    from analysis.values import Value
+    from connectx_toolkit.analysis.values import Value
 
     searched = Value(-3, 5, "python", 0.5, timed_out=True)
     table = Value(1, 18, "table")

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-import analysis.solving
-from analysis.values import Value
-from analysis.workers import Job, SolverPool, process_cpu_seconds
+from connectx_toolkit.analysis import solving
+from connectx_toolkit.analysis.values import Value
+from connectx_toolkit.analysis.workers import Job, SolverPool, process_cpu_seconds
 
 BUDGET = 0.3
 
@@ -45,7 +45,7 @@ class _ReportingSolver(_SleepingSolver):
 
 
 def _solve_one(monkeypatch, solver_class) -> tuple[Value, SolverPool]:
-    monkeypatch.setattr(analysis.solving, "PositionSolver", solver_class)  # the forked workers see it
+    monkeypatch.setattr(solving, "PositionSolver", solver_class)  # the forked workers see it
     pool = SolverPool(1, compiled=True, budget=BUDGET)
     answers: list[Value] = []
     pool.run([[Job(1, (3, 3))]], lambda job, value: answers.append(value), known=lambda key: False)
@@ -89,7 +89,7 @@ def test_process_cpu_seconds_counts_work_not_waiting():
 
 def test_the_compiled_solver_reports_bounds_that_hold_the_score():
     pytest.importorskip("numba")
-    from analysis.solving import PositionSolver
+    from connectx_toolkit.analysis.solving import PositionSolver
 
     solver = PositionSolver(compiled=True)
     moves = tuple(int(c) - 1 for c in "4453322662")  # ply 10: a few null windows to settle

@@ -10,10 +10,10 @@ import pickle
 
 import pytest
 
-import sandbox.bubblewrap
-from evaluation import gate, league, summary
-from evaluation.api import GateSettings, LeagueSettings, play_match, run_gate, run_league
-from evaluation.display import GateReport, LeagueReport, MatchResult
+from connectx_toolkit.sandbox import bubblewrap
+from connectx_toolkit.evaluation import gate, league, summary
+from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, play_match, run_gate, run_league
+from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -86,7 +86,7 @@ def test_a_league_report_reads_as_the_command_line_prints_it(tmp_path):
 
 @pytest.fixture
 def fresh_notice(monkeypatch):
-    monkeypatch.setattr(sandbox.bubblewrap, "_outside_said", False)
+    monkeypatch.setattr(bubblewrap, "_outside_said", False)
 
 
 def test_the_full_rights_notice_is_said_once_per_process(tmp_path, capsys, fresh_notice):
@@ -102,11 +102,11 @@ def test_the_full_rights_notice_is_said_once_per_process(tmp_path, capsys, fresh
 
 
 def test_the_notice_waits_for_a_file_from_outside(tmp_path, capsys, fresh_notice):
-    assert not sandbox.bubblewrap.say_outside_note(["greedy", os.path.join(ROOT, "agents", "greedy.py")], "x")
+    assert not bubblewrap.say_outside_note(["greedy", os.path.join(ROOT, "agents", "greedy.py")], "x")
     bot = tmp_path / "b.py"
     bot.write_text("x = 1\n")
-    assert sandbox.bubblewrap.say_outside_note([str(bot)], "evaluation.api", advice="pass sandbox=True")
-    assert not sandbox.bubblewrap.say_outside_note([str(bot)], "evaluation.api")
+    assert bubblewrap.say_outside_note([str(bot)], "evaluation.api", advice="pass sandbox=True")
+    assert not bubblewrap.say_outside_note([str(bot)], "evaluation.api")
     assert capsys.readouterr().err.count("full rights") == 1
 
 
@@ -127,7 +127,7 @@ class RecordingBar:
 
 
 def test_the_gates_bar_counts_its_games_by_check_and_ends_full(monkeypatch):
-    from evaluation import progress
+    from connectx_toolkit.evaluation import progress
 
     bars: list[RecordingBar] = []
     monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])
@@ -142,7 +142,7 @@ def test_the_gates_bar_counts_its_games_by_check_and_ends_full(monkeypatch):
 
 
 def test_a_matchs_bar_counts_every_game_unless_turned_off(monkeypatch):
-    from evaluation import progress
+    from connectx_toolkit.evaluation import progress
 
     bars: list[RecordingBar] = []
     monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])

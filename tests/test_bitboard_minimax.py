@@ -5,13 +5,13 @@ import random
 import pytest
 from kaggle_environments.utils import Struct
 
-from agents import bitboard_minimax
-from agents.bitboard_minimax import WIN, search
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.core.lines import windows
-from agents.heuristic_search.line_heuristic import line_heuristic
-from tools.sample_positions import undecided_position
+from connectx_toolkit.agents import bitboard_minimax
+from connectx_toolkit.agents.bitboard_minimax import WIN, search
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+from connectx_toolkit.agents.core.lines import windows
+from connectx_toolkit.agents.heuristic_search.line_heuristic import line_heuristic
+from connectx_toolkit.tools.sample_positions import undecided_position
 
 
 def test_line_heuristic_generalises_the_seeds_weights():

@@ -85,7 +85,7 @@ def an_episode(path: str) -> list[int]:
     """A Kaggle episode (``env.toJSON()``) in which the first player gives the win away; its moves."""
     from kaggle_environments import make
 
-    from agents.greedy import agent as greedy
+    from connectx_toolkit.agents.greedy import agent as greedy
 
     def opening_then_greedy(obs, config):
         return [3, 3, 0][obs.step] if obs.step < 3 else greedy(obs, config)
@@ -96,7 +96,7 @@ def an_episode(path: str) -> list[int]:
     document = env.toJSON()
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(document, handle)
-    from analysis.games import read_episode
+    from connectx_toolkit.analysis.games import read_episode
 
     return list(read_episode(document).moves)
 
@@ -161,7 +161,7 @@ def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
 
 def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from connectx_toolkit.tools.oracle import Oracle
 
     game = json.loads(open(SAMPLE, encoding="utf-8").read().splitlines()[2])
     assert game["game_id"] == 10
@@ -197,7 +197,7 @@ def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
 
 def test_a_loaded_episode_highlights_its_first_losing_move(driver, tmp_path):
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from connectx_toolkit.tools.oracle import Oracle
 
     episode = str(tmp_path / "episode.json")
     moves = an_episode(episode)
@@ -252,8 +252,8 @@ def test_requests_without_the_token_or_with_a_foreign_host_are_refused(results_b
 def test_the_inline_board_steps_with_no_server(driver, tmp_path):
     """A hosted notebook's board (evaluation.api.board on Kaggle or Colab), saved as a page and opened from
     the disk: its own script steps through the game, every position's values already in the page."""
-    from board.inline import inline_board
-    from board.server import BoardOptions
+    from connectx_toolkit.board.inline import inline_board
+    from connectx_toolkit.board.server import BoardOptions
 
     short = os.path.join(ROOT, "tests", "data", "short_game.jsonl")
     shown = inline_board(BoardOptions(game=short, analysis_cache="none", workers=1), "Live play needs a local kernel.",

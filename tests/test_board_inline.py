@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from agents.core import Config
-from analysis.games import read_games
-from board.hosted import hosted_kernel
-from board.inline import InlineBoard, render, start_ply
-from board.solved_game import NO_VALUES, solve_game
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.analysis.games import read_games
+from connectx_toolkit.board.hosted import hosted_kernel
+from connectx_toolkit.board.inline import InlineBoard, render, start_ply
+from connectx_toolkit.board.solved_game import NO_VALUES, solve_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHORT = os.path.join(ROOT, "tests", "data", "short_game.jsonl")  # greedy wins along the bottom row at ply 7
@@ -41,7 +41,7 @@ def solved(path: str = SHORT, number: int = 0, cache: str | None = None, **optio
 
 def test_every_positions_values_agree_with_bitbully():
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from connectx_toolkit.tools.oracle import Oracle
 
     data = solved()
     oracle = Oracle()
@@ -107,8 +107,8 @@ def test_another_board_is_drawn_without_values():
 
 
 def test_the_api_draws_it_on_a_hosted_kernel(monkeypatch, tmp_path):
-    from board.server import BoardError
-    from evaluation.api import board
+    from connectx_toolkit.board.server import BoardError
+    from connectx_toolkit.evaluation.api import board
 
     monkeypatch.setenv("KAGGLE_KERNEL_RUN_TYPE", "Interactive")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -138,7 +138,7 @@ def test_a_config_is_kept():
 def test_a_whole_game_agrees_with_bitbully(tmp_path):
     """Game 10 of the sample (39 plies): every column of every position, solved from an empty cache (7-9 s here)."""
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from connectx_toolkit.tools.oracle import Oracle
 
     game = next(g for g in read_games(SAMPLE) if g.game_id == 10)
     data = solved(SAMPLE, 10, cache=str(tmp_path / "cache.sqlite"), workers=2)

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from agents.core import Config, Position
-from agents.solver_engine.opening_book import OpeningBook, book_move, encode_book, load_book, mix
-from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.opening_book import OpeningBook, book_move, encode_book, load_book, mix
+from connectx_toolkit.tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
 
 STANDARD = Config(6, 7, 4)
 
@@ -57,7 +57,7 @@ def test_encode_rejects_bad_entries():
 
 
 def test_the_shipped_book_is_valid_and_small():
-    from agents.core.resources import load_resource
+    from connectx_toolkit.agents.core.resources import load_resource
 
     data = load_resource("connect4_book.bin")
     book = OpeningBook(data)  # its decode time: bench/book_decode.py
@@ -68,7 +68,7 @@ def test_the_shipped_book_is_valid_and_small():
 def test_decoding_the_shipped_book_needs_little_memory():
     import tracemalloc
 
-    from agents.core.resources import load_resource
+    from connectx_toolkit.agents.core.resources import load_resource
 
     data = load_resource("connect4_book.bin")
     tracemalloc.start()
@@ -159,7 +159,7 @@ def test_book_moves_agree_with_the_independent_solver():
 def sub_book(tmp_path_factory):
     """A book built by tools/make_book.py from a ply-24 position, and the command's pieces."""
     pytest.importorskip("numba")
-    from tools import make_book
+    from connectx_toolkit.tools import make_book
 
     root = load_oracle_set("strong", 24, 24)[3].moves
     folder = tmp_path_factory.mktemp("book")
@@ -170,7 +170,7 @@ def sub_book(tmp_path_factory):
 
 
 def test_builder_covers_the_trees_with_best_moves(sub_book):
-    from analysis.fast_solver import Solver
+    from connectx_toolkit.analysis.fast_solver import Solver
 
     _, root, folder, _ = sub_book
     book = OpeningBook((folder / "a.bin").read_bytes())

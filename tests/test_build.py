@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from kaggle_environments.agent import get_last_callable
 from kaggle_environments.utils import Struct
 
-import build_submission as builder
-from building.validation import CHECK_SCRIPT
-from agents import greedy
-from agents.core import Config, Position
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.building.validation import CHECK_SCRIPT
+from connectx_toolkit.agents import greedy
+from connectx_toolkit.agents.core import Config, Position
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "buildproject")
 FIXTURE_DATA = os.path.join(FIXTURES, "data")
@@ -176,14 +176,14 @@ def test_an_import_cycle_between_project_modules_works_as_in_python():
 
 
 def test_built_files_do_not_register_modules_or_disturb_each_other():
-    import agents.core.config as real_config
+    import connectx_toolkit.agents.core.config as real_config
 
     before = set(sys.modules)
     first = get_last_callable(fixture_text("collision"))
     second = get_last_callable(fixture_text("importforms"))
     third = get_last_callable(builder.build_text("greedy")[0])
     assert set(sys.modules) == before
-    assert sys.modules["agents.core.config"] is real_config
+    assert sys.modules["connectx_toolkit.agents.core.config"] is real_config
     assert (first(EMPTY_6X7, STANDARD), second(EMPTY_6X7, STANDARD), third(EMPTY_6X7, STANDARD)) == (3, 3, 3)
 
 

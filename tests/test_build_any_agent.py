@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-import build_submission as builder
-from agents.core import Config
-from building import BuildError, BuildReport, build, build_text
-from building.validation import CHECK_SCRIPT
-from tools.sample_positions import undecided_position
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.building import BuildError, BuildReport, build, build_text
+from connectx_toolkit.building.validation import CHECK_SCRIPT
+from connectx_toolkit.tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
 PREVIOUS = b"# the previous, good submission\n"
@@ -218,7 +218,7 @@ import math
 import sys
 import numpy as np
 sys.path.insert(0, {root!r})
-import build_submission
+from connectx_toolkit import build_submission
 from agents.core.resources import load_resource
 
 CENTER_WEIGHT = 1.5
@@ -473,7 +473,7 @@ def test_every_module_directly_in_agents_is_an_agent_and_help_lists_them():
 
 
 def test_load_resource_reads_the_nearest_data_folder_unbuilt(outside, monkeypatch):
-    from agents.core.resources import find_resource
+    from connectx_toolkit.agents.core.resources import find_resource
 
     write(outside, {"bot/data/a.bin": "top", "bot/pkg/__init__.py": "", "bot/pkg/data/a.bin": "inner",
                     "bot/pkg/sub/__init__.py": "", "bot/pkg/sub/mod.py": "", "bot/main.py": ""})

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import build_submission as builder
-from building import build
-from evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.building import build
+from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
 ROOT = builder.ROOT
 
@@ -121,7 +121,7 @@ def test_a_file_agent_gets_a_main_that_imports_it(tmp_path):
 
 
 def test_evaluate_runs_a_tar_gz_and_a_bundle_folder_at_kaggles_path(bundle_agent, tmp_path):
-    from evaluation.api import play_match
+    from connectx_toolkit.evaluation.api import play_match
 
     out = tmp_path / "submission.tar.gz"
     build(str(bundle_agent), out)
@@ -169,9 +169,9 @@ def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path
 
 
 def test_the_ray_backend_refuses_a_bundle_in_one_line():
-    from evaluation.agent_specs import AgentSpec
-    from evaluation.match import BackendUnavailable, require_backend_can_load
-    from evaluation.record import GameTask
+    from connectx_toolkit.evaluation.agent_specs import AgentSpec
+    from connectx_toolkit.evaluation.match import BackendUnavailable, require_backend_can_load
+    from connectx_toolkit.evaluation.record import GameTask
 
     bundle = AgentSpec("bot.tar.gz", "bundle", "/kaggle_simulations/agent/main.py", folder="/tmp/x")
     task = GameTask(0, bundle, AgentSpec("random", "builtin", "random"), False, (), (("rows", 6),), 2.0, 60.0, 0)
@@ -216,7 +216,7 @@ def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
 def test_two_bundles_play_each_other_each_at_its_own_kaggle_path(tmp_path):
     """Each seat's agent process has a sandbox of its own, so each bundle sees its own folder at
     /kaggle_simulations/agent (in one shared file system they would collide)."""
-    from evaluation.runner import play_game
+    from connectx_toolkit.evaluation.runner import play_game
 
     specs = []
     for name, column in (("left", 0), ("right", 6)):

@@ -15,8 +15,8 @@ import types
 import pytest
 from kaggle_environments.utils import Struct
 
-from building import BuildError, build_text
-from building.closure import gather
+from connectx_toolkit.building import BuildError, build_text
+from connectx_toolkit.building.closure import gather
 
 CELLS = {
     "<ipython-input-2-base>": """

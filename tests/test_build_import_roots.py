@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import build_submission as builder
-from building import BuildError, build, build_text
-from building.entry_point import entry_point, last_callable
-from building.errors import format_agent_error
-from evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.building import BuildError, build, build_text
+from connectx_toolkit.building.entry_point import entry_point, last_callable
+from connectx_toolkit.building.errors import format_agent_error
+from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
 ROOT = builder.ROOT
 
@@ -75,7 +75,7 @@ def test_path_and_pythonpath_are_import_roots_for_the_builder_and_the_evaluator(
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(repo), ROOT]))
     assert [m.name for m in build_text(str(repo / "bots" / "bot.py"))[1]] == ["strategy", "strategy.columns", "bot"]
     assert resolve_agent(str(repo / "bots" / "bot.py")).kind == "built"
-    from evaluation.api import play_match
+    from connectx_toolkit.evaluation.api import play_match
 
     monkeypatch.delenv("PYTHONPATH")
     summary = play_match(str(repo / "bots" / "bot.py"), "random", games=2, workers=1, paths=(str(repo),))
@@ -89,8 +89,7 @@ def test_the_evaluator_without_the_root_says_add_path(repo, monkeypatch):
 
 
 def test_a_run_resumes_with_the_import_roots_it_was_started_with(repo, tmp_path, capsys, monkeypatch):
-    import evaluate
-
+    from connectx_toolkit import evaluate
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.chdir(tmp_path)
     results = tmp_path / "run.jsonl"
@@ -281,3 +280,16 @@ def test_reading_the_entry_point_never_runs_the_agents_own_packages(tmp_path, mo
     assert last_callable(ast.parse("from loud_pkg import moves\n\ndef a(o, c):\n    return 3\n")) == "a"
     assert last_callable(ast.parse("from loud_pkg.moves import act\n")) == "act"
     assert not (tmp_path / "ran").exists()
+
+
+def test_an_agent_importing_the_toolkits_own_name_is_told_to_import_agents(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("from connectx_toolkit.agents.core import Position\n\n\n"
+                   "def agent(obs, config):\n    return Position.from_kaggle(obs, config).legal_moves()[0]\n")
+    with pytest.raises(BuildError) as raised:
+        build_text(str(bot))
+    assert str(raised.value) == (f"{bot}:1: `from connectx_toolkit.agents.core import Position`: connectx_toolkit is "
+                                 "the toolkit's name where it is installed, not in a submission: import its agents "
+                                 "and core as the package agents (agents.core, agents.greedy, ...)")
+    bot.write_text(bot.read_text().replace("connectx_toolkit.agents.core", "agents.core"))
+    assert "agents.core.position" in [module.name for module in build_text(str(bot))[1]]

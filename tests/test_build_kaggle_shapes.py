@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 from kaggle_environments.utils import Struct
 
-import build_submission as builder
-from building import BUNDLE_ROOT, BuildError, InputError, build, build_text, format_agent_error, unpack_bundle
-from building.validation import CHECK_SCRIPT, format_report
-from evaluation.agent_specs import resolve_agent
-from sandbox import Sandbox, SandboxUnavailable, require
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.building import BUNDLE_ROOT, BuildError, InputError, build, build_text, format_agent_error, unpack_bundle
+from connectx_toolkit.building.validation import CHECK_SCRIPT, format_report
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.sandbox import Sandbox, SandboxUnavailable, require
 
 ROOT = builder.ROOT
 ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -241,8 +241,8 @@ def test_optional_imports_are_built_without_and_noted(outside):
 
 
 def test_evaluate_and_the_gate_load_an_agent_with_optional_imports(outside):
-    from evaluation.api import play_match
-    from evaluation.gate import GateSettings, prepare
+    from connectx_toolkit.evaluation.api import play_match
+    from connectx_toolkit.evaluation.gate import GateSettings, prepare
 
     bot = write(outside, {"book_agent.py": OPTIONAL}) / "book_agent.py"
     spec = resolve_agent(str(bot))
@@ -291,7 +291,7 @@ def test_a_single_file_that_tries_the_bundle_folder_and_falls_back_builds_with_a
                             "in a bundle to use it (-o submission.tar.gz)"]
     kaggle_plays(outside, outside / "submission.py")
     # evaluate.py builds it (it names the bundle folder) and plays it, where it refused it as a single file
-    from evaluation.api import play_match
+    from connectx_toolkit.evaluation.api import play_match
 
     assert resolve_agent(str(bot)).kind == "built"
     assert play_match(str(bot), "random", games=2, workers=1)["agents"][0]["wins"] == 2

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import build_submission as builder
-from building import build_text
-from building.notebook import python_of
+from connectx_toolkit import build_submission as builder
+from connectx_toolkit.building import build_text
+from connectx_toolkit.building.notebook import python_of
 
 ROOT = builder.ROOT
 
@@ -75,7 +75,7 @@ def test_a_notebook_function_builds_with_what_it_uses_and_nothing_else(tmp_path,
 
 
 def test_a_notebook_function_evaluates(tmp_path):
-    from evaluation.api import play_match
+    from connectx_toolkit.evaluation.api import play_match
 
     path = notebook(tmp_path, CELLS)
     summary = play_match(f"{path}:my_agent", "random", games=2, workers=1)
@@ -105,7 +105,7 @@ def test_bad_notebooks_are_one_line_exit_2_and_no_output(tmp_path, capsys, kind,
 
 
 def test_the_evaluator_says_the_same_for_a_bad_notebook(tmp_path):
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
     path = notebook(tmp_path, CELLS)
     with pytest.raises(AgentSpecError, match="defines no function nothere"):

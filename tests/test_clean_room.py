@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from building import build_text
-from building.validation import CHECK_SCRIPT, validate
-from sandbox import SandboxUnavailable, require
+from connectx_toolkit.building import build_text
+from connectx_toolkit.building.validation import CHECK_SCRIPT, validate
+from connectx_toolkit.sandbox import SandboxUnavailable, require
 
 PROJECT_MODULES = ("agents", "analysis", "building", "evaluation", "sandbox", "tools", "build_submission", "evaluate")
 

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 SCALE = 1 / 20  # of Kaggle's 2 s act timeout and 60 s bank
 
@@ -83,9 +83,9 @@ def write_agent(folder, name: str, profile: tuple, sequence: list[int], scale: f
 
 def by_gate(profile_path: str, opponent_path: str, act: float, bank: float) -> tuple[str, int | None, list[float]]:
     """(status of the profiled seat, its move that timed out or None, its move times) on the gate's clock."""
-    from evaluation.agent_specs import AgentSpec
-    from evaluation.gate import GateContext, GateSettings
-    from evaluation.record import GameTask
+    from connectx_toolkit.evaluation.agent_specs import AgentSpec
+    from connectx_toolkit.evaluation.gate import GateContext, GateSettings
+    from connectx_toolkit.evaluation.record import GameTask
 
     config = Config(6, 7, 4)
     settings = GateSettings(candidate=profile_path, baseline=opponent_path, act_timeout=act, overage=bank, workers=1)

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from kaggle_environments.envs.connectx.connectx import is_win
 from kaggle_environments.utils import Struct
 
-from agents.core import Config, Position
-from agents.core.clock import act_timeout, move_deadline, overage
-from agents.core.lines import windows
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import act_timeout, move_deadline, overage
+from connectx_toolkit.agents.core.lines import windows
 
 PERFT = [1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275]  # CONNECTX.md, plies 0..8
 
@@ -327,7 +327,7 @@ SEARCH_CONFIGS = [Config(), Config(5, 6, 4), Config(6, 5, 3)]
 
 @pytest.mark.parametrize("cfg, min_moves", [(Config(), 28), (Config(5, 6, 4), 14), (Config(6, 5, 3), 2)])
 def test_exact_solver_inlines_non_losing_moves(cfg, min_moves):
-    from agents.solver_engine.negamax import ExactSolver
+    from connectx_toolkit.agents.solver_engine.negamax import ExactSolver
 
     solver, seen = ExactSolver(cfg), []
     solver.ordered = recording(solver.ordered, seen)
@@ -345,7 +345,7 @@ def test_exact_solver_inlines_non_losing_moves(cfg, min_moves):
 
 @pytest.mark.parametrize("cfg", SEARCH_CONFIGS)
 def test_depth_search_inlines_non_losing_moves(cfg):
-    from agents.solver_engine.depth_search import WIN, DepthSearch
+    from connectx_toolkit.agents.solver_engine.depth_search import WIN, DepthSearch
 
     search, seen = DepthSearch(cfg), []
     search.ordered = recording(search.ordered, seen)
@@ -362,7 +362,7 @@ def test_depth_search_inlines_non_losing_moves(cfg):
 @pytest.mark.parametrize("cfg", SEARCH_CONFIGS)
 def test_bitboard_minimax_inlines_move_bit(cfg):
     """Every child the search expands is its parent plus Geometry.move_bit of a legal column."""
-    from agents.bitboard_minimax import Negamax
+    from connectx_toolkit.agents.bitboard_minimax import Negamax
 
     expanded: list[tuple[int, int, int]] = []
 
@@ -384,7 +384,7 @@ def test_fast_solver_compiles_non_losing_moves():
     pytest.importorskip("numba")
     import numpy as np
 
-    from analysis.fast_solver import _non_losing_moves
+    from connectx_toolkit.analysis.fast_solver import _non_losing_moves
 
     for position in quiet_positions(Config(), 200, seed=4):
         expected = position.non_losing_moves()

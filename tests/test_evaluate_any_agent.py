@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from kaggle_environments.utils import Struct
 
-import evaluate
-from evaluation.agent_specs import AgentSpecError, resolve_agent
-from evaluation.api import play_match
-from evaluation.match import BackendUnavailable
+from connectx_toolkit import evaluate
+from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.api import play_match
+from connectx_toolkit.evaluation.match import BackendUnavailable
 
 EMPTY = Struct(board=[0] * 42, mark=1)
 STANDARD = Struct(rows=6, columns=7, inarow=4)
@@ -47,11 +47,11 @@ def test_file_function_module_function_and_dotted_modules_resolve(tmp_path):
     assert resolve_agent(str(bot)).load()(EMPTY, STANDARD) == 0
     dotted = resolve_agent("agents.greedy")
     assert (dotted.kind, dotted.target, dotted.function) == ("module", "agents.greedy", "agent")
-    assert resolve_agent("greedy:agent").target == "agents.greedy"
+    assert resolve_agent("greedy:agent").target == "connectx_toolkit.agents.greedy"  # a bare name: the toolkit's agent
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("greedy:nothere", "agent module agents.greedy has no callable 'nothere'"),
+    ("greedy:nothere", "agent module connectx_toolkit.agents.greedy has no callable 'nothere'"),
     ("{d}/bot.py:nothere", "defines no top-level nothere"),
     ("{d}/empty", "holds neither main.py nor __init__.py"),
     ("{d}/missing", "agent file '{d}/missing' does not exist"),

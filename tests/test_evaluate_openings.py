@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from agents.core import Config, Position
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import schedule
-from evaluation.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
-from evaluation.record import GameRecord
-from evaluation.results import ResultsError, ResultsLog, read
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import schedule
+from connectx_toolkit.evaluation.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
+from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.results import ResultsError, ResultsLog, read
 
 
 def test_default_6x7_suite_is_the_shipped_file():

@@ -4,8 +4,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from tools.oracle import load_oracle_set  # noqa: E402
-from analysis.fast_solver import Solver, parse_moves  # noqa: E402
+from connectx_toolkit.tools.oracle import load_oracle_set  # noqa: E402
+from connectx_toolkit.analysis.fast_solver import Solver, parse_moves  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from agents.core import Config
-from evaluation import gate
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation import gate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
@@ -20,7 +20,7 @@ def isolation(request) -> list[str]:
     the two longest sandboxed runs are marked slow)."""
     if request.param == "plain":
         return []
-    from sandbox import SandboxUnavailable, require
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
 
     try:
         require()
@@ -97,7 +97,7 @@ def test_a_game_spending_most_of_the_bank_is_a_warning_not_a_failure():
 
 
 def test_risk_figures_and_their_thresholds():
-    from evaluation.record import GameRecord
+    from connectx_toolkit.evaluation.record import GameRecord
 
     def record(times, peak=None):
         return GameRecord(0, ["a", "b"], [], [3], ["DONE", "DONE"], ["win", "loss"], [times, []],
@@ -169,7 +169,7 @@ def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation):
 
 @pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
 def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation):
-    from build_submission import build_text
+    from connectx_toolkit.build_submission import build_text
 
     built = tmp_path / "submission.py"
     built.write_text(build_text("greedy")[0])  # the builder's output; the gate itself plays Kaggle's validation

@@ -2,8 +2,8 @@ import random
 
 from kaggle_environments.utils import Struct
 
-from agents import greedy
-from agents.core import Config, Position
+from connectx_toolkit.agents import greedy
+from connectx_toolkit.agents.core import Config, Position
 
 
 def test_takes_a_win():

@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from agents.core import Config
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import schedule
-from evaluation.pool import run_games
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import schedule
+from connectx_toolkit.evaluation.pool import run_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_agents")
@@ -25,7 +25,7 @@ FORFEITS = ("invalid", "error", "timeout")
 def sandboxed(request) -> bool:
     if request.param == "plain":
         return False
-    from sandbox import SandboxUnavailable, require
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
 
     try:
         require()
@@ -55,8 +55,8 @@ def test_the_same_stack_attack_wins_when_both_agents_share_the_referees_process(
     """What the separate processes prevent: in one process the attacker reaches Kaggle's ``env``."""
     import runpy
 
-    from evaluation.callable_player import CallablePlayer
-    from evaluation.referee_kaggle import play_kaggle
+    from connectx_toolkit.evaluation.callable_player import CallablePlayer
+    from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
 
     attack = runpy.run_path(os.path.join(HOSTILE, "stack_editor.py"))["agent"]
     leftmost = runpy.run_path(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py"))["agent"]

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-import evaluate
-from on_kaggle import connection
+from connectx_toolkit import evaluate
+from connectx_toolkit.on_kaggle import connection
 from tests.kaggle_stand_in import KaggleStandIn, ListedEpisode, PortBusy
 from tests.ladder_episodes import CATALOGUE, catalogue, other_competition_game
 
@@ -357,7 +357,7 @@ def test_no_network_is_one_line(kaggle, capsys, monkeypatch):
 
 
 def test_a_downloaded_episode_loads_on_the_board_as_downloaded(kaggle, capsys, solved):
-    from evaluation.api import board
+    from connectx_toolkit.evaluation.api import board
 
     played = add_ladder(kaggle, 3)
     code, _, err = run(["--ladder", str(OURS)], capsys, solved)

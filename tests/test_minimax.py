@@ -6,9 +6,9 @@ import time
 import numpy as np
 from kaggle_environments.utils import Struct
 
-from agents import minimax
-from agents.core import Config, Position
-from tools.sample_positions import undecided_position
+from connectx_toolkit.agents import minimax
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.tools.sample_positions import undecided_position
 
 # --- The course notebook's code, transcribed as written (list board, numpy grid windows). ---------
 # Only change: np.Inf is spelled np.inf (numpy 2 removed the alias).

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from building import build
-from evaluation.agent_specs import resolve_agent
-from evaluation.api import play_match
+from connectx_toolkit.building import build
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.api import play_match
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -112,7 +112,7 @@ def agent(obs, config):
 
 
 def test_the_builders_validation_tells_the_cell_too(tmp_path):
-    from building import BuildError
+    from connectx_toolkit.building import BuildError
 
     namespace = notebook("def explode(board):\n    raise ValueError('boom')\n",
                          "def agent(obs, config):\n    return explode(obs.board)\n")

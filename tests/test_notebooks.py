@@ -4,7 +4,8 @@ PATH ...``, here into a temporary prefix), in a folder of their own outside the 
 
 What they show: the API's results displayed as tables (HTML) over the ``--json`` object, a progress bar that
 ``progress=False`` turns off, the "full rights" note once per kernel, ``!connectx-evaluate`` printing a few
-plain progress lines instead of a redrawn bar, and on a (pretended) Kaggle kernel the board drawn in the cell.
+plain progress lines instead of a redrawn bar, on a (pretended) Kaggle kernel the board drawn in the cell, and
+the toolkit at work in a folder holding an ``agents/``, ``board.py`` and ``evaluation.py`` of the user's.
 """
 
 from __future__ import annotations
@@ -30,13 +31,15 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory) -> str:
-    """A kernel spec for this interpreter with its ``bin`` folder on ``PATH`` (the console scripts) and this
-    checkout importable; returns the folder to put on ``JUPYTER_PATH``."""
+    """A kernel spec for this interpreter with its ``bin`` folder on ``PATH`` (the console scripts); the checkout
+    is importable through the interpreter's editable install, after the notebook's own folder (no ``PYTHONPATH``:
+    a kernel puts it ahead of the folder, and the toolkit's ``agents`` would hide the user's). Returns the folder
+    to put on ``JUPYTER_PATH``."""
     prefix = tmp_path_factory.mktemp("jupyter")
     scripts = os.path.dirname(sys.executable)
     subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", KERNEL,
-                    "--display-name", "ConnectX (.venv)", "--env", "PATH", scripts + os.pathsep + os.environ["PATH"],
-                    "--env", "PYTHONPATH", ROOT], check=True, capture_output=True, text=True, timeout=120)
+                    "--display-name", "ConnectX (.venv)", "--env", "PATH", scripts + os.pathsep + os.environ["PATH"]],
+                   check=True, capture_output=True, text=True, timeout=120)
     return str(prefix / "share" / "jupyter")
 
 
@@ -67,6 +70,12 @@ def cell(notebook, number: int):
     return found
 
 
+def printed(found) -> str:
+    """What the cell printed: one stream, however the kernel cut it into outputs (under load, a line may
+    arrive in two)."""
+    return "".join(texts(found, "stdout"))
+
+
 def texts(found, kind: str) -> list[str]:
     """Every ``kind`` ("stdout", "stderr", or a MIME type) the cell output."""
     out = []
@@ -87,7 +96,7 @@ def test_results_are_tables_and_progress_is_a_bar_until_turned_off(run_notebook)
     assert page.startswith('<div class="cx-report">') and "<table>" in page and "first_free" in page
     assert plain.startswith("4 games on 6x7, 4 in a row;") and "likelihood that first_free is stronger" in plain
     assert [output.output_type for output in table.outputs] == ["execute_result"]  # progress=False: nothing else
-    assert texts(cell(notebook, 3), "stdout") == ["dict True True\n"]
+    assert printed(cell(notebook, 3)) == "dict True True\n"
 
     with_bar, without = cell(notebook, 4), cell(notebook, 5)
     bar = texts(with_bar, WIDGET) or [text for text in texts(with_bar, "stderr") if "game" in text]
@@ -123,7 +132,7 @@ def test_a_shell_command_prints_a_few_plain_progress_lines(run_notebook):
 
 def test_a_hosted_kernel_draws_the_board_in_the_cell(run_notebook):
     notebook = run_notebook("hosted_board.ipynb")
-    assert texts(cell(notebook, 1), "stdout") == ["env: KAGGLE_KERNEL_RUN_TYPE=Interactive\n"]
+    assert printed(cell(notebook, 1)) == "env: KAGGLE_KERNEL_RUN_TYPE=Interactive\n"
     shown = cell(notebook, 3)
     [page] = texts(shown, "text/html")
     [plain] = texts(shown, "text/plain")
@@ -138,9 +147,19 @@ def test_a_cells_agent_is_judged_as_the_file_built_from_it_and_its_errors_name_t
     notebook = run_notebook("cell_agents.ipynb")
     assert texts(cell(notebook, 3), "text/plain") == ["4"]  # the agent ran in the notebook: calls is 4 there
     played = cell(notebook, 4)
-    assert texts(played, "stdout") == ["errors 0\n"]  # every game starts from the cell's calls = 0, as on Kaggle
+    assert printed(played) == "errors 0\n"  # every game starts from the cell's calls = 0, as on Kaggle
     assert any("`calls` is 4 here, 0 in In [1]: the submission starts from 0" in text
                for text in texts(played, "stderr")), texts(played, "stderr")
-    assert texts(cell(notebook, 5), "stdout") == ["True False\n"]  # build(fn) writes calls = 0
-    (message,) = texts(cell(notebook, 8), "stdout")
+    assert printed(cell(notebook, 5)) == "True False\n"  # build(fn) writes calls = 0
+    message = printed(cell(notebook, 8))
     assert message.strip() == "In [7], line 3 in raising → In [6], line 2 in explode: ValueError: boom"
+
+
+def test_the_toolkit_works_from_a_folder_with_modules_named_like_its_own(run_notebook):
+    """The notebook's first cell writes the user's ``agents/``, ``analysis/``, ``tools/``, ``board.py`` and
+    ``evaluation.py``; the toolkit, imported next, uses none of them, and they stay the user's."""
+    notebook = run_notebook("user_named_folder.ipynb")
+    assert printed(cell(notebook, 2)) == "user user user user user\n"  # the user's own, imported after ours
+    assert printed(cell(notebook, 3)) == "agent 4 0\n"  # the user's agent, with its helper from its agents/
+    assert printed(cell(notebook, 4)) == "1 True\n"  # the build gathered the user's agents package
+    assert "".join(texts(cell(notebook, 5), "stdout")).split() == ['"errors":', "0", '"errors":', "0"]

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from on_kaggle.agent_logs import log_lines, own_error, read_log
-from on_kaggle.credentials import find_credentials
-from on_kaggle.errors import KaggleError
-from on_kaggle.files import LadderFolder
+from connectx_toolkit.on_kaggle.agent_logs import log_lines, own_error, read_log
+from connectx_toolkit.on_kaggle.credentials import find_credentials
+from connectx_toolkit.on_kaggle.errors import KaggleError
+from connectx_toolkit.on_kaggle.files import LadderFolder
 
 TRACEBACK = """Traceback (most recent call last):
   File "/opt/conda/lib/python3.11/site-packages/kaggle_environments/agent.py", line 194, in act
@@ -91,7 +91,7 @@ def test_an_unusable_key_file_is_named(home, content, says):
 def test_ids_sent_as_json_strings_become_numbers():
     from kagglesdk.competitions.types.competition_api_service import ApiListSubmissionEpisodesResponse
 
-    from on_kaggle.episodes import _episode
+    from connectx_toolkit.on_kaggle.episodes import _episode
 
     listing = ApiListSubmissionEpisodesResponse.from_dict({"episodes": [{
         "id": "71234567890", "state": "COMPLETED", "type": "EPISODE_TYPE_PUBLIC",

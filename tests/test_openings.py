@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from agents.core.config import Config
-from agents.core.position import Position
-from tools import make_openings
+from connectx_toolkit.agents.core.config import Config
+from connectx_toolkit.agents.core.position import Position
+from connectx_toolkit.tools import make_openings
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "evaluation", "openings_6x7.txt")
 MAX_SCORE = 2

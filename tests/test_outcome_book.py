@@ -4,11 +4,11 @@ import random
 
 import pytest
 
-from agents.core import Config, Position
-from agents.solver_engine.opening_book import (OpeningBook, book_move, load_outcome_book, outcome_book_proves_lost,
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.opening_book import (OpeningBook, book_move, load_outcome_book, outcome_book_proves_lost,
                                                outcome_move)
-from tools.make_book import canonical_position
-from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
+from connectx_toolkit.tools.make_book import canonical_position
+from connectx_toolkit.tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
 
 STANDARD = Config(6, 7, 4)
 
@@ -36,7 +36,7 @@ def oracle_outcome_and_move(oracle: Oracle, position: Position) -> tuple[int, in
 
 
 def test_positions_at_a_ply_match_perft_up_to_mirrors():
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     counts = [len(positions_at(ply)) for ply in range(7)]
     assert counts == [1, 4, 25, 121, 568, 2144, 8231]  # distinct positions, a mirror pair counted once
@@ -46,7 +46,7 @@ def test_positions_at_a_ply_match_perft_up_to_mirrors():
 
 def test_the_solver_outcome_and_move_agree_with_the_oracle():
     pytest.importorskip("numba")
-    from analysis.fast_solver import Solver, parse_moves
+    from connectx_toolkit.analysis.fast_solver import Solver, parse_moves
 
     solver = Solver()
     entries = [e for e in load_oracle_set("random", 10, 30) if e.legal_moves][::6]
@@ -74,7 +74,7 @@ def subtree_table(oracle: Oracle, root: Position, ply: int) -> dict[int, tuple[i
 def test_moves_derived_from_a_table_keep_the_outcome(moves):
     """A table of one subtree settles the subtree's root; with entries missing, what is derived is still right."""
     pytest.importorskip("bitbully")
-    from analysis.outcome_table import outcome_moves
+    from connectx_toolkit.analysis.outcome_table import outcome_moves
 
     oracle = Oracle()
     root = Position.from_string(moves, STANDARD)
@@ -103,8 +103,8 @@ def test_moves_derived_from_a_table_keep_the_outcome(moves):
 def test_the_committed_checkpoint_agrees_with_the_oracle():
     """A sample of analysis/data/outcomes_ply7.txt (the table the shipped outcome book is made from)."""
     pytest.importorskip("bitbully")
-    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     solved = read_checkpoint(DEFAULT_CHECKPOINT)
     assert solved, "no outcome table committed"
@@ -122,7 +122,7 @@ needs_outcomes = pytest.mark.skipif(OUTCOMES is None, reason="no outcome book bu
 
 @needs_outcomes
 def test_the_shipped_outcome_book_is_what_make_outcomes_writes():
-    from agents.core.resources import load_resource
+    from connectx_toolkit.agents.core.resources import load_resource
 
     data = load_resource("connect4_outcomes.bin")
     book = OpeningBook(data)
@@ -134,9 +134,9 @@ def test_the_shipped_outcome_book_is_what_make_outcomes_writes():
 @needs_outcomes
 def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
     """Byte for byte: a book written by an older derivation than the code's would differ."""
-    from agents.core.resources import load_resource
-    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-    from tools.make_outcomes import positions_at, write_outcome_book
+    from connectx_toolkit.agents.core.resources import load_resource
+    from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from connectx_toolkit.tools.make_outcomes import positions_at, write_outcome_book
 
     write_outcome_book(str(tmp_path / "o.bin"), read_checkpoint(DEFAULT_CHECKPOINT), 7, len(positions_at(7)))
     assert (tmp_path / "o.bin").read_bytes() == load_resource("connect4_outcomes.bin")
@@ -146,7 +146,7 @@ def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
 def test_the_shipped_outcome_book_keeps_the_outcome():
     """A sample of its moves, every ply before 8, checked by bitbully."""
     pytest.importorskip("bitbully")
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     oracle = Oracle()
     checked = 0
@@ -170,8 +170,8 @@ def test_outcome_moves_of_the_oracle_positions_keep_the_outcome(name):
 
 @needs_outcomes
 def test_the_solver_plays_the_outcome_move_at_once_off_the_book():
-    from agents.solver import agent
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.agents.solver import agent
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     import time
 
@@ -207,8 +207,8 @@ def test_silence_of_the_complete_outcome_book_proves_a_loss(name):
 
 
 def test_an_incomplete_outcome_book_proves_nothing(monkeypatch):
-    from agents.solver_engine import opening_book
-    from agents.solver_engine.opening_book import encode_book
+    from connectx_toolkit.agents.solver_engine import opening_book
+    from connectx_toolkit.agents.solver_engine.opening_book import encode_book
 
     partial = OpeningBook(encode_book({}, {"kind": "outcomes", "ply": 7, "solved": 10, "positions": 27109}))
     monkeypatch.setitem(opening_book._cache, opening_book.OUTCOME_RESOURCE, partial)
@@ -222,7 +222,7 @@ def test_an_incomplete_outcome_book_proves_nothing(monkeypatch):
 # The command itself: a few positions of the real ply 8, checked against bitbully.
 
 def run(args, tmp_path):
-    from tools import make_outcomes
+    from connectx_toolkit.tools import make_outcomes
 
     return make_outcomes.main(args + ["--checkpoint", str(tmp_path / "o.txt"), "--out", str(tmp_path / "o.bin"),
                                       "--table-mb", "64", "--no-progress"])
@@ -231,8 +231,8 @@ def run(args, tmp_path):
 def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
-    from analysis.outcome_table import read_checkpoint
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.analysis.outcome_table import read_checkpoint
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     assert run(["--positions", "4", "--ply", "8"], tmp_path) == 0
     first = (tmp_path / "o.txt").read_text()
@@ -257,8 +257,8 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
 def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
-    from analysis.outcome_table import read_checkpoint
-    from tools.make_outcomes import positions_at
+    from connectx_toolkit.analysis.outcome_table import read_checkpoint
+    from connectx_toolkit.tools.make_outcomes import positions_at
 
     assert run(["--positions", "40", "--ply", "8", "--no-moves"], tmp_path) == 0
     assert not (tmp_path / "o.bin").exists()  # outcomes only: no book of moves
@@ -270,8 +270,9 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
 
 
 def test_parents_bound_the_outcomes_of_the_committed_ply_8_entries():
-    from analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-    from tools.make_outcomes import lower_bound, parents, positions_at
+    from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
+    from connectx_toolkit.agents.solver_engine.outcome_table import parents
+    from connectx_toolkit.tools.make_outcomes import lower_bound, positions_at
 
     below = read_checkpoint(DEFAULT_CHECKPOINT)
     solved = read_checkpoint(DEFAULT_CHECKPOINT.replace("ply7", "ply8"))
@@ -324,7 +325,7 @@ def test_the_coverage_report_adds_up(capsys):
 @pytest.mark.parametrize("name", ORACLE_SETS)
 def test_the_analysis_reads_the_committed_table_right(name):
     """analysis.table's classes from the committed checkpoint, on the oracle sets' positions up to ply 7."""
-    from analysis.table import OutcomeTable
+    from connectx_toolkit.analysis.table import OutcomeTable
 
     table = OutcomeTable()
     settled = 0

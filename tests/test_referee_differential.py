@@ -13,13 +13,13 @@ import random
 import numpy
 import pytest
 
-from evaluation.callable_player import CallablePlayer
-from evaluation.openings import SUITE_6X7, read_suite
-from evaluation.kaggle_steps import KaggleSteps
-from evaluation.played import Played
-from evaluation.referee_kaggle import play_kaggle
-from evaluation.referee_native import play_native
-from agents.core import Config
+from connectx_toolkit.evaluation.callable_player import CallablePlayer
+from connectx_toolkit.evaluation.openings import SUITE_6X7, read_suite
+from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps
+from connectx_toolkit.evaluation.played import Played
+from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
+from connectx_toolkit.evaluation.referee_native import play_native
+from connectx_toolkit.agents.core import Config
 
 
 class ScriptedClock:
@@ -190,7 +190,7 @@ def _same_but_durations(native: Played, kaggle: Played) -> bool:
 
 
 def test_deterministic_agents_from_the_opening_suite(monkeypatch):
-    from agents.greedy import agent as greedy
+    from connectx_toolkit.agents.greedy import agent as greedy
 
     openings = read_suite(SUITE_6X7, Config())
     shape = {"rows": 6, "columns": 7, "inarow": 4}

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from agents.core import Config, Position
-from evaluation.agent_specs import resolve_agent
-from evaluation.match import run_match
-from evaluation.runner import play_game
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.match import run_match
+from connectx_toolkit.evaluation.runner import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")

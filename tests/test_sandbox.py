@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.record import GameTask
-from sandbox import DEFAULT_MAX_PROCESSES, DEFAULT_TMP_MB, PROJECT_ROOT, SandboxUnavailable, require
+from connectx_toolkit.evaluation.record import GameTask
+from connectx_toolkit.sandbox import DEFAULT_MAX_PROCESSES, DEFAULT_TMP_MB, PROJECT_ROOT, SandboxUnavailable, require
 
 SUCCESS, FAILURE = 6, 0
 SECRET = '{"username": "someone", "key": "0123456789abcdef"}'
@@ -169,11 +169,11 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
     on two workers of the engine behind evaluate.py, the league and the gate; records go to a results file."""
     import tempfile
 
-    from agents.core import Config
-    from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
-    from evaluation.pool import run_games
-    from evaluation.results import ResultsLog
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.match import schedule
+    from connectx_toolkit.evaluation.pool import run_games
+    from connectx_toolkit.evaluation.results import ResultsLog
 
     planted = plant(base, bomb=sandbox)
     monkeypatch.setenv("HOME", str(planted["home"]))  # what an unsandboxed worker inherits
@@ -320,7 +320,7 @@ def test_the_ray_backend_is_refused_with_the_sandbox():
 
 
 def test_the_builders_validation_gives_the_same_report_in_the_sandbox(tmp_path, sandbox_works):
-    from build_submission import build_text, validate
+    from connectx_toolkit.build_submission import build_text, validate
 
     text = build_text("greedy")[0]
     outside = tmp_path / "written-by-the-submission.txt"
@@ -374,10 +374,10 @@ class Touch:
 def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sandbox_works):
     import pickle
 
-    from agents.core import Config
-    from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
-    from evaluation.pool import run_games
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.match import schedule
+    from connectx_toolkit.evaluation.pool import run_games
 
     target = tmp_path / "executed-by-the-evaluator"
     payload = pickle.dumps(Touch(str(target)))
@@ -409,10 +409,10 @@ def agent(observation, configuration):
 
 @pytest.mark.slow
 def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sandbox_works, monkeypatch):
-    from agents.core import Config
-    from evaluation import pool
-    from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.evaluation import pool
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.match import schedule
 
     monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
     hider = tmp_path / "hider.py"
@@ -440,7 +440,7 @@ def agent(observation, configuration):
 def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, sandbox_works):
     import pickle
 
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
     target = tmp_path / "executed-by-the-load-check"
     forger = tmp_path / "load_forger.py"
@@ -453,10 +453,10 @@ def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, 
 
 
 def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
-    from agents.core import Config
-    from evaluation.agent_specs import resolve_agent
-    from evaluation.match import schedule
-    from evaluation.pool import run_games
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.match import schedule
+    from connectx_toolkit.evaluation.pool import run_games
 
     bot = tmp_path / "my_bot.py"
     bot.write_text("def helper(board, columns):\n    return [c for c in range(columns) if board[c] == 0]\n\n\n"
@@ -470,7 +470,7 @@ def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
 
 
 def test_a_callable_the_builder_cannot_carry_is_refused_by_the_sandbox():
-    from evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
     # a lambda lives only in this process; a function the builder can carry is built and runs sandboxed
     with pytest.raises(AgentSpecError, match="runs in this process, not in the sandbox"):
@@ -494,8 +494,9 @@ def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbo
     import shutil
 
     clone = tmp_path / "clone"
-    shutil.copytree(os.path.join(PROJECT_ROOT, "sandbox"), clone / "sandbox",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("connectx_toolkit", "sandbox"):  # the clone's own, found first through PYTHONPATH
+        shutil.copytree(os.path.join(PROJECT_ROOT, package), clone / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     python = sys.executable
     if linked_venv:
         if sys.prefix == sys.base_prefix:
@@ -503,7 +504,7 @@ def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbo
         (tmp_path / "checkout").mkdir()
         (tmp_path / "checkout" / ".venv").symlink_to(os.path.realpath(sys.prefix))
         python = str(tmp_path / "checkout" / ".venv" / "bin" / os.path.basename(sys.executable))
-    script = ("import sys; from sandbox import Sandbox, require; require(); "
+    script = ("import sys; from connectx_toolkit.sandbox import Sandbox, require; require(); "
               "run = Sandbox().run([sys.executable, '-c', 'import os; print(os.getcwd(), os.path.isdir(\"sandbox\"))'], "
               "capture_output=True, text=True, timeout=60); print(run.stdout.strip() or run.stderr.strip())")
     run = subprocess.run([python, "-c", script], cwd=clone, capture_output=True, text=True, timeout=120,

@@ -17,11 +17,12 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFEREE_NEEDS = {"numpy", "jsonschema", "requests", "open-spiel"}  # distributions, normalised names
-PRODUCT_PACKAGES = ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox"]  # every module imported
+PRODUCT_PACKAGES = [f"connectx_toolkit.{name}" for name in
+                    ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox"]]  # every module imported
 # Blocked while Kaggle's paths run, then allowed for the product modules: the board's web framework is the
 # toolkit's own requirement (requirements.txt), though kaggle-environments declares Flask too.
 TOOLKIT_OWN = {"flask", "click", "werkzeug", "jinja2", "itsdangerous", "blinker", "markupsafe"}
-OPTIONAL = {"evaluation.ray_backend"}  # needs the optional Ray extra (requirements-ray.txt)
+OPTIONAL = {"connectx_toolkit.evaluation.ray_backend"}  # needs the optional Ray extra (requirements-ray.txt)
 
 
 def normalised(name: str) -> str:

@@ -8,13 +8,13 @@ import time
 import pytest
 from kaggle_environments.utils import Struct
 
-from agents import solver
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.solver_engine import time_manager
-from agents.solver_engine.time_manager import move_budget
-from tools.oracle import Oracle
-from tools.sample_positions import quiet_game
+from connectx_toolkit.agents import solver
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+from connectx_toolkit.agents.solver_engine import time_manager
+from connectx_toolkit.agents.solver_engine.time_manager import move_budget
+from connectx_toolkit.tools.oracle import Oracle
+from connectx_toolkit.tools.sample_positions import quiet_game
 
 
 def kaggle_call(position: Position, **timing) -> tuple[int, float]:

@@ -7,13 +7,13 @@ from functools import lru_cache
 
 import pytest
 
-from agents.core import Config, Position
-from agents.core.position import geometry
-from agents.solver_engine.move_order import move_orderer
-from agents.solver_engine.negamax import ExactSolver
-from agents.solver_engine.transposition import TranspositionTable
-from tools.oracle import Oracle
-from tools.sample_positions import quiet_game
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.position import geometry
+from connectx_toolkit.agents.solver_engine.move_order import move_orderer
+from connectx_toolkit.agents.solver_engine.negamax import ExactSolver
+from connectx_toolkit.agents.solver_engine.transposition import TranspositionTable
+from connectx_toolkit.tools.oracle import Oracle
+from connectx_toolkit.tools.sample_positions import quiet_game
 
 
 def random_position(config: Config, plies: int, rng: random.Random) -> Position | None:
@@ -127,8 +127,8 @@ def test_analysis_past_its_deadline_proves_nothing_false():
 
 @pytest.mark.parametrize("config", [Config(), Config(10, 12, 4), Config(5, 5, 3), Config(10, 12, 5), Config(4, 4, 2)])
 def test_window_counts_match_the_core_windows(config, monkeypatch):
-    from agents.core.lines import windows
-    from agents.solver_engine import heuristic
+    from connectx_toolkit.agents.core.lines import windows
+    from connectx_toolkit.agents.solver_engine import heuristic
 
     monkeypatch.setattr(heuristic, "THREAT", 0)
     monkeypatch.setattr(heuristic, "PARITY_THREAT", 0)
@@ -152,7 +152,7 @@ def test_window_counts_match_the_core_windows(config, monkeypatch):
 @pytest.mark.parametrize("config", [Config(4, 4, 3), Config(3, 5, 3), Config(4, 4, 4)])
 def test_depth_search_to_the_end_keeps_the_outcome(config):
     """With time to search every ply, the heuristic search's move has the best outcome class."""
-    from agents.solver_engine.depth_search import DepthSearch
+    from connectx_toolkit.agents.solver_engine.depth_search import DepthSearch
 
     rng = random.Random(6)
     for _ in range(10):
@@ -172,7 +172,7 @@ def test_depth_search_to_the_end_keeps_the_outcome(config):
 @pytest.mark.parametrize("rows,columns", [(6, 7), (5, 6), (7, 8), (4, 5), (6, 5), (9, 4)])
 def test_parity_rows_are_those_the_first_player_gets_when_one_column_is_left(rows, columns):
     """Fill every column but the last; the first player moves on even plies, so owns those cells."""
-    from agents.solver_engine.heuristic import good_rows_of_first_player
+    from connectx_toolkit.agents.solver_engine.heuristic import good_rows_of_first_player
 
     position = Position(Config(rows, columns, 4))
     for column in range(columns - 1):

@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kaggle_environments.utils import Struct
 
-from agents import solver
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.solver_engine import time_manager as tm
-from agents.solver_engine.depth_search import DepthSearch
-from agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
-from agents.solver_engine.time_manager import hard_budget, move_budget, move_clock, normal_budget
+from connectx_toolkit.agents import solver
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+from connectx_toolkit.agents.solver_engine import time_manager as tm
+from connectx_toolkit.agents.solver_engine.depth_search import DepthSearch
+from connectx_toolkit.agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
+from connectx_toolkit.agents.solver_engine.time_manager import hard_budget, move_budget, move_clock, normal_budget
 
 acts = st.floats(min_value=0.05, max_value=20.0, allow_nan=False)
 banks = st.floats(min_value=0.0, max_value=600.0, allow_nan=False)

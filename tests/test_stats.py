@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from evaluation import stats
+from connectx_toolkit.evaluation import stats
 
 
 def test_trinomial_score_interval():

@@ -4,8 +4,8 @@ import random
 
 from kaggle_environments.utils import Struct
 
-from agents import threats
-from agents.core import Config, Position
+from connectx_toolkit.agents import threats
+from connectx_toolkit.agents.core import Config, Position
 
 
 def test_cell_score_counts_live_windows_by_hand():

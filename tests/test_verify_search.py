@@ -6,13 +6,13 @@ import time
 
 import pytest
 
-from agents import solver
-from agents.core import Config, Position
-from agents.core.clock import MoveClock
-from agents.solver_engine import outcome_table
-from agents.solver_engine.negamax import ExactSolver, SearchTimeout
-from agents.solver_engine.outcome_table import OutcomeTable, encode_outcome_table
-from tools.oracle import load_oracle_set, sign
+from connectx_toolkit.agents import solver
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+from connectx_toolkit.agents.solver_engine import outcome_table
+from connectx_toolkit.agents.solver_engine.negamax import ExactSolver, SearchTimeout
+from connectx_toolkit.agents.solver_engine.outcome_table import OutcomeTable, encode_outcome_table
+from connectx_toolkit.tools.oracle import load_oracle_set, sign
 
 UNBOUNDED = 42
 

@@ -27,8 +27,8 @@ import os
 import sys
 import time
 
-from agents.core import Config, Position
-from agents.solver_engine.opening_book import encode_book
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.opening_book import encode_book
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,7 +54,7 @@ def _set_table_size(entries: int) -> None:
 def _solve_in_worker(task: tuple[int, int, int]) -> tuple[int, int, int, int]:
     """(key, move, score, nodes searched) for a canonical position given as (current, mask, plies)."""
     global _worker_solver
-    from analysis.fast_solver import TABLE_SIZE, Solver
+    from connectx_toolkit.analysis.fast_solver import TABLE_SIZE, Solver
 
     if _worker_solver is None:
         _worker_solver = Solver(_table_size or TABLE_SIZE)

@@ -28,9 +28,9 @@ import random
 import sys
 from dataclasses import dataclass
 
-from agents.core.config import Config
-from agents.core.position import Position
-from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
+from connectx_toolkit.agents.core.config import Config
+from connectx_toolkit.agents.core.position import Position
+from connectx_toolkit.tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

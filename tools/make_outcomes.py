@@ -18,6 +18,15 @@ committed.
 
     nice -n 10 python tools/make_outcomes.py --jobs 2 --table-mb 2048 --resume --hours 1
 
+With the ply before solved (``--below``, by default ``analysis/data/outcomes_ply<ply-1>.txt``), each
+position starts from a lower bound, the best of minus its parents' outcomes: a child of a lost parent
+is a win with no search, a child of a drawn one needs only "is it a win?". ``--no-moves`` solves the
+outcome alone (the ply-8 table, which the agent's search verifies, keeps no moves): the checkpoint says
+"?" for the move and no book is written; ``tools/pack_outcomes.py`` packs it.
+
+    nice -n 19 python tools/make_outcomes.py --ply 8 --no-moves --jobs 2 --table-mb 2048 \
+        --checkpoint analysis/data/outcomes_ply8.txt --resume --hours 2
+
 The 27,109 positions of ply 7 (a mirror pair counted once) take many CPU hours here: the figures are
 in docs/solver.md.
 """
@@ -29,10 +38,11 @@ import os
 import sys
 import time
 
-from agents.core import Config, Position
-from agents.solver_engine.opening_book import encode_book
-from analysis.outcome_table import CENTRE_FIRST, DEFAULT_CHECKPOINT, DEFAULT_PLY, outcome_moves, read_checkpoint
-from tools.make_book import canonical_position, largest_prime_at_most, output_problem, write_atomically
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.solver_engine.opening_book import encode_book
+from connectx_toolkit.agents.solver_engine.outcome_table import parents
+from connectx_toolkit.analysis.outcome_table import CENTRE_FIRST, DEFAULT_CHECKPOINT, DEFAULT_PLY, outcome_moves, read_checkpoint
+from connectx_toolkit.tools.make_book import canonical_position, largest_prime_at_most, output_problem, write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STANDARD = Config(6, 7, 4)
@@ -63,24 +73,11 @@ def positions_at(ply: int) -> list[Position]:
 _worker_solver = None  # one solver (and transposition table) per worker process, kept between chunks
 
 
-def parents(position: Position) -> list[Position]:
-    """The positions one stone earlier from which the player who just moved reached ``position``
-    (some may be unreachable in play: the callers look them up in a table of real ones)."""
-    g = position.geometry
-    last = position.opponent
-    found = []
-    for column_mask in g.column_masks:
-        stones = position.mask & column_mask
-        top = 1 << (stones.bit_length() - 1) if stones else 0
-        if top & last:
-            found.append(Position(g.config, last ^ top, position.mask ^ top, position.moves - 1))
-    return found
-
-
 def lower_bound(position: Position, below: dict[int, tuple[int, int | None]]) -> int:
     """The least outcome ``position`` can have for its player to move, from the solved outcomes of
-    its parents: a parent's player chose the best child, so every child is worth at least minus the
-    parent's value (a lost parent makes every child a win; a drawn one, every child a draw or a win)."""
+    its parents (as the agent's ``outcome_bounds`` reads them from its table): a parent's player chose
+    the best child, so every child is worth at least minus the parent's value (a lost parent makes
+    every child a win; a drawn one, every child a draw or a win)."""
     bound = -1
     for parent in parents(position):
         known = below.get(parent.canonical_key())
@@ -93,7 +90,7 @@ def _solve_chunk(task: tuple[int, bool, list[tuple[int, int, int, int]]]) -> tup
     """([(canonical key, outcome, move or None)], nodes searched) for canonical positions given as
     (current, mask, plies, lower bound of the outcome); with ``moves`` False the outcome only."""
     global _worker_solver
-    from analysis.fast_solver import Solver
+    from connectx_toolkit.analysis.fast_solver import Solver
 
     table_size, moves, positions = task
     if _worker_solver is None:
@@ -172,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
         chunks = [(table_size, not args.no_moves, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
         if chunks:
-            from analysis.fast_solver import Solver
+            from connectx_toolkit.analysis.fast_solver import Solver
 
             # Compile (and cache) here first: workers compiling at once can leave numba's cache broken.
             Solver(1009).outcome("444444333333555555222222")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_DIR = os.path.join(ROOT, "tests", "data")

@@ -2,7 +2,7 @@
 
 import random
 
-from agents.core import Config, Position
+from connectx_toolkit.agents.core import Config, Position
 
 
 def undecided_position(rng: random.Random, config: Config, plies: int) -> Position:

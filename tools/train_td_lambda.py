@@ -26,9 +26,9 @@ from typing import Callable
 
 import numpy as np
 
-from agents import greedy
-from agents.core import Config, Position
-from agents.td_lambda import (
+from connectx_toolkit.agents import greedy
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.td_lambda import (
     DRAW, LOSS, WIN, Features, TDLambda, choose, features_for, weights_document,
 )
 

@@ -1,6 +1,6 @@
 """The one game core every agent uses: configuration, bitboard position, lines, clock, resources."""
 
-from agents.core.config import Config
-from agents.core.position import Position
+from .config import Config
+from .position import Position
 
 __all__ = ["Config", "Position"]

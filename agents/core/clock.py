@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.core.config import field
+from .config import field
 
 
 def act_timeout(config: Any) -> float:

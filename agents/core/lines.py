@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from agents.core.config import Config
-from agents.core.position import geometry
+from .config import Config
+from .position import geometry
 
 
 @lru_cache(maxsize=64)

@@ -26,8 +26,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from agents.core.config import Config, field
-from agents.core.winning_cells import winning_cells_function
+from .config import Config, field
+from .winning_cells import winning_cells_function
 
 
 class Geometry:

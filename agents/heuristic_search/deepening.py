@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from agents.core.clock import MoveClock
+from ..core.clock import MoveClock
 
 
 # The next depth costs several times the last one; starting it with less time left than this

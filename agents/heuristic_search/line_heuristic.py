@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from agents.heuristic_search.line_counts import line_counts
+from .line_counts import line_counts
 
 NEAR_LINE = 0.1  # k-1 stones in a live window
 HALF_LINE = 0.01  # k-2 stones in a live window

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import time
 
-from agents.core.config import Config
-from agents.core.position import Position, geometry
-from agents.solver_engine.heuristic import evaluation
-from agents.solver_engine.move_order import move_orderer
-from agents.solver_engine.negamax import SearchTimeout
+from ..core.config import Config
+from ..core.position import Position, geometry
+from .heuristic import evaluation
+from .move_order import move_orderer
+from .negamax import SearchTimeout
 
 WIN = 1 << 40
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.core.position import Geometry
-from agents.core.winning_cells import WinningCells
+from ..core.position import Geometry
+from ..core.winning_cells import WinningCells
 
 Evaluation = Callable[[int, int, int], int]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.core.position import Geometry
-from agents.core.winning_cells import WinningCells, any_in_a_row, four_in_a_row
+from ..core.position import Geometry
+from ..core.winning_cells import WinningCells, any_in_a_row, four_in_a_row
 
 MoveOrderer = Callable[[int, int, int], "list[int]"]
 

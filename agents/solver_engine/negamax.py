@@ -23,10 +23,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from agents.core.config import Config
-from agents.core.position import Position, geometry
-from agents.solver_engine.move_order import move_orderer
-from agents.solver_engine.transposition import TranspositionTable
+from ..core.config import Config
+from ..core.position import Position, geometry
+from .move_order import move_orderer
+from .transposition import TranspositionTable
 
 
 @dataclass

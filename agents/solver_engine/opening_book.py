@@ -26,8 +26,8 @@ from array import array
 from bisect import bisect_left
 from itertools import accumulate
 
-from agents.core.position import Position
-from agents.core.resources import has_resource, load_resource
+from ..core.position import Position
+from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4BK"
 KEY_BITS = 49  # 7 columns x 7 bits

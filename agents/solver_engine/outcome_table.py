@@ -27,9 +27,9 @@ import struct
 import zlib
 from typing import Iterator
 
-from agents.core.config import Config
-from agents.core.position import Position
-from agents.core.resources import has_resource, load_resource
+from ..core.config import Config
+from ..core.position import Position
+from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4OT"
 STANDARD = Config(6, 7, 4)

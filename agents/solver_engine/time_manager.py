@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agents.core.clock import MoveClock, act_timeout, overage
-from agents.core.config import field
+from ..core.clock import MoveClock, act_timeout, overage
+from ..core.config import field
 
 TYPICAL_SECONDS = 0.8  # the normal budget of a move when the act timeout allows it
 ACT_SHARE = 0.4  # the normal budget is at most this share of the act timeout
