@@ -31,7 +31,7 @@ KERNEL = "connectx-bench"
 def install_kernel(prefix: str) -> str:
     scripts = os.path.dirname(sys.executable)
     subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", prefix, "--name", KERNEL,
-                    "--env", "PATH", scripts + os.pathsep + os.environ["PATH"], "--env", "PYTHONPATH", ROOT],
+                    "--env", "PATH", scripts + os.pathsep + os.environ["PATH"]],  # no PYTHONPATH: it would precede the folder
                    check=True, capture_output=True)
     return os.path.join(prefix, "share", "jupyter")
 
