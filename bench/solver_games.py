@@ -2,7 +2,8 @@
 """The built solver submission in full games on Kaggle's referee: move times and every move checked.
 
     nice -n 10 python bench/solver_games.py [--submission PATH] [--games 4] [--seed 0]
-                                            [--opponents negamax perfect perfect30 random]
+                                            [--opponents negamax perfect perfect30 random mcts file:PATH]
+                                            [--mcts-simulations 5000]
                                             [--openings empty|suite]
 
 Without ``--submission`` the solver is built first (``build_submission.py solver``). The file is
@@ -14,8 +15,14 @@ ConnectX referee with Kaggle's time rules:
   each game is random (the solver's reply to it, or the game's first move) and games differ;
 - ``perfect``: bitbully (C++, dev-only) playing a best move, ties broken at random;
 - ``perfect30``: the same, but 30 % of its moves are random;
+- ``mcts``: OpenSpiel's MCTS (its C++ ``MCTSBot``, random rollouts, ``--mcts-simulations`` a move,
+  seeded per game): a player from outside the project that leads the solver off its own lines;
+- ``file:PATH``: any Kaggle agent file (a public agent fetched under /tmp, never committed), loaded
+  by Kaggle's loader once per game;
 full games: the solver plays from the empty board as first player, and as second player after a
-random first move in half of its games against the bitbully-driven opponents.
+random first move in half of its games against the bitbully-driven opponents. Against ``negamax``,
+``mcts`` and ``file:`` opponents the first move of the game that is not the solver's is random, so
+that games differ.
 ``--openings suite`` instead starts the games against ``negamax`` and ``random`` from openings of
 the project's suite (``evaluation/openings_6x7.txt``, 4 plies): positions off the agent's own
 lines, which the opening book does not cover — a harsher test than Kaggle's games.
@@ -49,6 +56,32 @@ from connectx_toolkit.tools.oracle import Oracle  # bitbully, dev-only
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 OPPONENTS = ("negamax", "perfect", "perfect30", "random")
+OUTSIDE = ("mcts", "file:PATH")
+
+
+def opponent_kind(text: str) -> str:
+    """An --opponents entry: a name of OPPONENTS, ``mcts``, or ``file:PATH`` of an existing file."""
+    if text in OPPONENTS or text == "mcts":
+        return text
+    if text.startswith("file:") and os.path.isfile(text[5:]):
+        return text
+    raise argparse.ArgumentTypeError(f"not an opponent: {text!r} (one of {', '.join(OPPONENTS + OUTSIDE)})")
+
+
+def mcts_player(simulations: int, seed: int) -> Callable[[list[int]], int]:
+    """OpenSpiel's MCTS on the game so far (a move list); returns its column."""
+    import pyspiel
+
+    game = pyspiel.load_game("connect_four")
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, simulations, 1000, True, seed, False)
+
+    def play(moves: list[int]) -> int:
+        state = game.new_initial_state()
+        for column in moves:
+            state.apply_action(column)
+        return int(bot.step(state))
+
+    return play
 
 
 def board_moves(board: list[int], previous: list[int], columns: int = 7) -> list[int]:
@@ -109,12 +142,17 @@ def solver_seat(path: str, tracker: Tracker, opening: list[int]) -> Callable[[An
 
 
 def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list[int],
-                  random_ply: int | None) -> Callable[[Any, Any], int]:
+                  random_ply: int | None, mcts_simulations: int = 5000) -> Callable[[Any, Any], int]:
     """The opponent; its move at ply ``random_ply`` (if any) is a random legal column."""
-    builtin = None if kind.startswith("perfect") else kind
-    if builtin:
+    builtin: Any = None
+    if kind in ("negamax", "random"):
         from kaggle_environments.envs.connectx.connectx import agents as builtins
         builtin = builtins[kind]
+    elif kind.startswith("file:"):
+        builtin, _ = build_agent(kind[5:], {}, "connectx")
+    elif kind == "mcts":
+        search = mcts_player(mcts_simulations, rng.randrange(2**31))
+        builtin = lambda obs, config: search(tracker.moves)  # noqa: E731
 
     def play(obs: Any, config: Any) -> int:
         tracker.sync(obs.board)
@@ -137,11 +175,11 @@ def opponent_seat(kind: str, tracker: Tracker, rng: random.Random, opening: list
 
 
 def play_game(path: str, kind: str, solver_first: bool, opening: list[int], random_ply: int | None,
-              rng: random.Random, oracle: Oracle) -> tuple[int, Tracker]:
+              rng: random.Random, oracle: Oracle, mcts_simulations: int = 5000) -> tuple[int, Tracker]:
     """Plays one game; returns the solver's reward (1 win, 0 draw, -1 loss) and the tracker."""
     tracker = Tracker(oracle)
     ours = solver_seat(path, tracker, opening)
-    theirs = opponent_seat(kind, tracker, rng, opening, random_ply)
+    theirs = opponent_seat(kind, tracker, rng, opening, random_ply, mcts_simulations)
     env = make("connectx", configuration={"actTimeout": 2})
     env.run([ours, theirs] if solver_first else [theirs, ours])
     seat = 0 if solver_first else 1
@@ -166,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--submission", help="a built solver submission (default: build one)")
     parser.add_argument("--games", type=int, default=4, help="games per opponent and seat")
-    parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS), choices=OPPONENTS)
+    parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS), type=opponent_kind,
+                        metavar="OPPONENT", help=f"from {', '.join(OPPONENTS + OUTSIDE)} (default: the first four)")
+    parser.add_argument("--mcts-simulations", type=int, default=5000, help="simulations a move for mcts")
     parser.add_argument("--openings", choices=("empty", "suite"), default="empty",
                         help="full games (default), or negamax/random games from the 4-ply suite")
     parser.add_argument("--seed", type=int, default=0)
@@ -205,11 +245,12 @@ def main(argv: list[str] | None = None) -> int:
                 opening, random_ply = [], None
                 if kind in ("negamax", "random") and args.openings == "suite":
                     opening = rng.choice(suite)
-                elif kind == "negamax":
+                elif kind == "negamax" or kind == "mcts" or kind.startswith("file:"):
                     random_ply = 1 if solver_first else 0
                 elif kind.startswith("perfect") and not solver_first and game % 2 == 1:
                     random_ply = 0
-                reward, tracker = play_game(path, kind, solver_first, opening, random_ply, rng, oracle)
+                reward, tracker = play_game(path, kind, solver_first, opening, random_ply, rng, oracle,
+                                            args.mcts_simulations)
                 results.append(reward)
                 times += tracker.times
                 checked += tracker.checked
