@@ -25,18 +25,28 @@ def test_negamax_games_start_from_the_empty_board_and_differ(capsys):
         assert cells[5] == "100.0 %"  # every solver move kept the best outcome
 
 
-def test_random_first_move_of_a_deterministic_opponent(monkeypatch):
-    """negamax alone would repeat one game: its first move (ply 0 or 1) is drawn at random."""
+@pytest.mark.parametrize("opponent", ["negamax", "mcts", "file:{greedy}"])
+def test_random_first_move_of_a_deterministic_opponent(monkeypatch, opponent, capsys):
+    """negamax, OpenSpiel's MCTS or an agent file alone could repeat one game: its first move (ply 0 or 1)
+    is drawn at random."""
     plies = []
     real = solver_games.play_game
 
-    def spy(path, kind, solver_first, opening, random_ply, rng, oracle):
+    def spy(path, kind, solver_first, opening, random_ply, *rest):
         plies.append((solver_first, opening, random_ply))
-        return real(path, kind, solver_first, opening, random_ply, rng, oracle)
+        return real(path, kind, solver_first, opening, random_ply, *rest)
 
     monkeypatch.setattr(solver_games, "play_game", spy)
-    solver_games.main(["--submission", SUBMISSION, "--games", "1", "--opponents", "negamax"])
+    opponent = opponent.format(greedy=os.path.join(ROOT, "tests", "fixtures", "gate_agents", "leftmost.py"))
+    solver_games.main(["--submission", SUBMISSION, "--games", "1", "--opponents", opponent, "--mcts-simulations", "50"])
     assert plies == [(True, [], 1), (False, [], 0)]
+    assert "outcome lost in 0 of" in capsys.readouterr().out
+
+
+def test_an_unknown_opponent_exits_2(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        solver_games.main(["--opponents", "file:/no/such/agent.py"])
+    assert stopped.value.code == 2 and "not an opponent: 'file:/no/such/agent.py'" in capsys.readouterr().err
 
 
 def test_bad_arguments_exit_2(capsys):
