@@ -23,9 +23,10 @@ full games: the solver plays from the empty board as first player, and as second
 random first move in half of its games against the bitbully-driven opponents. Against ``negamax``,
 ``mcts`` and ``file:`` opponents the first move of the game that is not the solver's is random, so
 that games differ.
-``--openings suite`` instead starts the games against ``negamax`` and ``random`` from openings of
-the project's suite (``evaluation/openings_6x7.txt``, 4 plies): positions off the agent's own
-lines, which the opening book does not cover — a harsher test than Kaggle's games.
+``--openings suite`` instead starts the games against every opponent but the bitbully-driven ones from
+openings of the project's suite (``evaluation/openings_6x7.txt``, 4 plies): positions off the agent's own
+lines, which the opening book does not cover — a harsher test than Kaggle's games, where the book answers
+every reply up to ply 15 of the solver's own games.
 
 Every solver move is scored by bitbully: does it keep the position's best outcome class (win /
 draw / loss), does it have the exact best score? Prints per-opponent results, the share of moves
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="OPPONENT", help=f"from {', '.join(OPPONENTS + OUTSIDE)} (default: the first four)")
     parser.add_argument("--mcts-simulations", type=int, default=5000, help="simulations a move for mcts")
     parser.add_argument("--openings", choices=("empty", "suite"), default="empty",
-                        help="full games (default), or negamax/random games from the 4-ply suite")
+                        help="full games (default), or games from the 4-ply suite (all but the perfect opponents)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.games < 1:
@@ -243,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             results, times, checked, kept, exact, mistakes, banks = [], [], 0, 0, 0, [], []
             for game in range(args.games):
                 opening, random_ply = [], None
-                if kind in ("negamax", "random") and args.openings == "suite":
+                if args.openings == "suite" and not kind.startswith("perfect"):
                     opening = rng.choice(suite)
                 elif kind == "negamax" or kind == "mcts" or kind.startswith("file:"):
                     random_ply = 1 if solver_first else 0

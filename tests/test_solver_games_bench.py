@@ -52,3 +52,21 @@ def test_an_unknown_opponent_exits_2(capsys):
 def test_bad_arguments_exit_2(capsys):
     assert solver_games.main(["--games", "0"]) == 2
     assert solver_games.main(["--submission", "/no/such/file.py"]) == 2
+
+
+def test_suite_openings_reach_outside_opponents(monkeypatch):
+    """--openings suite takes the solver off its own lines against an agent file too: each game starts from
+    one of the suite's 4-ply openings, with no random move on top."""
+    games = []
+    real = solver_games.play_game
+
+    def spy(path, kind, solver_first, opening, random_ply, *rest):
+        games.append((opening, random_ply))
+        return real(path, kind, solver_first, opening, random_ply, *rest)
+
+    monkeypatch.setattr(solver_games, "play_game", spy)
+    leftmost = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "leftmost.py")
+    solver_games.main(["--submission", SUBMISSION, "--games", "1", "--opponents", f"file:{leftmost}",
+                       "--openings", "suite"])
+    assert len(games) == 2
+    assert all(len(opening) == 4 and random_ply is None for opening, random_ply in games)
