@@ -160,7 +160,7 @@ def warm_up(kind: str, target: str) -> None:
 
 def isolate(memory_mb: int) -> None:
     """Die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
-    from connectx_toolkit.evaluation.worker import cap_address_space, die_with_parent
+    from connectx_toolkit.evaluation.process_limits import cap_address_space, die_with_parent
 
     die_with_parent()
     cap_address_space(memory_mb)

@@ -11,11 +11,10 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
-import resource
-import signal
 import time
 from typing import Any
 
+from connectx_toolkit.evaluation.process_limits import die_with_parent
 from connectx_toolkit.evaluation.record import forfeit
 
 IDLE, THINKING = -1.0, 1.0
@@ -103,35 +102,3 @@ def isolate() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-
-
-def die_with_parent() -> None:
-    """Ignore SIGINT (the parent decides) and die with the parent, even when it is SIGKILLed (Linux)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def cap_address_space(memory_mb: int) -> None:
-    """Let this process add at most ``memory_mb`` to its address space (more is MemoryError); 0: no cap."""
-    if memory_mb <= 0:
-        return
-    limit = _address_space() + memory_mb * 1024 * 1024
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):
-        pass
-
-
-def _address_space() -> int:
-    """This process's current virtual memory size in bytes (the cap is set relative to it)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0

@@ -1,7 +1,8 @@
 """Product code (the agents, the builder, the evaluator, the analysis, the sandbox, the board, the Kaggle client)
 never imports the offline builders in tools/, the benchmarks or the tests: an installed package works without them.
 And it imports itself only as ``connectx_toolkit.*`` (the agents relatively): a user's own ``agents/`` or
-``board.py`` beside a notebook cannot stand in for the toolkit's modules."""
+``board.py`` beside a notebook cannot stand in for the toolkit's modules. No product module imports itself
+through others: the imports, lazy ones inside functions included, form no circle."""
 
 import ast
 import os
@@ -16,10 +17,10 @@ OWN = {name.removesuffix(".py") for name in PRODUCT} | NOT_PRODUCT
 NAMESPACE = "connectx_toolkit"
 
 
-def product_files() -> list[str]:
+def product_files(root: str = ROOT) -> list[str]:
     files = []
     for name in PRODUCT:
-        path = os.path.join(ROOT, name)
+        path = os.path.join(root, name)
         if os.path.isfile(path):
             files.append(path)
         for folder, _, names in os.walk(path):
@@ -88,3 +89,83 @@ def test_the_namespace_check_sees_every_form_of_import(tmp_path, source, outside
     path = tmp_path / "module.py"
     path.write_text(source)
     assert len(imports_outside_the_namespace([str(path)])) == outside
+
+
+def module_name(path: str, root: str) -> str:
+    dotted = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+    return dotted.removesuffix(".__init__")
+
+
+def imported_modules(path: str, root: str, modules: set[str]) -> set[str]:
+    """The product modules ``path`` imports, at any depth, relative imports resolved: for each import the
+    longest dotted prefix that is a module (``from a.b import c`` is a.b.c when c is a module, else a.b)."""
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read(), path)
+    name = module_name(path, root)
+    package = name.split(".") if path.endswith("__init__.py") else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]).strip(".") \
+                if node.level else node.module or ""
+            targets = [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            parts = target.removeprefix(f"{NAMESPACE}.").split(".")
+            while parts and ".".join(parts) not in modules:
+                parts.pop()
+            if parts and ".".join(parts) != name:
+                found.add(".".join(parts))
+    return found
+
+
+def import_cycles(root: str = ROOT) -> list[list[str]]:
+    """Every circle of product imports, as the modules of each strongly connected part (Tarjan), sorted."""
+    paths = {module_name(path, root): path for path in product_files(root)}
+    graph = {name: imported_modules(path, root, set(paths)) for name, path in paths.items()}
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(module: str) -> None:
+        order[module] = lowest[module] = len(order)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in order:
+                visit(other)
+                lowest[module] = min(lowest[module], lowest[other])
+            elif other in stack:
+                lowest[module] = min(lowest[module], order[other])
+        if lowest[module] == order[module]:
+            part = []
+            while not part or part[-1] != module:
+                part.append(stack.pop())
+            if len(part) > 1:
+                cycles.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_product_imports_form_no_circle():
+    assert import_cycles() == []
+
+
+def test_the_cycle_finder_sees_a_circle_added_by_hand(tmp_path):
+    """A lazy import inside a function closes a circle of three modules through a relative import."""
+    package = tmp_path / "evaluation"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "referee.py").write_text("from connectx_toolkit.evaluation.seat import Seat\n")
+    (package / "seat.py").write_text("from .host import serve\n")
+    (package / "host.py").write_text("def serve():\n    from connectx_toolkit.evaluation import referee\n")
+    (package / "stats.py").write_text("from . import seat\n")  # outside the circle
+    assert import_cycles(str(tmp_path)) == [["evaluation.host", "evaluation.referee", "evaluation.seat"]]
+    (package / "host.py").write_text("def serve():\n    pass\n")
+    assert import_cycles(str(tmp_path)) == []
