@@ -14,7 +14,8 @@ Public API (stable; other tools build on it):
   keyword-only. The three results are dicts a notebook shows as tables (``evaluation.display``); their
   progress bars are ``evaluation.progress``'s.
 - ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
-  — one game on ``kaggle_environments`` in this process (no isolation).
+  — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
+  ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.agent_process``).
 - ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated
   worker processes (``evaluation.worker``) with hard per-move deadlines; ``sandbox=True`` runs each worker
   inside a bubblewrap sandbox (the ``sandbox`` package).

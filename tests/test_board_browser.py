@@ -56,14 +56,15 @@ def driver():
 
 
 class Board:
-    """``evaluate.py --board ...`` in a subprocess; ``url`` is the first line it printed."""
+    """``evaluate.py --board ...`` in a subprocess started in the checkout (a relative path is the
+    checkout's, and the page shows it as given); ``url`` is the first line it printed."""
 
     def __init__(self, tmp: str, *argv: str) -> None:
         environment = dict(os.environ, PYTHONPATH=ROOT)
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(ROOT, "evaluate.py"), "--board", *argv, "--no-browser",
              "--analysis-cache", os.path.join(tmp, "cache.sqlite")],
-            stdout=subprocess.PIPE, text=True, env=environment)
+            stdout=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
         first = self.process.stdout.readline()
         assert first.startswith("board: http://127.0.0.1:"), first
         self.url = first.split(" ", 1)[1].strip()
@@ -76,7 +77,9 @@ class Board:
 
 @pytest.fixture(scope="module")
 def results_board(tmp_path_factory):
-    board = Board(str(tmp_path_factory.mktemp("board")), "greedy", "--game", f"{SAMPLE}:10")
+    # relative, so that the page (and docs/board.png, saved from it) shows no machine's path
+    board = Board(str(tmp_path_factory.mktemp("board")), "greedy", "--game",
+                  f"{os.path.relpath(SAMPLE, ROOT)}:10")
     yield board
     board.close()
 

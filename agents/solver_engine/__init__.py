@@ -1,6 +1,5 @@
 """The search engine behind the ``solver`` agent, one concept per module.
 
-- :mod:`threats`      cells that would complete a line (fast for four in a row, generic otherwise)
 - :mod:`move_order`   order candidate moves by the threats they create
 - :mod:`transposition` bounds of positions already searched
 - :mod:`negamax`      the exact solver: scores on Pascal Pons' scale (win sooner, lose later)
@@ -9,4 +8,6 @@
 - :mod:`time_manager` how long a move may think
 - :mod:`opening_book` the books of best moves and of outcome-keeping moves (6x7)
 - :mod:`outcome_table` the outcome of every 6x7 position at ply 8, and what it proves one ply later
+
+The cells that would complete a line come from the game core (``agents.core.winning_cells``).
 """
