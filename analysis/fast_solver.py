@@ -314,6 +314,41 @@ class Solver:
             return 0
         return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes, self._order) < 0 else 0
 
+    def outcome_with_move_bitboards(self, current: int, mask: int, plies: int,
+                                    at_least: int = -1) -> tuple[int, int | None]:
+        """(outcome, a column keeping it or None): the null-window questions of :meth:`outcome_bitboards`,
+        asked here at the root one column at a time, in ``_negamax``'s own order (threats created, centre
+        first on ties), so the column that answers "yes" is known at no extra cost: the root's loop is the
+        same search. None where no question found it: a win known from ``at_least`` (nothing was asked), a
+        draw known from ``at_least = 0`` once "is it a win?" says no, and a loss (every column loses)."""
+        current, mask = np.uint64(current), np.uint64(mask)
+        wins = _winning_cells(current, mask) & _possible(mask)
+        if wins:
+            return 1, next(int(c) for c in COLUMN_ORDER if wins & _column_mask(c))
+        if at_least >= 1:
+            return 1, None
+        candidates = _non_losing_moves(current, mask)
+        if not candidates:
+            return -1, None
+        if plies >= CELLS - 2:
+            return 0, next(int(c) for c in COLUMN_ORDER if candidates & _column_mask(c))
+        keyed = []
+        for rank, column in enumerate(COLUMN_ORDER):
+            move = candidates & _column_mask(column)
+            if move:
+                keyed.append((_popcount(_winning_cells(current | move, mask)) * 8 + 7 - rank, int(column), move))
+        keyed.sort(reverse=True)
+        # Is it a win? Some column leaves the opponent below 0. Else, is it a draw? Some column leaves it at 0.
+        for target, skip in ((1, False), (0, at_least == 0)):
+            if skip:
+                return 0, None
+            for _, column, move in keyed:
+                child = -_negamax(current ^ mask, mask | move, plies + 1, -target, -target + 1,
+                                  self.keys, self.values, self._nodes, self._order)
+                if child >= target:
+                    return target, column
+        return -1, None
+
     def outcome_and_move_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> tuple[int, int]:
         """(outcome, column): the outcome for the player to move and the most central move that keeps
         it, or column -1 for a lost position (every move keeps a loss); ``at_least`` as for

@@ -59,6 +59,28 @@ def test_the_solver_outcome_and_move_agree_with_the_oracle():
         assert solver.outcome_and_move_bitboards(*parse_moves(entry.moves)) == (outcome, expected), entry.moves
 
 
+@pytest.mark.parametrize("at_least", [-1, 0, 1])
+def test_the_outcome_with_its_free_move_agrees_with_the_oracle(at_least):
+    """The root's questions asked column by column give the outcome of ``outcome_bitboards`` and, where a
+    question proved it, a column keeping it; a bound settles what it can with no move."""
+    pytest.importorskip("numba")
+    from connectx_toolkit.analysis.fast_solver import Solver, parse_moves
+
+    solver, plain = Solver(1 << 20), Solver(1 << 20)
+    entries = [e for e in load_oracle_set("random", 10, 30) if e.legal_moves and sign(e.best_score) >= at_least]
+    assert len(entries) >= 30
+    moves_found = 0
+    for entry in entries[::4]:
+        outcome, move = solver.outcome_with_move_bitboards(*parse_moves(entry.moves), at_least)
+        assert outcome == plain.outcome_bitboards(*parse_moves(entry.moves), at_least) == sign(entry.best_score)
+        if move is None:
+            assert outcome < 0 or at_least == outcome or at_least == 1, entry.moves
+            continue
+        moves_found += 1
+        assert sign(entry.scores[move]) == outcome, entry.moves
+    assert moves_found > 0
+
+
 def subtree_table(oracle: Oracle, root: Position, ply: int) -> dict[int, tuple[int, int]]:
     """What the command records for every position at ``ply`` below ``root`` (nobody has won)."""
     layer, table = [root], {}
@@ -264,9 +286,15 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     assert not (tmp_path / "o.bin").exists()  # outcomes only: no book of moves
     solved = read_checkpoint(str(tmp_path / "o.txt"))
     by_key = {p.canonical_key(): p for p in positions_at(8)[:40]}
-    assert set(solved) == set(by_key) and {move for _, move in solved.values()} == {None}
+    assert set(solved) == set(by_key)
     oracle = Oracle()
     assert all(outcome == oracle_outcome(oracle, by_key[key]) for key, (outcome, _) in solved.items())
+    # the move that answered a question is kept, and keeps the outcome; "?" where no question found one
+    found = {key: move for key, (_, move) in solved.items() if move is not None}
+    assert 0 < len(found) < len(solved)
+    for key, move in found.items():
+        scores = oracle.position_scores(canonical_position(by_key[key]))  # moves are the canonical side's
+        assert sign(scores[move]) == sign(max(scores.values())) == solved[key][0]
 
 
 def test_parents_bound_the_outcomes_of_the_committed_ply_8_entries():

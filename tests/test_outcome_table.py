@@ -113,6 +113,19 @@ def test_a_partial_table_knows_only_what_it_was_given(ply7):
         given.get(positions[1].canonical_key()))
 
 
+def test_a_table_with_some_moves_gives_those_and_none_for_the_rest(ply7):
+    solved, positions = ply7
+    keys = sorted(k for k, v in solved.items() if v[0] >= 0)
+    with_move = {k: solved[k][1] for k in keys[::3]}
+    table = OutcomeTable(encode_outcome_table({k: v[0] for k, v in solved.items()}, 7,
+                                              {"positions": len(positions)}, with_move))
+    assert table.metadata["moves"] is True and table.metadata["with_move"] == len(with_move)
+    for key in keys[:300]:
+        position = position_of_key(key, 7)
+        assert table.move(position) == with_move.get(key)
+        assert table.outcome(position) == solved[key][0]
+
+
 def test_a_table_with_moves_gives_them_in_either_orientation(ply7):
     solved, positions = ply7
     data = encode_outcome_table({k: v[0] for k, v in solved.items()}, 7, {"positions": len(positions)},
@@ -296,6 +309,16 @@ def test_the_command_packs_partial_checkpoints(ply7, tmp_path, capsys):
     for key in keys[200:500]:
         position = position_of_key(key, 7)
         assert table.move(position) == (solved[key][1] if solved[key][0] >= 0 else None)
+    # a checkpoint with moves for some positions only ("?" for the rest, as --no-moves writes them)
+    lines = checkpoint_lines(solved, keys[200:500]).splitlines(True)
+    (tmp_path / "c.txt").write_text("".join(line.rsplit(" ", 1)[0] + " ?\n" if i % 2 else line
+                                            for i, line in enumerate(lines)))
+    assert main(["--checkpoint", str(tmp_path / "c.txt"), "--ply", "7", "--out", str(out), "--moves"]) == 0
+    table = OutcomeTable(out.read_bytes())
+    for i, key in enumerate(keys[200:500]):
+        position = position_of_key(key, 7)
+        assert table.outcome(position) == solved[key][0]
+        assert table.move(position) == (solved[key][1] if solved[key][0] >= 0 and not i % 2 else None)
 
 
 @pytest.mark.parametrize("problem", ["conflict", "foreign key", "missing", "not a checkpoint", "bad ply", "no folder"])

@@ -21,8 +21,10 @@ committed.
 With the ply before solved (``--below``, by default ``analysis/data/outcomes_ply<ply-1>.txt``), each
 position starts from a lower bound, the best of minus its parents' outcomes: a child of a lost parent
 is a win with no search, a child of a drawn one needs only "is it a win?". ``--no-moves`` solves the
-outcome alone (the ply-8 table, which the agent's search verifies, keeps no moves): the checkpoint says
-"?" for the move and no book is written; ``tools/pack_outcomes.py`` packs it.
+outcome alone, asking its questions column by column at the root, so that the column that answered is
+kept for free (a win or a draw a question proved); where none did (a win settled by the bound, a draw
+settled by the bound once "is it a win?" says no, a loss) the checkpoint says "?". No book is written;
+``tools/pack_outcomes.py`` packs it (``--moves`` keeps the moves it has).
 
     nice -n 19 python tools/make_outcomes.py --ply 8 --no-moves --jobs 2 --table-mb 2048 \
         --checkpoint analysis/data/outcomes_ply8.txt --resume --hours 2
@@ -88,7 +90,8 @@ def lower_bound(position: Position, below: dict[int, tuple[int, int | None]]) ->
 
 def _solve_chunk(task: tuple[int, bool, list[tuple[int, int, int, int]]]) -> tuple[list[tuple[int, int, int | None]], int]:
     """([(canonical key, outcome, move or None)], nodes searched) for canonical positions given as
-    (current, mask, plies, lower bound of the outcome); with ``moves`` False the outcome only."""
+    (current, mask, plies, lower bound of the outcome); with ``moves`` False the outcome, and the move only
+    where the outcome's own questions found one (no search for it)."""
     global _worker_solver
     from connectx_toolkit.analysis.fast_solver import Solver
 
@@ -101,8 +104,8 @@ def _solve_chunk(task: tuple[int, bool, list[tuple[int, int, int, int]]]) -> tup
         if moves:
             outcome, move = _worker_solver.outcome_and_move_bitboards(current, mask, plies, at_least)
             results.append((current + mask, outcome, move))
-        else:
-            results.append((current + mask, _worker_solver.outcome_bitboards(current, mask, plies, at_least), None))
+        else:  # the move that answered a question comes free: kept where there is one
+            results.append((current + mask, *_worker_solver.outcome_with_move_bitboards(current, mask, plies, at_least)))
     return results, _worker_solver.nodes - before
 
 
@@ -134,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="checkpoint of the ply before, whose outcomes bound this ply's from below "
                              "(default: analysis/data/outcomes_ply<ply-1>.txt when it exists)")
     parser.add_argument("--no-moves", action="store_true",
-                        help="solve outcomes only (\"?\" for the move; no book is written: pack the checkpoint "
-                             "with tools/pack_outcomes.py)")
+                        help="solve outcomes only, keeping the move a question found on the way (\"?\" where "
+                             "none did); no book is written: pack the checkpoint with tools/pack_outcomes.py")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.ply <= 12 or args.jobs < 1 or args.table_mb < 1 or args.chunk < 1 or args.hours < 0:

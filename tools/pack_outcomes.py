@@ -1,7 +1,7 @@
 """Pack a solved ply's outcomes (``tools/make_outcomes.py``'s checkpoint) into the agent's outcome table.
 
-The checkpoint holds "canonical key, outcome, move" lines; the table keeps the outcome only (with
-``--moves``, the move too), one byte per slot of a numbering of every arrangement of the ply's stones,
+The checkpoint holds "canonical key, outcome, move" lines ("?" for a move not found); the table keeps the
+outcome only (with ``--moves``, the moves the checkpoint has too), one byte per slot of a numbering of every arrangement of the ply's stones,
 zlib-compressed (:mod:`agents.solver_engine.outcome_table`). Positions the checkpoint does not hold yet are unknown in
 the table, so a partial checkpoint packs into a partial table that the agent reads as such.
 
@@ -56,12 +56,8 @@ def pack(paths: list[str], ply: int, out: str, with_moves: bool = False) -> tupl
             raise ValueError(f"key {key} is not a position at ply {ply} (a canonical one, nobody having won)")
     outcomes = {key: outcome for key, (outcome, _) in solved.items()}
     moves = None
-    if with_moves:
-        missing = sum(1 for outcome, move in solved.values() if move is None and outcome >= 0)
-        if missing:
-            raise ValueError(f"{missing} positions were solved without their move (--no-moves): pack "
-                             "without --moves")
-        moves = {key: move for key, (_, move) in solved.items()}
+    if with_moves:  # where the checkpoint has one: a position solved without its move has none in the table
+        moves = {key: move for key, (outcome, move) in solved.items() if move is not None and outcome >= 0}
     data = encode_outcome_table(outcomes, ply, {"positions": len(keys)}, moves)
     write_atomically(out, data)
     return len(outcomes), len(keys), len(data)
@@ -74,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ply", type=int, default=DEFAULT_PLY, help="the ply the checkpoint solved (default 8)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="the table to write")
     parser.add_argument("--moves", action="store_true",
-                        help="keep each position's outcome-keeping move too (the agent then plays it at once)")
+                        help="keep the outcome-keeping moves the checkpoint has too (the agent plays them at once)")
     args = parser.parse_args(argv)
     if not 0 <= args.ply <= MAX_PLY:
         print(f"pack_outcomes: --ply must lie in 0..{MAX_PLY}", file=sys.stderr)

@@ -15,7 +15,7 @@ File format:
     b"C4OT" | uint32 little-endian length n | n bytes of JSON metadata | zlib(one byte per slot)
     slots in :class:`SlotIndex` order; a byte's low 2 bits: 0 unknown, 1 loss, 2 draw, 3 win (for the
     player to move); its next 3 bits: 0, or 1 + a column that keeps the outcome (a table packed with
-    ``--moves``; metadata ``"moves": true``).
+    ``--moves``, metadata ``"moves": true``, holds the moves its checkpoint had: ``"with_move"`` of them).
 Only a position's canonical orientation (``Position.canonical_key``, the smaller key of a mirror pair)
 has a byte; the other orientation's slot holds 0.
 """
@@ -113,7 +113,7 @@ def encode_outcome_table(outcomes: dict[int, int], ply: int, metadata: dict,
     """The table file for ``{canonical key: outcome (1, 0, -1) for the player to move}`` at ``ply``.
 
     ``moves``, if given: ``{canonical key: a column keeping the outcome, in that orientation}`` for
-    the positions that are not lost.
+    positions that are not lost; a position it leaves out has no move in the table.
     """
     index = SlotIndex(ply)
     codes = bytearray(index.slots)
@@ -123,15 +123,16 @@ def encode_outcome_table(outcomes: dict[int, int], ply: int, metadata: dict,
         if key != position.canonical_key() or outcome not in counts:
             raise ValueError(f"bad entry {key}: {outcome} (keys must be canonical, outcomes 1, 0 or -1)")
         code = outcome + 2
-        if moves is not None and outcome >= 0:
-            move = moves.get(key, -1)
+        if moves is not None and outcome >= 0 and key in moves:
+            move = moves[key]
             if not position.can_play(move):
-                raise ValueError(f"bad entry {key}: no playable move kept for a position not lost")
+                raise ValueError(f"bad entry {key}: move {move} cannot be played")
             code |= (move + 1) << 2
         codes[index.slot(position.current, position.mask)] = code
         counts[outcome] += 1
     meta = dict(metadata, kind="outcome table", ply=ply, slots=index.slots, solved=len(outcomes),
-                wins=counts[1], draws=counts[0], losses=counts[-1], moves=moves is not None)
+                wins=counts[1], draws=counts[0], losses=counts[-1], moves=moves is not None,
+                with_move=sum(1 for key in outcomes if moves is not None and key in moves))
     header = json.dumps(meta, sort_keys=True).encode()
     return MAGIC + struct.pack("<I", len(header)) + header + zlib.compress(bytes(codes), 9)
 
