@@ -327,27 +327,53 @@ class Solver:
             return 1, next(int(c) for c in COLUMN_ORDER if wins & _column_mask(c))
         if at_least >= 1:
             return 1, None
-        candidates = _non_losing_moves(current, mask)
-        if not candidates:
+        columns = self._root_order(current, mask)
+        if not columns:
             return -1, None
         if plies >= CELLS - 2:
-            return 0, next(int(c) for c in COLUMN_ORDER if candidates & _column_mask(c))
+            return 0, columns[0][0]
+        # Is it a win? Some column leaves the opponent below 0. Else, is it a draw? Some column leaves it at 0.
+        column = self._keeping(current, mask, plies, columns, 1)
+        if column is not None:
+            return 1, column
+        if at_least == 0:
+            return 0, None
+        column = self._keeping(current, mask, plies, columns, 0)
+        return (-1, None) if column is None else (0, column)
+
+    def move_keeping_bitboards(self, current: int, mask: int, plies: int, outcome: int) -> int:
+        """A column keeping a win (``outcome`` 1) or a draw (0) known beforehand: the one question that
+        finds it, column by column at the root (as :meth:`outcome_with_move_bitboards` asks it)."""
+        current, mask = np.uint64(current), np.uint64(mask)
+        wins = _winning_cells(current, mask) & _possible(mask)
+        if wins and outcome == 1:
+            return next(int(c) for c in COLUMN_ORDER if wins & _column_mask(c))
+        columns = self._root_order(current, mask)
+        column = columns[0][0] if columns and plies >= CELLS - 2 else self._keeping(current, mask, plies, columns, outcome)
+        if column is None:
+            raise ValueError(f"no column keeps the outcome {outcome}: the outcome is wrong")
+        return column
+
+    def _root_order(self, current, mask) -> list[tuple[int, np.uint64]]:
+        """(column, move bit) of the columns that do not lose at once, in ``_negamax``'s order."""
+        candidates = _non_losing_moves(current, mask)
         keyed = []
         for rank, column in enumerate(COLUMN_ORDER):
             move = candidates & _column_mask(column)
             if move:
                 keyed.append((_popcount(_winning_cells(current | move, mask)) * 8 + 7 - rank, int(column), move))
         keyed.sort(reverse=True)
-        # Is it a win? Some column leaves the opponent below 0. Else, is it a draw? Some column leaves it at 0.
-        for target, skip in ((1, False), (0, at_least == 0)):
-            if skip:
-                return 0, None
-            for _, column, move in keyed:
-                child = -_negamax(current ^ mask, mask | move, plies + 1, -target, -target + 1,
-                                  self.keys, self.values, self._nodes, self._order)
-                if child >= target:
-                    return target, column
-        return -1, None
+        return [(column, move) for _, column, move in keyed]
+
+    def _keeping(self, current, mask, plies: int, columns: list[tuple[int, np.uint64]], target: int) -> int | None:
+        """The first column whose position leaves the opponent at most ``-target`` (the root's null-window
+        question "is the score at least ``target``?", one child at a time), or None."""
+        for column, move in columns:
+            child = -_negamax(current ^ mask, mask | move, plies + 1, -target, -target + 1,
+                              self.keys, self.values, self._nodes, self._order)
+            if child >= target:
+                return column
+        return None
 
     def outcome_and_move_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> tuple[int, int]:
         """(outcome, column): the outcome for the player to move and the most central move that keeps

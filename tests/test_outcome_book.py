@@ -295,6 +295,21 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     for key, move in found.items():
         scores = oracle.position_scores(canonical_position(by_key[key]))  # moves are the canonical side's
         assert sign(scores[move]) == sign(max(scores.values())) == solved[key][0]
+    # --fill-moves then finds the others' moves, appended to the checkpoint, and nothing else changes
+    assert run(["--ply", "8", "--fill-moves"], tmp_path) == 0
+    filled = read_checkpoint(str(tmp_path / "o.txt"))
+    assert {key: outcome for key, (outcome, _) in filled.items()} == {key: o for key, (o, _) in solved.items()}
+    for key, (outcome, move) in filled.items():
+        if outcome < 0:
+            assert move is None
+            continue
+        assert move == found.get(key, move)  # a move found before stays
+        scores = oracle.position_scores(canonical_position(by_key[key]))
+        assert sign(scores[move]) == outcome, key
+    lines = (tmp_path / "o.txt").read_text().splitlines()
+    assert len(lines) == 40 + sum(1 for outcome, move in solved.values() if outcome >= 0 and move is None)
+    assert run(["--ply", "8", "--fill-moves"], tmp_path) == 0  # nothing left to fill: the file stays
+    assert (tmp_path / "o.txt").read_text().splitlines() == lines
 
 
 def test_parents_bound_the_outcomes_of_the_committed_ply_8_entries():
@@ -321,6 +336,11 @@ def test_the_command_rejects_bad_arguments(bad, tmp_path, capsys):
     assert run(bad, tmp_path) == 2
     assert capsys.readouterr().err.startswith("make_outcomes:")
     assert not (tmp_path / "o.bin").exists() and not (tmp_path / "o.txt").exists()
+
+
+def test_fill_moves_needs_a_checkpoint(tmp_path, capsys):
+    assert run(["--ply", "8", "--fill-moves"], tmp_path) == 2
+    assert "--fill-moves needs a checkpoint" in capsys.readouterr().err
 
 
 def test_the_command_refuses_to_overwrite_a_checkpoint(tmp_path, capsys):

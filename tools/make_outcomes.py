@@ -29,6 +29,9 @@ settled by the bound once "is it a win?" says no, a loss) the checkpoint says "?
     nice -n 19 python tools/make_outcomes.py --ply 8 --no-moves --jobs 2 --table-mb 2048 \
         --checkpoint analysis/data/outcomes_ply8.txt --resume --hours 2
 
+``--fill-moves`` then finds the move of each solved position that is not lost and has none, knowing its
+outcome (one question: the win's, or the draw's), and appends the line with it; resumable the same way.
+
 The 27,109 positions of ply 7 (a mirror pair counted once) take many CPU hours here: the figures are
 in docs/solver.md.
 """
@@ -88,24 +91,26 @@ def lower_bound(position: Position, below: dict[int, tuple[int, int | None]]) ->
     return bound
 
 
-def _solve_chunk(task: tuple[int, bool, list[tuple[int, int, int, int]]]) -> tuple[list[tuple[int, int, int | None]], int]:
+def _solve_chunk(task: tuple[int, str, list[tuple[int, int, int, int]]]) -> tuple[list[tuple[int, int, int | None]], int]:
     """([(canonical key, outcome, move or None)], nodes searched) for canonical positions given as
-    (current, mask, plies, lower bound of the outcome); with ``moves`` False the outcome, and the move only
-    where the outcome's own questions found one (no search for it)."""
+    (current, mask, plies, n). ``mode`` "moves": the outcome and its most central move, n a lower bound of
+    the outcome; "outcomes": the outcome, and the move only where the outcome's own questions found one
+    (no search for it), n a lower bound; "fill": n is the outcome, known, and the move is searched for."""
     global _worker_solver
     from connectx_toolkit.analysis.fast_solver import Solver
 
-    table_size, moves, positions = task
+    table_size, mode, positions = task
     if _worker_solver is None:
         _worker_solver = Solver(table_size)
     before = _worker_solver.nodes
     results: list[tuple[int, int, int | None]] = []
-    for current, mask, plies, at_least in positions:
-        if moves:
-            outcome, move = _worker_solver.outcome_and_move_bitboards(current, mask, plies, at_least)
-            results.append((current + mask, outcome, move))
-        else:  # the move that answered a question comes free: kept where there is one
-            results.append((current + mask, *_worker_solver.outcome_with_move_bitboards(current, mask, plies, at_least)))
+    for current, mask, plies, n in positions:
+        if mode == "moves":
+            results.append((current + mask, *_worker_solver.outcome_and_move_bitboards(current, mask, plies, n)))
+        elif mode == "fill":
+            results.append((current + mask, n, _worker_solver.move_keeping_bitboards(current, mask, plies, n)))
+        else:
+            results.append((current + mask, *_worker_solver.outcome_with_move_bitboards(current, mask, plies, n)))
     return results, _worker_solver.nodes - before
 
 
@@ -139,13 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-moves", action="store_true",
                         help="solve outcomes only, keeping the move a question found on the way (\"?\" where "
                              "none did); no book is written: pack the checkpoint with tools/pack_outcomes.py")
+    parser.add_argument("--fill-moves", action="store_true",
+                        help="find the move of every solved position that is not lost and has none (\"?\"), "
+                             "appending its line to the checkpoint (the last line of a key counts)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.ply <= 12 or args.jobs < 1 or args.table_mb < 1 or args.chunk < 1 or args.hours < 0:
         print("make_outcomes: need 1 <= --ply <= 12, --jobs, --table-mb and --chunk >= 1, --hours >= 0",
               file=sys.stderr)
         return 2
-    problem = output_problem(args.checkpoint, args.resume, [args.checkpoint, args.out])
+    if args.fill_moves and not os.path.isfile(args.checkpoint):
+        print(f"make_outcomes: --fill-moves needs a checkpoint: no such file {args.checkpoint}", file=sys.stderr)
+        return 2
+    problem = output_problem(args.checkpoint, args.resume or args.fill_moves, [args.checkpoint, args.out])
     if problem:
         print(f"make_outcomes: {problem}", file=sys.stderr)
         return 2
@@ -157,27 +168,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.below and not below:
         print(f"make_outcomes: --below {args.below} holds no solved positions", file=sys.stderr)
         return 2
-    todo = [(p.current, p.mask, p.moves, lower_bound(p, below))
-            for p in map(canonical_position, everything) if p.key() not in solved]
+    if args.fill_moves:  # the solved positions, not lost, without their move: the outcome is the bound
+        mode = "fill"
+        todo = [(p.current, p.mask, p.moves, solved[p.key()][0]) for p in map(canonical_position, everything)
+                if p.key() in solved and solved[p.key()][0] >= 0 and solved[p.key()][1] is None]
+    else:
+        mode = "outcomes" if args.no_moves else "moves"
+        todo = [(p.current, p.mask, p.moves, lower_bound(p, below))
+                for p in map(canonical_position, everything) if p.key() not in solved]
     if args.positions >= 0:
         todo = todo[:args.positions]
     nodes = 0
     with open(args.checkpoint, "a") as log:
         if log.tell() and not open(args.checkpoint, "rb").read().endswith(b"\n"):
             log.write("\n")  # end the line a kill cut short, so the next one starts clean
-        if args.no_moves:  # a lost parent settles its children as wins with no search at all
+        if mode == "outcomes":  # a lost parent settles its children as wins with no search at all
             log.write("".join(f"{current + mask} 1 ?\n" for current, mask, _, at_least in todo if at_least == 1))
             log.flush()
             todo = [task for task in todo if task[3] < 1]
         table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
-        chunks = [(table_size, not args.no_moves, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
+        chunks = [(table_size, mode, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
         if chunks:
             from connectx_toolkit.analysis.fast_solver import Solver
 
             # Compile (and cache) here first: workers compiling at once can leave numba's cache broken.
             Solver(1009).outcome("444444333333555555222222")
-            with tqdm(total=len(everything), initial=len(read_checkpoint(args.checkpoint)),
-                      disable=args.no_progress) as bar, ProcessPoolExecutor(args.jobs) as pool:
+            total, initial = (len(todo), 0) if mode == "fill" else (len(everything), len(read_checkpoint(args.checkpoint)))
+            with tqdm(total=total, initial=initial, disable=args.no_progress) as bar, \
+                    ProcessPoolExecutor(args.jobs) as pool:
                 pending = [pool.submit(_solve_chunk, chunk) for chunk in chunks]
                 for future in pending:  # in order, so the checkpoint grows in the visiting order
                     if future.cancelled():
@@ -194,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     solved = read_checkpoint(args.checkpoint)
     done = (f"{len(solved)} of {len(everything)} positions at ply {args.ply} solved -> {args.checkpoint} "
             f"({time.time() - started:.0f} s, {nodes} nodes searched)")
-    if args.no_moves:
-        print(f"{done}; outcomes only: pack them with tools/pack_outcomes.py")
+    if args.no_moves or args.fill_moves:
+        missing = sum(1 for outcome, move in solved.values() if outcome >= 0 and move is None)
+        print(f"{done}; {missing} not lost without a move: pack them with tools/pack_outcomes.py --moves")
         return 0
     entries = write_outcome_book(args.out, solved, args.ply, len(everything))
     print(f"{done}; {entries} moves -> {args.out}")
