@@ -67,13 +67,12 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                         configuration["__raw_path__"] = target  # what Kaggle's file loader adds
                 if agent is None:
                     agent = load(kind, target, function)
-                count = getattr(getattr(agent, "__code__", None), "co_argcount", 2)
-                action = agent(*(structify(request["observation"]), structify(configuration))[:count])
+                action = call(agent, structify(request["observation"]), structify(configuration))
                 if type(action) is not int:
                     reply["action"] = encode_action(action)
             except BaseException as error:  # anything the agent does wrong is its move's error
                 reply["error"] = _describe(error)
-                if agent is not None and error.__traceback__ is not None and error.__traceback__.tb_next is None:
+                if agent is not None and _innermost_code(error) is call.__code__:
                     # raised by the call itself (a class, or a callable that takes other arguments): say what
                     # was called, not this line
                     name = getattr(agent, "__name__", type(agent).__name__)
@@ -95,6 +94,18 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 if reply["action"] is None:
                     reply["action"] = encode_action(action)
                 _write_frame(sock_fd, reply)
+
+
+def call(agent: Callable[..., Any], observation: Any, configuration: Any) -> Any:
+    """Call ``agent`` as Kaggle does: with as many of (observation, configuration) as its ``__code__``
+    declares, both for a callable without one (an object, a class, a ``functools.partial``)."""
+    count = getattr(getattr(agent, "__code__", None), "co_argcount", 2)
+    return agent(*(observation, configuration)[:count])
+
+
+# Callables given from Python (``evaluation.agent_specs`` registers them, by token), played live: filled
+# before the worker processes fork, so they and the agent processes they fork inherit it.
+CALLABLES: dict[str, Callable[..., Any]] = {}
 
 
 def load(kind: str, target: str, function: str) -> Callable[..., Any]:
@@ -128,9 +139,7 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
 
         return agents[target]
     if kind == "callable":
-        from connectx_toolkit.evaluation.agent_specs import _CALLABLES
-
-        return _CALLABLES[target]
+        return CALLABLES[target]
     raise ValueError(f"unknown agent kind {kind!r}")
 
 
@@ -164,6 +173,14 @@ def isolate(memory_mb: int) -> None:
 
     die_with_parent()
     cap_address_space(memory_mb)
+
+
+def _innermost_code(error: BaseException) -> Any:
+    """The code object the error was raised in."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return None if frame is None else frame.tb_frame.f_code
 
 
 def _describe(error: BaseException) -> str:

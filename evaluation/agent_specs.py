@@ -29,6 +29,7 @@ file that hangs or crashes on load cannot take the caller with it).
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib
 import importlib.util
 import itertools
@@ -43,6 +44,8 @@ from dataclasses import dataclass, replace
 from io import StringIO
 from typing import Any, Callable
 
+from connectx_toolkit.evaluation.agent_host import CALLABLES, call, load
+
 BUILTINS = ("random", "negamax")
 LOAD_CHECK_SECONDS = 60.0  # how long a file may take to execute its top level when it is checked
 
@@ -51,8 +54,6 @@ class AgentSpecError(ValueError):
     """An agent argument that names nothing usable; the message is one line meant for the user."""
 
 
-# Callables given from Python, by token. Filled before worker processes fork, so they inherit it.
-_CALLABLES: dict[str, Callable[..., Any]] = {}
 _TOKENS = itertools.count()
 _BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created on first use)
 
@@ -74,27 +75,16 @@ class AgentSpec:
     folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
     note: str = ""  # one line the user should read before the games (what Kaggle would call, and why)
 
-    def load(self) -> Callable[..., Any]:
-        """A fresh agent callable for one game (call it in the process that plays the game)."""
-        if self.kind in ("file", "built", "bundle"):
-            from kaggle_environments.agent import build_agent
-
-            callable_agent, _ = build_agent(self.target, {}, "connectx")
-            return callable_agent
-        if self.kind == "module":
-            spec = importlib.util.find_spec(self.target)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return getattr(module, self.function)
-        if self.kind == "builtin":
-            from kaggle_environments.envs.connectx.connectx import agents
-
-            return agents[self.target]
-        if self.kind == "callable":
-            if self.target not in _CALLABLES:
-                raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
-            return _CALLABLES[self.target]
-        raise AgentSpecError(f"unknown agent kind {self.kind!r}")
+    def load(self) -> Callable[[Any, Any], Any]:
+        """A fresh agent for one game, ``f(observation, configuration)``: loaded and called as a game's
+        agent process loads and calls it (``evaluation.agent_host``); call it in the process that plays."""
+        if self.kind == "callable" and self.target not in CALLABLES:
+            raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
+        try:
+            agent = load(self.kind, self.target, self.function)
+        except ValueError as error:
+            raise AgentSpecError(f"agent {self.name}: {error}") from None
+        return functools.partial(call, agent)
 
 
 def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
@@ -144,7 +134,7 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
 
 def _register(agent: Callable[..., Any], why: str = "") -> AgentSpec:
     token = f"callable-{os.getpid()}-{next(_TOKENS)}"
-    _CALLABLES[token] = agent
+    CALLABLES[token] = agent
     name = getattr(agent, "__qualname__", None) or type(agent).__name__
     note = (f"{name} is played as the live object, not as a built submission ({why}): its state carries over "
             f"between games, unlike on Kaggle") if why else ""
