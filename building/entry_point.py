@@ -15,9 +15,9 @@ import os
 from dataclasses import dataclass
 
 DEFAULT_FUNCTION = "agent"
+# Values a name can be bound to that are never callable (a call or a subscript may give a callable).
 NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
-                ast.SetComp, ast.GeneratorExp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Subscript,
-                ast.Call)
+                ast.SetComp, ast.GeneratorExp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.building.closure import gather
-from connectx_toolkit.building.entry_point import DEFAULT_FUNCTION, entry_point
+from connectx_toolkit.building.entry_point import DEFAULT_FUNCTION, NOT_CALLABLE, entry_point
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.notebook import module_name, notebook_module
 from connectx_toolkit.building.roots import locate, unique
 from connectx_toolkit.building.sources import Module, Project, agent_names, binds_at_top_level, display, parse, read_source
-
-NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
-                ast.SetComp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)
 
 
 @dataclass(frozen=True)

@@ -389,7 +389,7 @@ def test_a_global_that_cannot_be_carried_is_one_error_naming_it(outside, capsys,
 
 BAD_FILES = {
     "empty_dir/README.md": "no agent here\n",
-    "bots/single.py": "LIMIT = 3\n\ndef act(obs, config):\n    return 3\n",
+    "bots/single.py": "LIMIT = 3\nMOVES = (c for c in range(7))\n\ndef act(obs, config):\n    return 3\n",
     "bots/networked.py": "import math\nimport requests\n\ndef agent(obs, config):\n    return 3\n",
     "reads_file/main.py": "def agent(obs, config):\n    with open('data/table.txt') as f:\n"
                           "        return int(f.read())\n",
@@ -406,6 +406,7 @@ BAD_FILES = {
     ("empty_dir", "folder {d}/empty_dir holds neither main.py nor __init__.py"),
     ("bots/single.py:nothere", "{d}/bots/single.py defines no top-level nothere"),
     ("bots/single.py:LIMIT", "{d}/bots/single.py:1: LIMIT is not callable"),
+    ("bots/single.py:MOVES", "{d}/bots/single.py:2: MOVES is not callable"),  # a generator never is
     ("bots/single.py:9x", "'9x' after ':' is not a function name"),
     ("bots/networked.py", "{d}/bots/networked.py:2: `import requests` in module networked: a submission may "
                           "import only the standard library, numpy, kaggle_environments and its own modules "
