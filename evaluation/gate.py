@@ -51,6 +51,7 @@ from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import PlaySettings
+from connectx_toolkit.evaluation.record import FORFEITS
 
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
@@ -449,7 +450,7 @@ def check_baseline(context: GateContext, check: Check) -> None:
     result = sprt_result(records)
     model, score = score_model(records)
     elo = stats.elo_interval(score)
-    baseline_forfeits = sum(1 for r in records if r.outcome_of(1) in ("invalid", "error", "timeout"))
+    baseline_forfeits = sum(1 for r in records if r.outcome_of(1) in FORFEITS)
     verdict = {"H1": "accepts H1 (not weaker)", "H0": "accepts H0 (weaker)", None: "undecided"}[result.verdict]
     check.data = {
         "games": len(records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
@@ -558,7 +559,7 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
             check.reasons.append(f"{where}: returned None at ply {plies[0]}: Kaggle plays column 0; return an int "
                                  f"(game {record.game_id})")
             break
-    for outcome in ("invalid", "error", "timeout") if forfeits else ():
+    for outcome in FORFEITS if forfeits else ():
         bad = [r for r in records if r.outcome_of(0) == outcome]
         if bad:
             example = bad[0]

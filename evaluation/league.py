@@ -30,6 +30,7 @@ import numpy as np
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import PlaySettings
 from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.record import FORFEITS
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
@@ -168,10 +169,10 @@ def play(league: League) -> dict[tuple[int, int], list]:
         number = record.game_id // games
         record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
         records[pairs[number]].append(record)
-        if settings.replays and any(o in ("invalid", "error", "timeout") for o in record.outcomes):
+        if settings.replays and any(o in FORFEITS for o in record.outcomes):
             from connectx_toolkit.evaluation.replays import save_replay
 
-            offender = 0 if record.outcome_of(0) in ("invalid", "error", "timeout") else 1
+            offender = 0 if record.outcome_of(0) in FORFEITS else 1
             save_replay(record, os.path.join(settings.replays, f"match-{number:03d}"), perspective=offender)
         if progress is not None:
             progress.update(1)

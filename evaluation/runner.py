@@ -20,9 +20,9 @@ from connectx_toolkit.evaluation.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.played import DEFAULT_REFEREE, REFEREES, Player
-from connectx_toolkit.evaluation.record import GameRecord, GameTask
+from connectx_toolkit.evaluation.record import FORFEITS, GameRecord, GameTask
 
-FORFEIT_STATUSES = {"INVALID": "invalid", "ERROR": "error", "TIMEOUT": "timeout"}
+FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
 
 __all__ = ["GameRecord", "Monitor", "play_game", "play_task"]
