@@ -26,20 +26,36 @@ A build is one way through one module per stage, each handing the next a plain v
 AGENT means, with its import roots: ``roots``, ``entry_point``, ``closure`` for function objects,
 ``notebook`` for notebooks) → ``modules`` (the module graph) → ``data`` (data files) → ``template`` (one
 file) or ``bundle`` (a Kaggle ``.tar.gz``) → ``validation`` (``kaggle_check.py`` in a clean interpreter);
-``build`` runs them in that order. ``sources`` holds the plain values they share (``Project``, ``Module``);
-``entry_wrapper`` the one wrapper both a single file and a bundle's ``main.py`` end with (an entry of any
-callable kind, called as Kaggle calls it); ``reads`` judges the files the agent opened while it was checked
-(a refusal at its own ``file:line``, or a note in ``BuildReport.notes``).
+``pipeline`` runs them in that order. ``sources`` holds the plain values they share (``Project``, ``Module``);
+``kaggle_rules`` Kaggle's loading rules, with the one entry wrapper both a single file and a bundle's
+``main.py`` end with (an entry of any callable kind, called as Kaggle calls it); ``reads`` judges the
+files the agent opened while it was checked (a refusal at its own ``file:line``, or a note in
+``BuildReport.notes``).
 """
 
-from connectx_toolkit.building.build import DEFAULT_OUT, BuildReport, build, build_text
-from connectx_toolkit.building.bundle import BUNDLE_ROOT
-from connectx_toolkit.building.bundle import unpack as unpack_bundle
-from connectx_toolkit.building.errors import BuildError, InputError, ValidationError, format_agent_error
-from connectx_toolkit.building.shape import AgentShape, agent_shape, bundle_folder
-from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Project
-from connectx_toolkit.building.targets import split_function
+import importlib
+from typing import Any
 
-__all__ = ["ANY_EXTERNAL", "BUNDLE_ROOT", "DEFAULT_OUT", "ROOT", "AgentShape", "BuildError", "BuildReport", "InputError",
-           "Project", "ValidationError", "agent_shape", "build", "build_text", "bundle_folder", "format_agent_error",
-           "split_function", "unpack_bundle"]
+# The public names, imported on first use: a module of the package (``kaggle_rules``, which an agent's
+# process imports to load and call its agent) costs nothing of the rest of the builder.
+_PUBLIC = {
+    "DEFAULT_OUT": "pipeline", "BuildReport": "pipeline", "build": "pipeline", "build_text": "pipeline",
+    "BUNDLE_ROOT": "bundle", "unpack_bundle": ("bundle", "unpack"),
+    "BuildError": "errors", "InputError": "errors", "ValidationError": "errors",
+    "format_agent_error": "kaggle_rules",
+    "AgentShape": "shape", "agent_shape": "shape", "bundle_folder": "shape",
+    "ANY_EXTERNAL": "sources", "ROOT": "sources", "Project": "sources",
+    "split_function": "targets",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    where = _PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = where if isinstance(where, tuple) else (where, name)
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    globals()[name] = value
+    return value

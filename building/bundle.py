@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 
 from connectx_toolkit.building.entry_point import bindings, last_callable
-from connectx_toolkit.building.entry_wrapper import describe_entry, entry_wrapper
+from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.sources import Module, is_namespace
 
@@ -80,7 +80,7 @@ def module_path(module: Module) -> str:
 def main_source(label: str, modules: list[Module], function: str, rebuild: str,
                 kind: str = "function") -> tuple[str, bool]:
     """``main.py``'s text, and whether it is the agent's own module ``main`` (else it imports the entry). Both
-    end with the entry wrapper (``building.entry_wrapper``) unless the agent's own main.py already leaves its
+    end with the entry wrapper (``building.kaggle_rules``) unless the agent's own main.py already leaves its
     entry last."""
     entry = modules[-1]
     described = describe_entry(f"{entry.shown_name}.{function}", kind)

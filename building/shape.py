@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
-from connectx_toolkit.building.build import prepare, render_bundle
+from connectx_toolkit.building.pipeline import prepare, render_bundle
 from connectx_toolkit.building.bundle import mentions_bundle_root, unpacked
 from connectx_toolkit.building.entry_point import last_callable
 from connectx_toolkit.building.modules import discover

@@ -4,7 +4,7 @@ Every embedded module is a source string; a small loader at the top of the file 
 import, in its own private module object (never in ``sys.modules``), so two modules that define the same
 top-level name keep separate namespaces exactly as unbuilt. Tracebacks name each module's file as its author
 named it. Data files travel zlib-compressed in base64. The file ends with the entry wrapper
-(``building.entry_wrapper``), a fresh ``def agent(obs, config)``: Kaggle calls the last callable of a
+(``building.kaggle_rules``), a fresh ``def agent(obs, config)``: Kaggle calls the last callable of a
 submission.
 """
 
@@ -16,7 +16,7 @@ import hashlib
 import textwrap
 import zlib
 
-from connectx_toolkit.building.entry_wrapper import describe_entry, entry_wrapper
+from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper
 from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\

@@ -30,6 +30,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from connectx_toolkit.building.kaggle_rules import NO_CALLABLE, call, format_agent_error, last_callable
 from connectx_toolkit.evaluation import wire
 from connectx_toolkit.evaluation.agent_move import encode_action
 from connectx_toolkit.evaluation.observation import structify
@@ -96,13 +97,6 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 _write_frame(sock_fd, reply)
 
 
-def call(agent: Callable[..., Any], observation: Any, configuration: Any) -> Any:
-    """Call ``agent`` as Kaggle does: with as many of (observation, configuration) as its ``__code__``
-    declares, both for a callable without one (an object, a class, a ``functools.partial``)."""
-    count = getattr(getattr(agent, "__code__", None), "co_argcount", 2)
-    return agent(*(observation, configuration)[:count])
-
-
 # Callables given from Python (``evaluation.agent_specs`` registers them, by token), played live: filled
 # before the worker processes fork, so they and the agent processes they fork inherit it.
 CALLABLES: dict[str, Callable[..., Any]] = {}
@@ -121,10 +115,10 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
             exec(code, namespace)
         finally:
             sys.path.pop()
-        callables = [value for value in namespace.values() if callable(value)]
-        if not callables:
-            raise ValueError("the file defines no callable")
-        return callables[-1]
+        entry = last_callable(namespace)
+        if entry is None:
+            raise ValueError(NO_CALLABLE)
+        return entry
     if kind == "module":
         spec = importlib.util.find_spec(target)
         module = importlib.util.module_from_spec(spec)
@@ -185,8 +179,6 @@ def _innermost_code(error: BaseException) -> Any:
 
 def _describe(error: BaseException) -> str:
     try:
-        from connectx_toolkit.building.errors import format_agent_error
-
         return format_agent_error(error)[:1000]
     except Exception:  # never let the description itself fail the answer
         return f"{type(error).__name__}"

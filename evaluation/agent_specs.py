@@ -44,7 +44,8 @@ from dataclasses import dataclass, replace
 from io import StringIO
 from typing import Any, Callable
 
-from connectx_toolkit.evaluation.agent_host import CALLABLES, call, load
+from connectx_toolkit.building.kaggle_rules import LoadFailure, call, load_file
+from connectx_toolkit.evaluation.agent_host import CALLABLES, load
 
 BUILTINS = ("random", "negamax")
 LOAD_CHECK_SECONDS = 60.0  # how long a file may take to execute its top level when it is checked
@@ -341,20 +342,10 @@ def _load_in_child(path: str, send: Any) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     try:
-        from kaggle_environments.agent import get_last_callable
-
-        with open(path, encoding="utf-8") as handle:
-            get_last_callable(handle.read(), path=path)
+        load_file(path)
         send.send_bytes(b"")
-    except BaseException as error:  # anything the file does wrong is the answer, not a crash
-        message = str(error) or type(error).__name__
-        if message.startswith("Invalid raw Python: "):
-            message = message[len("Invalid raw Python: "):]
-        if "list index out of range" in message:
-            message = "it defines no callable"
-        elif isinstance(error.__context__, Exception) and not isinstance(error.__context__, SyntaxError):
-            from connectx_toolkit.building import format_agent_error  # the agent's own line first, as everywhere
-
-            message = format_agent_error(error)
-        answer = message.splitlines()[0] if message.strip() else type(error).__name__
+    except LoadFailure as failure:
+        send.send_bytes(str(failure).encode("utf-8", "replace")[:_ANSWER_BYTES])
+    except BaseException as error:  # anything the file does wrong is the answer, not a crash (SystemExit...)
+        answer = " ".join(str(error).split()) or type(error).__name__
         send.send_bytes(answer.encode("utf-8", "replace")[:_ANSWER_BYTES])

@@ -18,7 +18,7 @@ import pytest
 from connectx_toolkit import build_submission as builder
 from connectx_toolkit.building import BuildError, build, build_text
 from connectx_toolkit.building.entry_point import entry_point, last_callable
-from connectx_toolkit.building.errors import format_agent_error
+from connectx_toolkit.building.kaggle_rules import format_agent_error
 from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
 
 ROOT = builder.ROOT
