@@ -159,7 +159,7 @@ def loader_failure(error: BaseException) -> str:
     """Kaggle's loader failing, in one line: "it defines no callable" (its ``[...][-1]`` found nothing), the
     agent's own error with its own line first, or the loader's message without its "Invalid raw Python: "."""
     cause = error.__context__
-    if isinstance(cause, IndexError) and getattr(_innermost(cause), "co_name", None) == "get_last_callable":
+    if isinstance(cause, IndexError) and getattr(raised_in(cause), "co_name", None) == "get_last_callable":
         return NO_CALLABLE  # its own ``[...][-1]``, not an IndexError of the agent's
     if isinstance(cause, Exception) and not isinstance(cause, SyntaxError):
         return format_agent_error(cause)
@@ -168,7 +168,7 @@ def loader_failure(error: BaseException) -> str:
     return message.splitlines()[0] if message.strip() else type(error).__name__
 
 
-def _innermost(error: BaseException) -> Any:
+def raised_in(error: BaseException) -> Any:
     """The code object ``error`` was raised in (None without a traceback)."""
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
@@ -384,4 +384,4 @@ def summarize_traceback(stderr: str, toolkit: Toolkit = TOOLKIT) -> str:
 __all__ = ["CELL_ORIGINS", "GENERATED", "LoadFailure", "NO_CALLABLE", "TOOLKIT", "Toolkit", "WRAPPER_GLOBALS", "call",
            "describe_callable", "describe_entry", "entry_site", "entry_wrapper", "forget_editable_installs",
            "format_agent_error", "is_loader_code", "is_wrapper", "is_wrapper_code", "last_callable", "library_name",
-           "load_file", "loader_failure", "one_line", "summarize_traceback", "unwrapped"]
+           "load_file", "loader_failure", "one_line", "raised_in", "summarize_traceback", "unwrapped"]

@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from connectx_toolkit.building.kaggle_rules import NO_CALLABLE, call, format_agent_error, last_callable
+from connectx_toolkit.building.kaggle_rules import NO_CALLABLE, call, format_agent_error, last_callable, raised_in
 from connectx_toolkit.evaluation import wire
 from connectx_toolkit.evaluation.agent_move import encode_action
 from connectx_toolkit.evaluation.observation import structify
@@ -73,7 +73,7 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                     reply["action"] = encode_action(action)
             except BaseException as error:  # anything the agent does wrong is its move's error
                 reply["error"] = _describe(error)
-                if agent is not None and _innermost_code(error) is call.__code__:
+                if agent is not None and raised_in(error) is call.__code__:
                     # raised by the call itself (a class, or a callable that takes other arguments): say what
                     # was called, not this line
                     name = getattr(agent, "__name__", type(agent).__name__)
@@ -167,14 +167,6 @@ def isolate(memory_mb: int) -> None:
 
     die_with_parent()
     cap_address_space(memory_mb)
-
-
-def _innermost_code(error: BaseException) -> Any:
-    """The code object the error was raised in."""
-    frame = error.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    return None if frame is None else frame.tb_frame.f_code
 
 
 def _describe(error: BaseException) -> str:
