@@ -245,10 +245,10 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Check every input before anything is written; raises Usage with one line on bad input."""
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
-    from connectx_toolkit.evaluation.match import BackendUnavailable, backend_runner, schedule
-    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
-    from connectx_toolkit.evaluation.results import ResultsError, ResultsLog
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner, schedule
+    from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsLog
 
     try:
         log, done, run = None, [], vars(args)
@@ -288,14 +288,14 @@ def plan_run(args: argparse.Namespace) -> Plan:
 
 
 def run(args: argparse.Namespace, out: Any) -> int:
-    from connectx_toolkit.evaluation.match import run_match
-    from connectx_toolkit.evaluation.summary import summarize, table
+    from connectx_toolkit.evaluation.scheduling.match import run_match
+    from connectx_toolkit.evaluation.reports.summary import summarize, table
 
     plan = plan_run(args)
     for spec in plan.specs:
         if spec.note:
             print(f"note: {spec.note}", file=sys.stderr)
-    from connectx_toolkit.evaluation import replays as replay_files
+    from connectx_toolkit.evaluation.reports import replays as replay_files
 
     replays = replay_files if args.replays else None
     progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
@@ -360,8 +360,8 @@ def games_per_second(games: int, start: float, first: list[float], end: float) -
 
 
 def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:
-    from connectx_toolkit.evaluation import stats
-    from connectx_toolkit.evaluation.summary import pair_counts
+    from connectx_toolkit.evaluation.reports import stats
+    from connectx_toolkit.evaluation.reports.summary import pair_counts
 
     result = stats.sprt(stats.PAIR_SCORES, pair_counts(records), sprt[0], sprt[1], alpha, beta)
     return {
@@ -379,7 +379,7 @@ def sprt_stop(sprt: Sequence[float], alpha: float, beta: float):
 
 
 def running_score(records: list) -> str:
-    from connectx_toolkit.evaluation.record import score_of
+    from connectx_toolkit.evaluation.referees.record import score_of
 
     points = sum(score_of(record.outcome_of(0)) for record in records)
     return f"A scores {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
@@ -388,7 +388,7 @@ def running_score(records: list) -> str:
 def make_progress(total: int, initial: int, disabled: bool):
     if disabled:
         return None
-    from connectx_toolkit.evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.reports.progress import progress_bar
 
     # a live bar on a terminal, a few plain lines under a notebook's `!`, nothing in a pipe; short runs silent
     return progress_bar(total, initial=initial, unit="game")

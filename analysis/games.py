@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.evaluation.record import GameRecord
-from connectx_toolkit.evaluation.results import ResultsError, ResultsReader
+from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsReader
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
 
@@ -83,7 +83,7 @@ def read_games(path: str) -> list[Game]:
 def read_results_file(text: str, path: str) -> list[Game]:
     """Games of an ``evaluate.py`` results file; any line that is not what the format says is an error.
 
-    Read with the evaluator's own reader in its strict mode (:class:`evaluation.results.ResultsReader`).
+    Read with the evaluator's own reader in its strict mode (:class:`evaluation.reports.results.ResultsReader`).
     A last line without its newline is a write torn by a killed run: it is skipped, as the evaluator's
     ``--resume`` does. Every other unreadable line stops the analysis.
     """

@@ -249,7 +249,7 @@ def _solve(plan: _Plan, cache: PositionCache, budget: float, workers: int, compi
 
 
 def _progress_bar(total: int) -> Any:
-    from connectx_toolkit.evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.reports.progress import progress_bar
 
     return progress_bar(total, unit="position", desc="analysis")
 

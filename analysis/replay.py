@@ -1,6 +1,6 @@
 """The annotated replay: Kaggle's own ConnectX player beside the move list with every move's value.
 
-The page is Kaggle's player (``evaluation.replays.replay_html``, the same file ``--replays`` saves) with
+The page is Kaggle's player (``evaluation.reports.replays.replay_html``, the same file ``--replays`` saves) with
 a panel added next to it: one row per move — ply, agent, column, the mover's outcome before and after
 the move, the exact score — outcome-losing moves marked, the first one highlighted together with the
 moves that would have kept the value. Clicking a row shows that move on the board (the player listens
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import html
 
-from connectx_toolkit.evaluation.record import GameRecord
-from connectx_toolkit.evaluation.replays import replay_html, replay_name, write_page
+from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.evaluation.reports.replays import replay_html, replay_name, write_page
 
 from connectx_toolkit.analysis.labelling import GameAnalysis
 

@@ -6,7 +6,7 @@
                                 [--out bench/out/agent_table.md] [--resume]
 
 Every module in ``agents/`` that exposes ``agent`` plays ``--games`` games against each opponent
-through the project's evaluator (``evaluation.match.run_match``: isolated workers, Kaggle's time
+through the project's evaluator (``evaluation.scheduling.match.run_match``: isolated workers, Kaggle's time
 rules, the opening suite played in pairs with seats swapped). One row per (agent, opponent): win,
 draw and loss percentages (an invalid move, error or timeout is a loss and is also counted in its own
 column) and the agent's median and maximum seconds per move as Kaggle's runner measured them.
@@ -31,9 +31,9 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
-from connectx_toolkit.evaluation.match import run_match
-from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import run_match
+from connectx_toolkit.evaluation.referees.record import GameRecord
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-from connectx_toolkit.evaluation.agent_process import AgentProcess
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENT = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py")

@@ -18,9 +18,9 @@ import sys
 import time
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.pool import run_games
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.pool import run_games
 
 
 def cpu_seconds(who: int | None = None) -> float:

@@ -23,11 +23,11 @@ import time
 from typing import NamedTuple
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.openings import load_suite
-from connectx_toolkit.evaluation.pool import run_games
-from connectx_toolkit.evaluation.observation import structify
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.openings import load_suite
+from connectx_toolkit.evaluation.scheduling.pool import run_games
+from connectx_toolkit.evaluation.seats.observation import structify
 
 
 def cpu_seconds() -> float:

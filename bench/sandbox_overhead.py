@@ -2,7 +2,7 @@
 """What ``--sandbox`` costs: games per second with and without it, on the evaluator's own engine.
 
 For each pair (``random`` vs ``random``, ``solver`` vs ``negamax`` by default) the same scheduled games
-(the shipped opening suite, seat-swapped pairs) are played by ``evaluation.pool.run_games`` on one
+(the shipped opening suite, seat-swapped pairs) are played by ``evaluation.scheduling.pool.run_games`` on one
 worker, plainly (forked workers) and sandboxed (bubblewrap workers), in interleaved rounds; the best
 round of each is kept. Two figures per mode: games per second including the worker's start-up (a
 sandboxed worker is a fresh interpreter that imports the referee; a forked one starts warm), as a user
@@ -11,7 +11,7 @@ sees it, and per game with the start-up excluded (first record to last).
 Wall clock on a shared machine moves with everyone else's load, and the CPU of processes inside the
 sandbox does not come back through bubblewrap's reaping; so a second figure is the CPU time per game
 measured inside the playing process itself: a fresh interpreter plays the same games one after another
-(``evaluation.runner.play_task``, the worker's own loop body), plainly and inside a sandbox.
+(``evaluation.scheduling.runner.play_task``, the worker's own loop body), plainly and inside a sandbox.
 
     nice -n 10 python bench/sandbox_overhead.py [--random-games 200] [--solver-games 8] [--rounds 2]
 """
@@ -25,10 +25,10 @@ import sys
 import time
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.openings import load_suite
-from connectx_toolkit.evaluation.pool import run_games
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.openings import load_suite
+from connectx_toolkit.evaluation.scheduling.pool import run_games
 from connectx_toolkit.sandbox import Sandbox, require
 
 
@@ -53,8 +53,8 @@ def play(tasks: list, sandbox: bool, workers: int) -> tuple[float, float, list]:
 
 def cpu_in_process(a: str, b: str, games: int) -> None:
     """Child mode: play the pair's games here, one after another; print CPU seconds per game."""
-    from connectx_toolkit.evaluation.runner import play_task
-    from connectx_toolkit.evaluation.worker import preload
+    from connectx_toolkit.evaluation.scheduling.runner import play_task
+    from connectx_toolkit.evaluation.scheduling.worker import preload
 
     preload()
     config = Config()

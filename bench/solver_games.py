@@ -24,7 +24,7 @@ random first move in half of its games against the bitbully-driven opponents. Ag
 ``mcts`` and ``file:`` opponents the first move of the game that is not the solver's is random, so
 that games differ.
 ``--openings suite`` instead starts the games against every opponent but the bitbully-driven ones from
-openings of the project's suite (``evaluation/openings_6x7.txt``, 4 plies): positions off the agent's own
+openings of the project's suite (``evaluation/scheduling/openings_6x7.txt``, 4 plies): positions off the agent's own
 lines, which the opening book does not cover — a harsher test than Kaggle's games, where the book answers
 every reply up to ply 15 of the solver's own games.
 
@@ -50,7 +50,7 @@ from typing import Any, Callable
 from kaggle_environments import make
 from kaggle_environments.agent import build_agent, get_last_callable
 
-from connectx_toolkit.evaluation.openings import SUITE_6X7, read_suite
+from connectx_toolkit.evaluation.scheduling.openings import SUITE_6X7, read_suite
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.tools.oracle import Oracle  # bitbully, dev-only
 

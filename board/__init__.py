@@ -4,7 +4,7 @@
 ``evaluation.api.board(agent)``. One concept per module:
 
 - :mod:`game`        moves, turns and the end of a game on any board (the agent plays in its own process,
-                     ``evaluation.agent_process``, as the evaluator runs it)
+                     ``evaluation.seats.agent_process``, as the evaluator runs it)
 - :mod:`values`      exact column values and game labels from the analysis, in the background
 - :mod:`session`     the state behind the page and what its buttons do
 - :mod:`app`         the Flask application: token and Host checks, the page, the JSON API

@@ -91,8 +91,8 @@ class BoardServer:
 
         from connectx_toolkit.board.app import create_app
         from connectx_toolkit.board.session import BoardSession
-        from connectx_toolkit.evaluation.agent_process import AgentProcess
-        from connectx_toolkit.evaluation.agent_specs import AgentSpec, AgentSpecError, resolve_agent
+        from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+        from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec, AgentSpecError, resolve_agent
 
         if options.sandbox:
             from connectx_toolkit.sandbox import SandboxUnavailable, require

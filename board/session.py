@@ -19,10 +19,10 @@ from connectx_toolkit.analysis.games import Game
 from connectx_toolkit.analysis.labelling import GameAnalysis
 from connectx_toolkit.board.game import BoardGame, Ending
 from connectx_toolkit.board.values import ValueService
-from connectx_toolkit.evaluation.agent_move import AgentMove, UnsupportedAction
-from connectx_toolkit.evaluation.agent_process import AgentProcess
-from connectx_toolkit.evaluation.played import kaggle_configuration
-from connectx_toolkit.evaluation.referee_native import checked_action
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
+from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+from connectx_toolkit.evaluation.referees.played import kaggle_configuration
+from connectx_toolkit.evaluation.referees.native import checked_action
 
 __all__ = ["BoardSession", "move_label"]
 

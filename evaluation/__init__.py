@@ -1,8 +1,18 @@
-"""Evaluation engine behind ``evaluate.py``: Kaggle's referee, isolated parallel workers, openings, statistics.
+"""Evaluation engine behind ``evaluate.py``: agents in their own processes, Kaggle's referee, workers, reports.
+
+By role, each subpackage importing only those above it in this list (``tests/test_layering.py``):
+
+- ``seats``       an agent argument resolved (``AgentSpec``), the agent's own process and the referee's side
+                  of it, what crosses their socket;
+- ``referees``    one game's rules between two seats (native, or Kaggle's ``Environment``), the overage bank,
+                  what a game is asked to be and what it was (``GameTask``, ``GameRecord``);
+- ``scheduling``  games across worker processes (or Ray), a match's schedule over an opening suite;
+- ``reports``     the results file, a match's summary and statistics, a league's ratings, replays, progress;
+- the front doors here: ``api`` (Python), ``settings``, ``gate``, ``league``, ``display``.
 
 Public API (stable; other tools build on it):
 
-- ``evaluation.agent_specs.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
+- ``evaluation.seats.agent_specs.resolve_agent(spec) -> AgentSpec`` — a module in ``agents/`` or a dotted module, a
   ``.py`` file, a folder, ``TARGET:FUNCTION``, a Kaggle built-in, or a callable; raises ``AgentSpecError``
   with one clear line for anything unusable.
 - ``evaluation.api.play_match(a, b, games, ...) -> MatchResult`` — a match from Python (callables welcome); the
@@ -12,17 +22,17 @@ Public API (stable; other tools build on it):
   settings ``evaluate.py --gate`` and ``--league`` build from their flags; the dicts their ``--json`` prints.
   Both settings share ``evaluation.settings.PlaySettings`` (board, openings, clock, workers, sandbox),
   keyword-only. The three results are dicts a notebook shows as tables (``evaluation.display``); their
-  progress bars are ``evaluation.progress``'s.
-- ``evaluation.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
+  progress bars are ``evaluation.reports.progress``'s.
+- ``evaluation.scheduling.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
-  ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.agent_process``).
-- ``evaluation.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated
-  worker processes (``evaluation.worker``) with hard per-move deadlines; ``sandbox=True`` runs each worker
+  ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.seats.agent_process``).
+- ``evaluation.scheduling.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated
+  worker processes (``evaluation.scheduling.worker``) with hard per-move deadlines; ``sandbox=True`` runs each worker
   inside a bubblewrap sandbox (the ``sandbox`` package).
-- ``evaluation.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
-  ``evaluation.summary.summarize(records, names, config) -> dict``.
-- ``evaluation.results.ResultsLog`` and ``evaluation.results.read(path, strict=False)`` — the JSON Lines
+- ``evaluation.scheduling.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
+  ``evaluation.reports.summary.summarize(records, names, config) -> dict``.
+- ``evaluation.reports.results.ResultsLog`` and ``evaluation.reports.results.read(path, strict=False)`` — the JSON Lines
   results file every run writes (``ResultsReader`` reads it line by line; ``strict``: a corrupt line
   is an error instead of where a torn write ends).
-- ``evaluation.stats`` — score, Elo, likelihood of superiority, SPRT.
+- ``evaluation.reports.stats`` — score, Elo, likelihood of superiority, SPRT.
 """

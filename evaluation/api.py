@@ -45,7 +45,7 @@ import time
 from typing import Any, Callable, Sequence, Union
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import AgentSpec, resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec, resolve_agent
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 from connectx_toolkit.evaluation.gate import GateSettings, GateUsage
 from connectx_toolkit.evaluation.league import LeagueSettings, LeagueUsage
@@ -94,17 +94,17 @@ def play_match(
     ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``);
     ``paths`` are import roots after an agent file's folder, before ``PYTHONPATH``'s (as ``--path``).
     ``referee`` is "native" or "kaggle" (as ``--referee``). ``progress``: a bar of the games played once
-    the match runs past a second (``evaluation.progress``).
+    the match runs past a second (``evaluation.reports.progress``).
     Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
     an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
-    ``evaluation.match.BackendUnavailable`` for a backend that cannot run
+    ``evaluation.scheduling.match.BackendUnavailable`` for a backend that cannot run
     (Ray not installed, or given a callable).
     """
-    from connectx_toolkit.evaluation.match import backend_runner, require_backend_can_load, run_match, schedule
-    from connectx_toolkit.evaluation.openings import load_suite
-    from connectx_toolkit.evaluation.progress import progress_bar
-    from connectx_toolkit.evaluation.results import ResultsLog
-    from connectx_toolkit.evaluation.summary import summarize
+    from connectx_toolkit.evaluation.scheduling.match import backend_runner, require_backend_can_load, run_match, schedule
+    from connectx_toolkit.evaluation.scheduling.openings import load_suite
+    from connectx_toolkit.evaluation.reports.progress import progress_bar
+    from connectx_toolkit.evaluation.reports.results import ResultsLog
+    from connectx_toolkit.evaluation.reports.summary import summarize
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")

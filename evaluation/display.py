@@ -53,12 +53,12 @@ class MatchResult(Report):
     """``play_match``'s result: ``evaluate.py A B --json``'s object; shown as the match table."""
 
     def text(self) -> str:
-        from connectx_toolkit.evaluation.summary import table
+        from connectx_toolkit.evaluation.reports.summary import table
 
         return table(self) + (f"\nresults: {self['results']}" if self.get("results") else "")
 
     def html(self) -> str:
-        from connectx_toolkit.evaluation.summary import table_parts
+        from connectx_toolkit.evaluation.reports.summary import table_parts
 
         parts = table_parts(self)
         rows = _table(parts.columns, parts.rows)

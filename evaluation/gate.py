@@ -19,7 +19,7 @@ and strength means nothing for an agent that cannot play a legal game in time):
                ``Environment`` whatever ``--referee`` says; both seats must end DONE.
 4. baseline    up to ``-n`` games (pairs over the opening suite, Kaggle's clock) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
-               overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.stats``' GSPRT; it may
+               overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.reports.stats``' GSPRT; it may
                stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
                accepts H1; still undecided after ``-n`` games: FAIL only when the 95 % interval of
                CANDIDATE's pair score lies entirely below 1/2 (significantly weaker).
@@ -29,7 +29,7 @@ and strength means nothing for an agent that cannot play a legal game in time):
                interval of the per-game score differences lies entirely below 0.
 
 Checks 2-5 play on Kaggle's clock and no other (``--act-timeout``, default 2 s, and ``--overage``, default
-60 s, a bank per game: ``evaluation.bank``). In every game of checks 2 to 5 any invalid move, error or
+60 s, a bank per game: ``evaluation.referees.bank``). In every game of checks 2 to 5 any invalid move, error or
 timeout of CANDIDATE is a FAIL, and so is a move it answered with None (Kaggle plays column 0 for it: a bug
 that happens to be legal). Risks Kaggle tolerates never change the verdict: they are ``WARN`` lines under
 the checks and ``"warnings"`` in ``--json`` (the most bank one game spent, the slowest move, the load time,
@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import PlaySettings
-from connectx_toolkit.evaluation.record import FORFEITS
+from connectx_toolkit.evaluation.referees.record import FORFEITS
 
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
@@ -122,7 +122,7 @@ class GateContext:
               referee: str | None = None) -> list:
         """Games of A against B (A is agent 0 of every record); with ``--replays`` the games A did not win
         or draw (among those ``replay`` selects) are saved."""
-        from connectx_toolkit.evaluation.match import run_match
+        from connectx_toolkit.evaluation.scheduling.match import run_match
 
         settings = self.settings
 
@@ -131,7 +131,7 @@ class GateContext:
             if self.progress is not None:
                 self.progress.update(1)
             if settings.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
-                from connectx_toolkit.evaluation.replays import save_replay
+                from connectx_toolkit.evaluation.reports.replays import save_replay
 
                 save_replay(record, os.path.join(settings.replays, self.check))
 
@@ -167,10 +167,10 @@ def run(settings: GateSettings, log: Callable[[str], None] | None = None, progre
     """The gate's report (``verdict``, ``reasons``, ``checks`` ..., ``elapsed_s``): what ``--json`` prints.
 
     ``log`` receives each line of the running commentary; ``progress`` shows a bar of the games played
-    (``evaluation.progress``), named after the check being run. Raises ``GateUsage`` (one line) for bad
+    (``evaluation.reports.progress``), named after the check being run. Raises ``GateUsage`` (one line) for bad
     input; a candidate that fails to load is a FAIL, not bad input.
     """
-    from connectx_toolkit.evaluation.progress import end_early, progress_bar
+    from connectx_toolkit.evaluation.reports.progress import end_early, progress_bar
 
     context, load = prepare(settings)
     started = time.monotonic()
@@ -193,7 +193,7 @@ def most_games(settings: GateSettings) -> int:
 
 def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     """Validate the settings and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
     sprt = settings.sprt
     if not sprt[0] < sprt[1]:
@@ -223,7 +223,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     if candidate.kind in ("file", "built") and settings.candidate.endswith(".py") and os.path.isfile(settings.candidate):
         # The file itself is what would be uploaded, even where the evaluator runs it built (its own modules
         # inlined): it must load on Kaggle as it is.
-        from connectx_toolkit.evaluation.clean_room import clean_room_load
+        from connectx_toolkit.evaluation.seats.clean_room import clean_room_load
 
         problem, load_s = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
         if problem:
@@ -251,7 +251,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
 
 
 def _check_suite(openings: str | None, config: Config, seed: int) -> None:
-    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
 
     try:
         load_suite(openings, config, seed)
@@ -376,7 +376,7 @@ def _risk_line(figures: dict[str, Any]) -> str:
 
 
 def check_smoke(context: GateContext, check: Check) -> None:
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 
     settings = context.settings
     records = context.match(context.candidate, resolve_agent("random"), 2)
@@ -395,7 +395,7 @@ def check_smoke(context: GateContext, check: Check) -> None:
 def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
     """The one projection that fails: a seat spending its typical overage on every move of a game that
     fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
-    from connectx_toolkit.evaluation.bank import full_board_moves, full_board_need, steady_overage
+    from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, steady_overage
 
     settings, config = context.settings, context.config
     overage = steady_overage(games, settings.act_timeout)
@@ -410,7 +410,7 @@ def _steady_spender(context: GateContext, games: list[list[float]], check: Check
 
 
 def check_validation(context: GateContext, check: Check) -> None:
-    from connectx_toolkit.evaluation.record import GameTask
+    from connectx_toolkit.evaluation.referees.record import GameTask
 
     shape = tuple(context.config.as_dict().items())
     task = GameTask(0, context.candidate, context.candidate, False, (), shape, context.settings.act_timeout,
@@ -432,8 +432,8 @@ def check_validation(context: GateContext, check: Check) -> None:
 
 
 def check_baseline(context: GateContext, check: Check) -> None:
-    from connectx_toolkit.evaluation import stats
-    from connectx_toolkit.evaluation.summary import pair_counts, score_model
+    from connectx_toolkit.evaluation.reports import stats
+    from connectx_toolkit.evaluation.reports.summary import pair_counts, score_model
 
     settings = context.settings
     elo0, elo1 = settings.sprt
@@ -475,10 +475,10 @@ def check_baseline(context: GateContext, check: Check) -> None:
 
 
 def check_builtins(context: GateContext, check: Check) -> None:
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.match import schedule
-    from connectx_toolkit.evaluation.openings import load_suite
-    from connectx_toolkit.evaluation.record import score_of
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import schedule
+    from connectx_toolkit.evaluation.scheduling.openings import load_suite
+    from connectx_toolkit.evaluation.referees.record import score_of
 
     settings = context.settings
     games = builtin_games(settings.games)

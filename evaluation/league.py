@@ -3,7 +3,7 @@
 Every two agents play a match of ``-n`` games (default 100) scheduled as ``evaluate.py`` schedules one:
 game pairs over the opening suite with seats swapped, Kaggle's time limits, isolated workers. All matches
 share one pool of workers. The ratings are Bradley–Terry on the Elo scale with 95 % intervals from the
-Fisher information (see ``evaluation.ratings``; the anchor is the mean rating, 0). Written to the output
+Fisher information (see ``evaluation.reports.ratings``; the anchor is the mean rating, 0). Written to the output
 directory:
 
 - ``league.md``   the rating table and the cross table (Markdown);
@@ -29,8 +29,8 @@ import numpy as np
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import PlaySettings
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.record import FORFEITS
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.referees.record import FORFEITS
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
@@ -113,9 +113,9 @@ def complete(league: League) -> tuple[dict[str, Any], list[str]]:
 
 def prepare(settings: LeagueSettings) -> League:
     """Check the settings and resolve the agents (raises ``LeagueUsage``)."""
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
-    from connectx_toolkit.evaluation.match import BackendUnavailable, backend_runner
-    from connectx_toolkit.evaluation.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner
+    from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
 
     names = list(settings.agents)
     if len(names) < 2:
@@ -146,8 +146,8 @@ def matches(k: int) -> list[tuple[int, int]]:
 
 def play(league: League) -> dict[tuple[int, int], list]:
     """All matches on one pool of workers; returns the records of each match (i, j), by game id."""
-    from connectx_toolkit.evaluation.match import backend_runner, schedule
-    from connectx_toolkit.evaluation.results import ResultsLog
+    from connectx_toolkit.evaluation.scheduling.match import backend_runner, schedule
+    from connectx_toolkit.evaluation.reports.results import ResultsLog
 
     settings = league.settings
     games = settings.games
@@ -170,7 +170,7 @@ def play(league: League) -> dict[tuple[int, int], list]:
         record.game_id %= games  # back to the id within its match: pairs are games 2p and 2p + 1
         records[pairs[number]].append(record)
         if settings.replays and any(o in FORFEITS for o in record.outcomes):
-            from connectx_toolkit.evaluation.replays import save_replay
+            from connectx_toolkit.evaluation.reports.replays import save_replay
 
             offender = 0 if record.outcome_of(0) in FORFEITS else 1
             save_replay(record, os.path.join(settings.replays, f"match-{number:03d}"), perspective=offender)
@@ -193,8 +193,8 @@ def play(league: League) -> dict[tuple[int, int], list]:
 
 def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str, Any]:
     """Ratings, per-agent counts and the cross table as one JSON-able dict."""
-    from connectx_toolkit.evaluation.ratings import rate
-    from connectx_toolkit.evaluation.record import score_of
+    from connectx_toolkit.evaluation.reports.ratings import rate
+    from connectx_toolkit.evaluation.referees.record import score_of
 
     names = league.names
     k = len(names)
@@ -258,7 +258,7 @@ def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str,
 def table_rows(report: dict[str, Any]) -> tuple[tuple[list[str], list[list[str]]], tuple[list[str], list[list[str]]], str]:
     """The rating table (head, rows), the cross table (head, rows) and the sentence above them; agents by
     their short names (``league.json`` keeps them as given)."""
-    from connectx_toolkit.evaluation.summary import short_names
+    from connectx_toolkit.evaluation.reports.summary import short_names
 
     brief = dict(zip(report["cross_table"]["agents"], short_names(report["cross_table"]["agents"])))
     head = ["#", "agent", "Elo", "95% CI", "games", "score", "W", "D", "L", "invalid", "error", "timeout",
@@ -346,7 +346,7 @@ def _atomic_write(path: str, text: str) -> None:
 def _progress(total: int, disabled: bool) -> Any:
     if disabled:
         return None
-    from connectx_toolkit.evaluation.progress import progress_bar
+    from connectx_toolkit.evaluation.reports.progress import progress_bar
 
     return progress_bar(total, unit="game")
 

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from connectx_toolkit.evaluation.agent_process import AgentProcess
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
-from connectx_toolkit.evaluation.referee_native import play_native
-from connectx_toolkit.evaluation.runner import play_game
+from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
+from connectx_toolkit.evaluation.referees.native import play_native
+from connectx_toolkit.evaluation.scheduling.runner import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
@@ -135,7 +135,7 @@ def test_end_to_end_games_are_the_same_under_both_referees(agents):
 
 def test_pinned_cores_play_the_same_games():
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation.match import run_match
+    from connectx_toolkit.evaluation.scheduling.match import run_match
 
     spec = resolve_agent("greedy")
     plain = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4)
@@ -194,7 +194,7 @@ def test_an_agent_that_runs_threads_gets_every_cpu_back(tmp_path):
 @needs_two_cpus
 def test_workers_and_their_agents_share_a_core_unless_told_not_to(tmp_path):
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation.match import run_match
+    from connectx_toolkit.evaluation.scheduling.match import run_match
 
     cores = write_agent(tmp_path, "cores", """
         import os

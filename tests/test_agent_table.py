@@ -3,7 +3,7 @@
 import os
 
 from bench import agent_table
-from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.referees.record import GameRecord
 
 
 def record(game_id, swapped, outcomes, times):

@@ -13,8 +13,8 @@ from connectx_toolkit.analysis.games import Game, from_record, read_games
 from connectx_toolkit.analysis.labelling import label_games
 from connectx_toolkit.analysis.summary import agent_summary, analysis_json
 from connectx_toolkit.analysis.values import OUTCOME_RANK
-from connectx_toolkit.evaluation.replays import replay_environment
-from connectx_toolkit.evaluation.results import read
+from connectx_toolkit.evaluation.reports.replays import replay_environment
+from connectx_toolkit.evaluation.reports.results import read
 from connectx_toolkit.tools.oracle import Oracle
 
 pytest.importorskip("bitbully")

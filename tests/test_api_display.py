@@ -11,7 +11,8 @@ import pickle
 import pytest
 
 from connectx_toolkit.sandbox import bubblewrap
-from connectx_toolkit.evaluation import gate, league, summary
+from connectx_toolkit.evaluation import gate, league
+from connectx_toolkit.evaluation.reports import summary
 from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, play_match, run_gate, run_league
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 
@@ -127,7 +128,7 @@ class RecordingBar:
 
 
 def test_the_gates_bar_counts_its_games_by_check_and_ends_full(monkeypatch):
-    from connectx_toolkit.evaluation import progress
+    from connectx_toolkit.evaluation.reports import progress
 
     bars: list[RecordingBar] = []
     monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])
@@ -142,7 +143,7 @@ def test_the_gates_bar_counts_its_games_by_check_and_ends_full(monkeypatch):
 
 
 def test_a_matchs_bar_counts_every_game_unless_turned_off(monkeypatch):
-    from connectx_toolkit.evaluation import progress
+    from connectx_toolkit.evaluation.reports import progress
 
     bars: list[RecordingBar] = []
     monkeypatch.setattr(progress, "progress_bar", lambda total, **options: bars.append(RecordingBar(total)) or bars[-1])

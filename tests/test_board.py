@@ -18,9 +18,9 @@ from connectx_toolkit.analysis.games import read_games
 from connectx_toolkit.board.app import create_app
 from connectx_toolkit.board.game import BoardGame
 from connectx_toolkit.board.server import load_game, split_game_argument
-from connectx_toolkit.evaluation.agent_process import AgentProcess
+from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
 from connectx_toolkit.board.session import BoardSession
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENTS = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
@@ -276,7 +276,7 @@ def test_sandboxed_seat_plays_without_seeing_the_users_files(tmp_path):
 
 def test_the_agent_sees_the_configuration_the_evaluator_sends(tmp_path):
     """One configuration for the board and the referees: Kaggle's, with ``timeout`` equal to ``actTimeout``."""
-    from connectx_toolkit.evaluation.played import kaggle_configuration
+    from connectx_toolkit.evaluation.referees.played import kaggle_configuration
 
     agent = tmp_path / "checks_config.py"
     expected = kaggle_configuration(Config().as_dict(), 1.5)
@@ -294,7 +294,7 @@ def test_the_agent_sees_the_configuration_the_evaluator_sends(tmp_path):
 def test_an_answer_later_than_the_bank_is_a_timeout_even_if_it_came():
     """Kaggle's rule: TIMEOUT when the move's time over the act timeout exceeds the bank, even when the answer
     arrived in the slack before the agent's process would have been killed."""
-    from connectx_toolkit.evaluation.agent_move import AgentMove
+    from connectx_toolkit.evaluation.seats.agent_move import AgentMove
 
     session = make_session(os.path.join(AGENTS, "leftmost.py"), act_timeout=1.0)
     try:

@@ -16,7 +16,7 @@ import pytest
 
 from connectx_toolkit import build_submission as builder
 from connectx_toolkit.building import build
-from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
 ROOT = builder.ROOT
 
@@ -169,9 +169,9 @@ def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path
 
 
 def test_the_ray_backend_refuses_a_bundle_in_one_line():
-    from connectx_toolkit.evaluation.agent_specs import AgentSpec
-    from connectx_toolkit.evaluation.match import BackendUnavailable, require_backend_can_load
-    from connectx_toolkit.evaluation.record import GameTask
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, require_backend_can_load
+    from connectx_toolkit.evaluation.referees.record import GameTask
 
     bundle = AgentSpec("bot.tar.gz", "bundle", "/kaggle_simulations/agent/main.py", folder="/tmp/x")
     task = GameTask(0, bundle, AgentSpec("random", "builtin", "random"), False, (), (("rows", 6),), 2.0, 60.0, 0)
@@ -216,7 +216,7 @@ def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
 def test_two_bundles_play_each_other_each_at_its_own_kaggle_path(tmp_path):
     """Each seat's agent process has a sandbox of its own, so each bundle sees its own folder at
     /kaggle_simulations/agent (in one shared file system they would collide)."""
-    from connectx_toolkit.evaluation.runner import play_game
+    from connectx_toolkit.evaluation.scheduling.runner import play_game
 
     specs = []
     for name, column in (("left", 0), ("right", 6)):

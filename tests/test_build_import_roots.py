@@ -19,7 +19,7 @@ from connectx_toolkit import build_submission as builder
 from connectx_toolkit.building import BuildError, build, build_text
 from connectx_toolkit.building.entry_point import entry_point, last_callable
 from connectx_toolkit.building.kaggle_rules import format_agent_error
-from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
 ROOT = builder.ROOT
 

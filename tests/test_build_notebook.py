@@ -105,7 +105,7 @@ def test_bad_notebooks_are_one_line_exit_2_and_no_output(tmp_path, capsys, kind,
 
 
 def test_the_evaluator_says_the_same_for_a_bad_notebook(tmp_path):
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
     path = notebook(tmp_path, CELLS)
     with pytest.raises(AgentSpecError, match="defines no function nothere"):

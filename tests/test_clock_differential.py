@@ -83,9 +83,9 @@ def write_agent(folder, name: str, profile: tuple, sequence: list[int], scale: f
 
 def by_gate(profile_path: str, opponent_path: str, act: float, bank: float) -> tuple[str, int | None, list[float]]:
     """(status of the profiled seat, its move that timed out or None, its move times) on the gate's clock."""
-    from connectx_toolkit.evaluation.agent_specs import AgentSpec
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
     from connectx_toolkit.evaluation.gate import GateContext, GateSettings
-    from connectx_toolkit.evaluation.record import GameTask
+    from connectx_toolkit.evaluation.referees.record import GameTask
 
     config = Config(6, 7, 4)
     settings = GateSettings(candidate=profile_path, baseline=opponent_path, act_timeout=act, overage=bank, workers=1)

@@ -11,9 +11,9 @@ import pytest
 from kaggle_environments.utils import Struct
 
 from connectx_toolkit import evaluate
-from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 from connectx_toolkit.evaluation.api import play_match
-from connectx_toolkit.evaluation.match import BackendUnavailable
+from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable
 
 EMPTY = Struct(board=[0] * 42, mark=1)
 STANDARD = Struct(rows=6, columns=7, inarow=4)

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from connectx_toolkit import evaluate
-from connectx_toolkit.evaluation.summary import short_names
+from connectx_toolkit.evaluation.reports.summary import short_names
 
 ROOT = os.path.dirname(os.path.abspath(evaluate.__file__))
 
@@ -77,8 +77,8 @@ def test_short_names_keep_the_file_and_add_the_parent_only_on_a_clash():
 def test_a_record_keeps_the_last_20_lines_a_seat_printed_and_an_invalid_move_says_what_it_returned():
     import numpy
 
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.runner import play_game
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.runner import play_game
 
     def chatty(obs, config):
         for line in range(8):
@@ -114,7 +114,7 @@ def test_a_missing_path_root_is_one_line_exit_2_and_no_results(tmp_path):
 
 
 def test_a_file_failing_while_it_loads_names_its_own_line(tmp_path):
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
     (tmp_path / "loaderr.py").write_text('import json\n\nTABLE = json.loads("")\n\n\ndef agent(o, c):\n    return 3\n')
     try:
@@ -141,10 +141,10 @@ def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path):
 def test_an_agents_error_text_and_output_are_capped_by_the_referee():
     """A hostile agent's process sends a huge error text and floods its output: the referee's record keeps
     one capped line and the last 20 lines of what it printed, never more than the log buffer holds."""
-    from connectx_toolkit.evaluation.agent_process import LOG_BYTES
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.record import LOG_LINES
-    from connectx_toolkit.evaluation.runner import play_game
+    from connectx_toolkit.evaluation.seats.agent_process import LOG_BYTES
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_process import LOG_LINES
+    from connectx_toolkit.evaluation.scheduling.runner import play_game
 
     def hostile(obs, config):
         for _ in range(50):

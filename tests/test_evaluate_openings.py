@@ -7,11 +7,11 @@ import json
 import pytest
 
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
-from connectx_toolkit.evaluation.record import GameRecord
-from connectx_toolkit.evaluation.results import ResultsError, ResultsLog, read
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
+from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsLog, read
 
 
 def test_default_6x7_suite_is_the_shipped_file():

@@ -97,7 +97,7 @@ def test_a_game_spending_most_of_the_bank_is_a_warning_not_a_failure():
 
 
 def test_risk_figures_and_their_thresholds():
-    from connectx_toolkit.evaluation.record import GameRecord
+    from connectx_toolkit.evaluation.referees.record import GameRecord
 
     def record(times, peak=None):
         return GameRecord(0, ["a", "b"], [], [3], ["DONE", "DONE"], ["win", "loss"], [times, []],

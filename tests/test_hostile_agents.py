@@ -12,9 +12,9 @@ import os
 import pytest
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.pool import run_games
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.pool import run_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_agents")
@@ -55,8 +55,8 @@ def test_the_same_stack_attack_wins_when_both_agents_share_the_referees_process(
     """What the separate processes prevent: in one process the attacker reaches Kaggle's ``env``."""
     import runpy
 
-    from connectx_toolkit.evaluation.callable_player import CallablePlayer
-    from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
+    from connectx_toolkit.evaluation.seats.callable_player import CallablePlayer
+    from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
 
     attack = runpy.run_path(os.path.join(HOSTILE, "stack_editor.py"))["agent"]
     leftmost = runpy.run_path(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "leftmost.py"))["agent"]

@@ -11,8 +11,8 @@ import pytest
 
 from connectx_toolkit.building import kaggle_rules
 from connectx_toolkit.building.validation import validate
-from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
-from connectx_toolkit.evaluation.clean_room import KAGGLE_RULES, clean_room_load
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
+from connectx_toolkit.evaluation.seats.clean_room import KAGGLE_RULES, clean_room_load
 
 FILES = {
     # its own IndexError at load, which Kaggle's loader wraps like its own "no callable" IndexError

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pickle
 import random
 
-from connectx_toolkit.evaluation.callable_player import CallablePlayer
-from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps
-from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
-from connectx_toolkit.evaluation.referee_native import play_native
+from connectx_toolkit.evaluation.seats.callable_player import CallablePlayer
+from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps
+from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
+from connectx_toolkit.evaluation.referees.native import play_native
 
 SHAPE = {"rows": 6, "columns": 7, "inarow": 4}
 

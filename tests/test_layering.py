@@ -169,3 +169,42 @@ def test_the_cycle_finder_sees_a_circle_added_by_hand(tmp_path):
     assert import_cycles(str(tmp_path)) == [["evaluation.host", "evaluation.referee", "evaluation.seat"]]
     (package / "host.py").write_text("def serve():\n    pass\n")
     assert import_cycles(str(tmp_path)) == []
+
+
+# What each of the evaluator's subpackages may import of the evaluator (their __init__.py say why); the front
+# doors (api, settings, gate, league, display) may import all of them.
+EVALUATION_LAYERS = {
+    "seats": set(),
+    "referees": {"seats"},
+    "scheduling": {"seats", "referees"},
+    "reports": {"seats", "referees"},
+}
+
+
+def evaluation_layer_breaches(root: str = ROOT) -> list[str]:
+    paths = {module_name(path, root): path for path in product_files(root)}
+    breaches = []
+    for name, path in sorted(paths.items()):
+        parts = name.split(".")
+        if len(parts) < 3 or parts[0] != "evaluation" or parts[1] not in EVALUATION_LAYERS:
+            continue
+        for imported in sorted(imported_modules(path, root, set(paths))):
+            other = imported.split(".")
+            if other[0] == "evaluation" and len(other) > 1 and other[1] != parts[1] \
+                    and other[1] not in EVALUATION_LAYERS[parts[1]]:
+                breaches.append(f"{name} imports {imported}")
+    return breaches
+
+
+def test_the_evaluators_subpackages_import_only_the_layers_below():
+    assert evaluation_layer_breaches() == []
+
+
+def test_the_layer_check_sees_a_breach(tmp_path):
+    for package in ("evaluation", "evaluation/seats", "evaluation/reports"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "evaluation" / "reports" / "summary.py").write_text("X = 1\n")
+    (tmp_path / "evaluation" / "seats" / "wire.py").write_text(
+        "def f():\n    from connectx_toolkit.evaluation.reports.summary import X\n")
+    assert evaluation_layer_breaches(str(tmp_path)) == ["evaluation.seats.wire imports evaluation.reports.summary"]

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from connectx_toolkit.evaluation.ratings import covariance, fit, rate
+from connectx_toolkit.evaluation.reports.ratings import covariance, fit, rate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEFTMOST = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "leftmost.py")

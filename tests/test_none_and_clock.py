@@ -8,8 +8,8 @@ import subprocess
 import sys
 import textwrap
 
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.runner import play_game
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.runner import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NONE_AGENT = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "returns_none.py")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from connectx_toolkit.building import build
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.api import play_match
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

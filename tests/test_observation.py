@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from kaggle_environments.utils import Struct as KaggleStruct
 from kaggle_environments.utils import structify as kaggle_structify
 
-from connectx_toolkit.evaluation.observation import Struct, structify
+from connectx_toolkit.evaluation.seats.observation import Struct, structify
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5))
 KEYS = st.sampled_from(["board", "mark", "step", "items", "rows", "remainingOverageTime", "a", "b"])

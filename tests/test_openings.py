@@ -8,7 +8,8 @@ from connectx_toolkit.agents.core.config import Config
 from connectx_toolkit.agents.core.position import Position
 from connectx_toolkit.tools import make_openings
 
-SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "evaluation", "openings_6x7.txt")
+SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "evaluation", "scheduling",
+                     "openings_6x7.txt")
 MAX_SCORE = 2
 
 

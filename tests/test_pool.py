@@ -7,10 +7,10 @@ import os
 import time
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation import runner
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import schedule
-from connectx_toolkit.evaluation.pool import QUEUED_PER_WORKER, run_games
+from connectx_toolkit.evaluation.scheduling import runner
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.pool import QUEUED_PER_WORKER, run_games
 
 
 def test_a_dying_or_hanging_worker_costs_one_game_and_its_queue_is_played(tmp_path, monkeypatch):

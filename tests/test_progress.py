@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from connectx_toolkit.evaluation import progress
-from connectx_toolkit.evaluation.progress import PlainProgress, can_redraw, end_early, progress_bar, under_notebook
+from connectx_toolkit.evaluation.reports import progress
+from connectx_toolkit.evaluation.reports.progress import PlainProgress, can_redraw, end_early, progress_bar, under_notebook
 
 
 class Terminal(io.StringIO):

@@ -10,10 +10,10 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt (CI installs it)")
 
 from connectx_toolkit.agents.core import Config  # noqa: E402
-from connectx_toolkit.evaluation import pool, ray_backend  # noqa: E402
-from connectx_toolkit.evaluation.agent_specs import resolve_agent  # noqa: E402
-from connectx_toolkit.evaluation.match import schedule  # noqa: E402
-from connectx_toolkit.evaluation.openings import load_suite  # noqa: E402
+from connectx_toolkit.evaluation.scheduling import pool, ray_backend  # noqa: E402
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent  # noqa: E402
+from connectx_toolkit.evaluation.scheduling.match import schedule  # noqa: E402
+from connectx_toolkit.evaluation.scheduling.openings import load_suite  # noqa: E402
 
 SLEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "gate_agents", "sleeps_3s.py")
 

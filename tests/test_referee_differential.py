@@ -13,12 +13,12 @@ import random
 import numpy
 import pytest
 
-from connectx_toolkit.evaluation.callable_player import CallablePlayer
-from connectx_toolkit.evaluation.openings import SUITE_6X7, read_suite
-from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps
-from connectx_toolkit.evaluation.played import Played
-from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
-from connectx_toolkit.evaluation.referee_native import play_native
+from connectx_toolkit.evaluation.seats.callable_player import CallablePlayer
+from connectx_toolkit.evaluation.scheduling.openings import SUITE_6X7, read_suite
+from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps
+from connectx_toolkit.evaluation.referees.played import Played
+from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
+from connectx_toolkit.evaluation.referees.native import play_native
 from connectx_toolkit.agents.core import Config
 
 

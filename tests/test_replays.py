@@ -8,10 +8,10 @@ import tempfile
 
 import pytest
 
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.record import GameTask, forfeit
-from connectx_toolkit.evaluation.replays import replay_environment, replay_name, save_replay
-from connectx_toolkit.evaluation.runner import play_game
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.referees.record import GameTask, forfeit
+from connectx_toolkit.evaluation.reports.replays import replay_environment, replay_name, save_replay
+from connectx_toolkit.evaluation.scheduling.runner import play_game
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_agents")
 CONFIG = (("rows", 6), ("columns", 7), ("inarow", 4))

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.evaluation.agent_specs import resolve_agent
-from connectx_toolkit.evaluation.match import run_match
-from connectx_toolkit.evaluation.runner import play_game
+from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from connectx_toolkit.evaluation.scheduling.match import run_match
+from connectx_toolkit.evaluation.scheduling.runner import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")

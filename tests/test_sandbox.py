@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit.evaluation.record import GameTask
+from connectx_toolkit.evaluation.referees.record import GameTask
 from connectx_toolkit.sandbox import DEFAULT_MAX_PROCESSES, DEFAULT_TMP_MB, PROJECT_ROOT, SandboxUnavailable, require
 
 SUCCESS, FAILURE = 6, 0
@@ -170,10 +170,10 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
     import tempfile
 
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.match import schedule
-    from connectx_toolkit.evaluation.pool import run_games
-    from connectx_toolkit.evaluation.results import ResultsLog
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import schedule
+    from connectx_toolkit.evaluation.scheduling.pool import run_games
+    from connectx_toolkit.evaluation.reports.results import ResultsLog
 
     planted = plant(base, bomb=sandbox)
     monkeypatch.setenv("HOME", str(planted["home"]))  # what an unsandboxed worker inherits
@@ -375,9 +375,9 @@ def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sa
     import pickle
 
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.match import schedule
-    from connectx_toolkit.evaluation.pool import run_games
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import schedule
+    from connectx_toolkit.evaluation.scheduling.pool import run_games
 
     target = tmp_path / "executed-by-the-evaluator"
     payload = pickle.dumps(Touch(str(target)))
@@ -410,9 +410,9 @@ def agent(observation, configuration):
 @pytest.mark.slow
 def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sandbox_works, monkeypatch):
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation import pool
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.match import schedule
+    from connectx_toolkit.evaluation.scheduling import pool
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import schedule
 
     monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
     hider = tmp_path / "hider.py"
@@ -440,7 +440,7 @@ def agent(observation, configuration):
 def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, sandbox_works):
     import pickle
 
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
     target = tmp_path / "executed-by-the-load-check"
     forger = tmp_path / "load_forger.py"
@@ -454,9 +454,9 @@ def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, 
 
 def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
     from connectx_toolkit.agents.core import Config
-    from connectx_toolkit.evaluation.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.match import schedule
-    from connectx_toolkit.evaluation.pool import run_games
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+    from connectx_toolkit.evaluation.scheduling.match import schedule
+    from connectx_toolkit.evaluation.scheduling.pool import run_games
 
     bot = tmp_path / "my_bot.py"
     bot.write_text("def helper(board, columns):\n    return [c for c in range(columns) if board[c] == 0]\n\n\n"
@@ -470,7 +470,7 @@ def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
 
 
 def test_a_callable_the_builder_cannot_carry_is_refused_by_the_sandbox():
-    from connectx_toolkit.evaluation.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
     # a lambda lives only in this process; a function the builder can carry is built and runs sandboxed
     with pytest.raises(AgentSpecError, match="runs in this process, not in the sandbox"):

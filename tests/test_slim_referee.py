@@ -22,7 +22,7 @@ PRODUCT_PACKAGES = [f"connectx_toolkit.{name}" for name in
 # Blocked while Kaggle's paths run, then allowed for the product modules: the board's web framework is the
 # toolkit's own requirement (requirements.txt), though kaggle-environments declares Flask too.
 TOOLKIT_OWN = {"flask", "click", "werkzeug", "jinja2", "itsdangerous", "blinker", "markupsafe"}
-OPTIONAL = {"connectx_toolkit.evaluation.ray_backend"}  # needs the optional Ray extra (requirements-ray.txt)
+OPTIONAL = {"connectx_toolkit.evaluation.scheduling.ray_backend"}  # needs the optional Ray extra (requirements-ray.txt)
 
 
 def normalised(name: str) -> str:

@@ -1,4 +1,4 @@
-"""evaluation.stats against values worked out by hand (arithmetic shown in the comments)."""
+"""evaluation.reports.stats against values worked out by hand (arithmetic shown in the comments)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from connectx_toolkit.evaluation import stats
+from connectx_toolkit.evaluation.reports import stats
 
 
 def test_trinomial_score_interval():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectx_toolkit.evaluation import wire
+from connectx_toolkit.evaluation.seats import wire
 
 VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8)),

@@ -1,6 +1,6 @@
-"""Build the default 6x7 opening suite, ``evaluation/openings_6x7.txt``.
+"""Build the default 6x7 opening suite, ``evaluation/scheduling/openings_6x7.txt``.
 
-    python tools/make_openings.py [--plies 4] [--max-score 2] [--seed 0] [-o evaluation/openings_6x7.txt]
+    python tools/make_openings.py [--plies 4] [--max-score 2] [--seed 0] [-o evaluation/scheduling/openings_6x7.txt]
 
 Every position ``--plies`` moves deep is enumerated with the project's game core; transpositions
 (the same position from another move order) and mirror images are kept once (the lexicographically
@@ -35,7 +35,7 @@ from connectx_toolkit.tools.oracle import Oracle  # imports bitbully only when a
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STANDARD = Config(6, 7, 4)
-DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "openings_6x7.txt")
+DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "scheduling", "openings_6x7.txt")
 
 
 @dataclass(frozen=True)

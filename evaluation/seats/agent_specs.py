@@ -45,7 +45,7 @@ from io import StringIO
 from typing import Any, Callable
 
 from connectx_toolkit.building.kaggle_rules import LoadFailure, call, load_file
-from connectx_toolkit.evaluation.agent_host import CALLABLES, load
+from connectx_toolkit.evaluation.seats.agent_server import CALLABLES, load
 
 BUILTINS = ("random", "negamax")
 LOAD_CHECK_SECONDS = 60.0  # how long a file may take to execute its top level when it is checked
@@ -78,7 +78,7 @@ class AgentSpec:
 
     def load(self) -> Callable[[Any, Any], Any]:
         """A fresh agent for one game, ``f(observation, configuration)``: loaded and called as a game's
-        agent process loads and calls it (``evaluation.agent_host``); call it in the process that plays."""
+        agent process loads and calls it (``evaluation.seats.agent_server``); call it in the process that plays."""
         if self.kind == "callable" and self.target not in CALLABLES:
             raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
         try:
@@ -332,7 +332,7 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
 _ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
 _SANDBOXED_LOAD = """import sys
 from multiprocessing.connection import Connection
-from connectx_toolkit.evaluation.agent_specs import _load_in_child
+from connectx_toolkit.evaluation.seats.agent_specs import _load_in_child
 _load_in_child(sys.argv[1], Connection(int(sys.argv[2])))
 """
 

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-KAGGLE_RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "building", "kaggle_rules.py")
+KAGGLE_RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "building",
+                            "kaggle_rules.py")
 LOAD_SECONDS = 60.0
 
 _SCRIPT = """

@@ -2,7 +2,7 @@
 
 Each worker is a forked process that referees whole games (``runner.play_task``) one after another and
 sends back a ``GameRecord``; each game's two agents run in processes of their own that the worker starts,
-times and kills (``evaluation.agent_process``; with ``sandbox=True`` each inside its own bubblewrap
+times and kills (``evaluation.seats.agent_process``; with ``sandbox=True`` each inside its own bubblewrap
 sandbox), kept alive between games for speed. A move past its deadline has its agent's process killed
 by the worker: TIMEOUT for that seat, and the game is recorded as Kaggle would record it.
 
@@ -25,10 +25,10 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from connectx_toolkit.evaluation.record import GameRecord, GameTask, forfeit
-from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.played import DEFAULT_REFEREE
-from connectx_toolkit.evaluation.worker import IDLE, THINKING, SharedMonitor, preload, serve
+from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.scheduling.worker import IDLE, THINKING, SharedMonitor, preload, serve
 
 __all__ = ["SharedMonitor", "default_workers", "run_games"]
 
@@ -149,7 +149,7 @@ def run_games(
     Every task that is sent is reported exactly once.
     ``sandbox``: run every agent's process inside a bubblewrap sandbox of its own that shows it its
     agent file (call ``sandbox.require()`` first to fail early with a clear reason); the referee stays
-    outside. ``referee``: "native" or "kaggle" (see ``evaluation.runner``). ``pin_cores`` (the default):
+    outside. ``referee``: "native" or "kaggle" (see ``evaluation.scheduling.runner``). ``pin_cores`` (the default):
     worker ``i`` and its agents' processes start on CPU ``i`` (modulo the CPUs this process may use), so
     that a move's round trip stays on one core (measured 2.5 times cheaper than across two); an agent's
     process that runs a second thread is given all those CPUs back at the end of that move.

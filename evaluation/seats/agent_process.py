@@ -4,7 +4,7 @@ The referee never runs in an agent's process and two agents never share one. The
 from the referee's worker (warm: the interpreter and numpy are already loaded) or, with ``sandbox=True``,
 started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network, no home, a private
 /tmp, its own pid namespace). It stays alive across games; ``new_game()`` makes the next move load the
-agent afresh (``evaluation.agent_host``), so each game starts from fresh module state and the load is
+agent afresh (``evaluation.seats.agent_server``), so each game starts from fresh module state and the load is
 charged to move 1, as on Kaggle.
 
 ``act()`` sends the observation and waits for the answer until the hard deadline (act timeout + what is
@@ -26,14 +26,14 @@ import sys
 import time
 from typing import Any
 
-from connectx_toolkit.evaluation import wire
-from connectx_toolkit.evaluation.agent_move import AgentMove, decode_action
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.record import LOG_LINES
+from connectx_toolkit.evaluation.seats import wire
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove, decode_action
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 __all__ = ["AgentMove", "AgentProcess", "DEFAULT_MEMORY_MB"]
 
 DEFAULT_MEMORY_MB = 2048  # address space an agent may add on top of its process's own
+LOG_LINES = 20  # lines of each seat's output a game's record keeps
 KILL_SLACK_SECONDS = 0.05  # past Kaggle's own deadline, so that Kaggle's rule (not ours) decides TIMEOUT
 MAX_ANSWER_BYTES = 64 * 1024  # an answer is a few dozen bytes
 LOG_BYTES = 64 * 1024  # of output kept per game (the last of it)
@@ -178,7 +178,7 @@ class AgentProcess:
 
             files = (spec.target,) if spec.kind in ("file", "built") else ()
             mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
-            argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.agent_host", str(child.fileno()), spec.kind, spec.target,
+            argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.seats.agent_server", str(child.fileno()), spec.kind, spec.target,
                     spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
             self._popen = Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
                                                      stdout=out_write, stderr=out_write)
@@ -198,7 +198,7 @@ class AgentProcess:
                     _unmap_shared_memory()
                     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
-                    from connectx_toolkit.evaluation.agent_host import serve
+                    from connectx_toolkit.evaluation.seats.agent_server import serve
 
                     serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
                 finally:

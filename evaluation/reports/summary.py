@@ -8,8 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from connectx_toolkit.evaluation import stats
-from connectx_toolkit.evaluation.record import GameRecord, score_of
+from connectx_toolkit.evaluation.reports import stats
+from connectx_toolkit.evaluation.referees.record import GameRecord, score_of
 
 
 def pair_counts(records: Sequence[GameRecord], index: int = 0) -> list[int]:

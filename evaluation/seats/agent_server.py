@@ -1,9 +1,9 @@
-"""The agent's side of ``evaluation.agent_process``: a process that holds one seat's agent and answers moves.
+"""The agent's side of ``evaluation.seats.agent_process``: a process that holds one seat's agent and answers moves.
 
 Started forked from the referee's worker (``serve``) or, with ``--sandbox``, as a fresh interpreter inside
 its own bubblewrap sandbox::
 
-    python -m evaluation.agent_host SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
+    python -m evaluation.seats.agent_server SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
 
 It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
 length, then JSON): ``{"op": "game", "seed": S}`` starts a game — the agent is dropped and loaded again
@@ -31,9 +31,9 @@ import time
 from typing import Any, Callable
 
 from connectx_toolkit.building.kaggle_rules import NO_CALLABLE, call, format_agent_error, last_callable, raised_in
-from connectx_toolkit.evaluation import wire
-from connectx_toolkit.evaluation.agent_move import encode_action
-from connectx_toolkit.evaluation.observation import structify
+from connectx_toolkit.evaluation.seats import wire
+from connectx_toolkit.evaluation.seats.agent_move import encode_action
+from connectx_toolkit.evaluation.seats.observation import structify
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at the process's threads
@@ -97,7 +97,7 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 _write_frame(sock_fd, reply)
 
 
-# Callables given from Python (``evaluation.agent_specs`` registers them, by token), played live: filled
+# Callables given from Python (``evaluation.seats.agent_specs`` registers them, by token), played live: filled
 # before the worker processes fork, so they and the agent processes they fork inherit it.
 CALLABLES: dict[str, Callable[..., Any]] = {}
 
@@ -163,7 +163,7 @@ def warm_up(kind: str, target: str) -> None:
 
 def isolate(memory_mb: int) -> None:
     """Die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
-    from connectx_toolkit.evaluation.process_limits import cap_address_space, die_with_parent
+    from connectx_toolkit.evaluation.seats.process_limits import cap_address_space, die_with_parent
 
     die_with_parent()
     cap_address_space(memory_mb)

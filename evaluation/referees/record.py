@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.bank import bank_spent
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.referees.bank import bank_spent
 
 OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
-LOG_LINES = 20  # lines of each seat's output a record keeps
 FORFEITS = ("invalid", "error", "timeout")
 
 
@@ -48,7 +47,7 @@ class GameRecord:
     ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
     worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
     ``error`` says, per seat, why it forfeited (the exception with the agent's own file:line first, the
-    invalid action, or why its process died), None otherwise; ``logs`` are the last ``LOG_LINES`` lines each
+    invalid action, or why its process died), None otherwise; ``logs`` are the last ``agent_process.LOG_LINES`` lines each
     seat printed (stdout and stderr), as Kaggle keeps agent logs; ``none_plies`` the plies (opening
     included) at which a seat returned None (Kaggle plays column 0 for it).
     """

@@ -1,7 +1,7 @@
 """``--backend ray``: the same games on a Ray cluster, for suites that outgrow one machine.
 
 Games are sent to Ray in small batches (one Ray task each). Inside a task the games run exactly as on the
-default backend: in an isolated worker process forked by ``evaluation.pool`` with Kaggle's per-move hard
+default backend: in an isolated worker process forked by ``evaluation.scheduling.pool`` with Kaggle's per-move hard
 deadline, so a hung or crashing agent forfeits its own game and leaves the Ray worker healthy. Ray only
 adds the scheduling across cores and machines.
 
@@ -20,17 +20,17 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable
 
-from connectx_toolkit.evaluation.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
-from connectx_toolkit.evaluation.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.scheduling.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
+from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_GAMES_PER_TASK = 8
 
 try:
     import ray
 except ImportError as error:  # raised as the module's own ImportError so `--backend ray` can name the fix
     raise ModuleNotFoundError(
-        "--backend ray needs Ray: pip install -r requirements-ray.txt", name="connectx_toolkit.evaluation.ray_backend"
+        "--backend ray needs Ray: pip install -r requirements-ray.txt", name="connectx_toolkit.evaluation.scheduling.ray_backend"
     ) from error
 
 
@@ -38,7 +38,7 @@ def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: 
                   pin_cores: bool = False) -> list[GameRecord]:
     """A few games, one after another, in an isolated worker process with hard deadlines (the default
     backend with one worker); a killed game's worker is replaced as usual."""
-    from connectx_toolkit.evaluation.pool import run_games as run_in_processes
+    from connectx_toolkit.evaluation.scheduling.pool import run_games as run_in_processes
 
     _warm_up(tasks)
     records: list[GameRecord] = []
@@ -70,7 +70,7 @@ def run_games(
     referee: str = "native",
     pin_cores: bool = False,
 ) -> None:
-    """Play ``tasks`` as Ray tasks; same contract as ``evaluation.pool.run_games``.
+    """Play ``tasks`` as Ray tasks; same contract as ``evaluation.scheduling.pool.run_games``.
 
     Records arrive in completion order; ``on_record`` returning True stops scheduling new games (games
     already running are finished and reported). At most ``workers`` games run at once (default: every

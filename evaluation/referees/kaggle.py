@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from connectx_toolkit.evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
 
 class AgentFailed(Exception):
@@ -29,7 +29,7 @@ def play_kaggle(
     opening: Sequence[int] = (),
     episode_steps: int = EPISODE_STEPS,
 ) -> Played:
-    """Play one game between ``players`` on Kaggle's ``Environment`` (see ``referee_native.play_native``)."""
+    """Play one game between ``players`` on Kaggle's ``Environment`` (see ``referees.native.play_native``)."""
     from kaggle_environments import make
     from kaggle_environments.agent import Agent
 

@@ -1,8 +1,8 @@
 """One game: each seat's agent in its own process (``AgentProcess``), the referee here.
 
-``referee="native"`` (the default) plays on ``referee_native``, Kaggle's ConnectX rules written out
+``referee="native"`` (the default) plays on ``referees.native``, Kaggle's ConnectX rules written out
 (proven identical by ``tests/test_referee_differential.py``, over 20 times faster); ``referee="kaggle"``
-plays on kaggle_environments' own ``Environment`` (``referee_kaggle``). Either way the agents run in
+plays on kaggle_environments' own ``Environment`` (``referees.kaggle``). Either way the agents run in
 processes of their own, loaded afresh each game as Kaggle loads them, and a move past its hard deadline
 (act timeout + what is left of the bank) has its process killed: TIMEOUT.
 
@@ -15,12 +15,12 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from connectx_toolkit.evaluation.agent_hosts import AgentHosts
-from connectx_toolkit.evaluation.agent_move import AgentMove, UnsupportedAction
-from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.played import DEFAULT_REFEREE, REFEREES, Player
-from connectx_toolkit.evaluation.record import FORFEITS, GameRecord, GameTask
+from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, REFEREES, Player
+from connectx_toolkit.evaluation.referees.record import FORFEITS, GameRecord, GameTask
 
 FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
@@ -49,7 +49,7 @@ def play_game(
     swapped: bool = False,
     monitor: Monitor | None = None,
     referee: str = DEFAULT_REFEREE,
-    hosts: AgentHosts | None = None,
+    hosts: KeptAgents | None = None,
     sandbox: bool = False,
     memory_mb: int = DEFAULT_MEMORY_MB,
 ) -> GameRecord:
@@ -63,11 +63,11 @@ def play_game(
     """
     if referee not in REFEREES:
         raise ValueError(f"unknown referee {referee!r}: one of {', '.join(REFEREES)}")
-    from connectx_toolkit.evaluation.referee_kaggle import play_kaggle
-    from connectx_toolkit.evaluation.referee_native import play_native
+    from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
+    from connectx_toolkit.evaluation.referees.native import play_native
 
     own_hosts = hosts is None
-    hosts = hosts or AgentHosts(sandbox=sandbox, memory_mb=memory_mb)
+    hosts = hosts or KeptAgents(sandbox=sandbox, memory_mb=memory_mb)
     shape = {"rows": 6, "columns": 7, "inarow": 4, **(config or {})}
     specs = (spec_a, spec_b)
     processes = [hosts.acquire(spec) for spec in specs]
@@ -107,7 +107,7 @@ def play_game(
     )
 
 
-def play_task(task: GameTask, monitor: Monitor | None = None, hosts: AgentHosts | None = None,
+def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents | None = None,
               referee: str = DEFAULT_REFEREE) -> GameRecord:
     """Play a scheduled ``GameTask`` (seats as the task says)."""
     first, second = task.seats
@@ -141,7 +141,7 @@ def invalid_move_text(status: str, action: Any) -> str | None:
 
 
 class _Monitored:
-    """A seat's player that tells the worker's monitor when it thinks (see ``evaluation.pool``)."""
+    """A seat's player that tells the worker's monitor when it thinks (see ``evaluation.scheduling.pool``)."""
 
     def __init__(self, player: Player, seat: int, monitor: Monitor | None) -> None:
         self.player, self.seat, self.monitor = player, seat, monitor

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from connectx_toolkit.evaluation.agent_move import AgentMove
-from connectx_toolkit.evaluation.observation import structify
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove
+from connectx_toolkit.evaluation.seats.observation import structify
 
 
 class CallablePlayer:

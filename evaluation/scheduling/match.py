@@ -6,8 +6,8 @@ with seats swapped. Per-game seeds derive from the match seed and ``i``. The sch
 function of (agents, games, config, suite, seed, time limits): that is what lets ``--resume`` skip exactly
 the games a results file already holds.
 
-Backends: "process" (``evaluation.pool.run_games``, the default) and "ray"
-(``evaluation.ray_backend.run_games``, same arguments: ``tasks`` and the keywords ``workers``,
+Backends: "process" (``evaluation.scheduling.pool.run_games``, the default) and "ray"
+(``evaluation.scheduling.ray_backend.run_games``, same arguments: ``tasks`` and the keywords ``workers``,
 ``on_record`` and, when set, ``memory_mb``).
 """
 
@@ -17,9 +17,9 @@ import random
 from typing import Callable, Iterable
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.openings import load_suite
-from connectx_toolkit.evaluation.record import GameRecord, GameTask
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.scheduling.openings import load_suite
+from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
 
 
 class BackendUnavailable(RuntimeError):
@@ -84,13 +84,13 @@ def run_match(
     """Play a match of A against B and return every record (``done`` ones included), by game id.
 
     ``games`` is a number of games (scheduled over ``openings``: None = the default suite, a ply depth or
-    a file; see ``evaluation.openings``) or an explicit task list. Games whose ids appear in ``done`` are
+    a file; see ``evaluation.scheduling.openings``) or an explicit task list. Games whose ids appear in ``done`` are
     not played again. ``on_game`` sees each new record as soon as it ends; ``stop(records)`` returning
     True (e.g. an SPRT that has decided) stops scheduling further games. Kaggle's ``steps`` (what a
     replay needs) are dropped from a record once ``on_game`` has seen it, unless ``keep_steps``: a long
     match would otherwise hold every board of every game in memory. ``sandbox`` runs every game's
-    agent inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.pool``); ``referee`` is
-    "native" or "kaggle" (see ``evaluation.runner``).
+    agent inside a bubblewrap sandbox (the "process" backend only; see ``evaluation.scheduling.pool``); ``referee`` is
+    "native" or "kaggle" (see ``evaluation.scheduling.runner``).
     """
     config = config or Config()
     if isinstance(games, int):
@@ -145,14 +145,14 @@ def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
 
 def backend_runner(name: str) -> Callable[..., None]:
     if name == "process":
-        from connectx_toolkit.evaluation.pool import run_games
+        from connectx_toolkit.evaluation.scheduling.pool import run_games
 
         return run_games
     if name == "ray":
         try:
-            from connectx_toolkit.evaluation.ray_backend import run_games
+            from connectx_toolkit.evaluation.scheduling.ray_backend import run_games
         except ModuleNotFoundError as error:
-            if error.name == "connectx_toolkit.evaluation.ray_backend":  # Ray is optional; the module's message names the fix
+            if error.name == "connectx_toolkit.evaluation.scheduling.ray_backend":  # Ray is optional; the module's message names the fix
                 raise BackendUnavailable(error.msg) from None
             raise
         return run_games

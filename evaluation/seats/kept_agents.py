@@ -1,4 +1,4 @@
-"""The agent processes a worker keeps between games (``AgentHosts``): started once, reused for speed.
+"""The agent processes a worker keeps between games (``KeptAgents``): started once, reused for speed.
 
 Each game takes one process per seat (two for a self-play game) and gives them back when it ends; a
 process that was killed (timeout, crash) is restarted by its next ``new_game``. Only a few idle ones are
@@ -7,13 +7,13 @@ kept (a league cycles through many agents).
 
 from __future__ import annotations
 
-from connectx_toolkit.evaluation.agent_process import DEFAULT_MEMORY_MB, AgentProcess
-from connectx_toolkit.evaluation.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB, AgentProcess
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 MAX_IDLE = 6
 
 
-class AgentHosts:
+class KeptAgents:
     """Idle ``AgentProcess``es by agent, most recently used last."""
 
     def __init__(self, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB,

@@ -1,6 +1,6 @@
-"""The worker side of ``evaluation.pool``: a process, forked from the evaluator, that referees whole games.
+"""The worker side of ``evaluation.scheduling.pool``: a process, forked from the evaluator, that referees whole games.
 
-No agent code runs in here: each seat's agent is a process of its own (``evaluation.agent_process``),
+No agent code runs in here: each seat's agent is a process of its own (``evaluation.seats.agent_process``),
 started and killed by this worker, sandboxed with ``--sandbox``. The worker tells the parent, through
 small shared "deadline cells" (``SharedMonitor``), which seat is thinking and by when the worker itself
 must be done with that move, so that the parent can still kill a worker that hangs.
@@ -14,8 +14,8 @@ import os
 import time
 from typing import Any
 
-from connectx_toolkit.evaluation.process_limits import die_with_parent
-from connectx_toolkit.evaluation.record import forfeit
+from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
+from connectx_toolkit.evaluation.referees.record import forfeit
 
 IDLE, THINKING = -1.0, 1.0
 CELLS = 4  # state, seat, deadline, start
@@ -61,11 +61,11 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
           cpu: int | None = None, cpus: list[int] | None = None) -> None:
     """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
 
-    The agents run in processes of their own (``AgentHosts``), kept between games; with ``sandbox``
+    The agents run in processes of their own (``KeptAgents``), kept between games; with ``sandbox``
     each one inside its own bubblewrap sandbox.
     """
-    from connectx_toolkit.evaluation.agent_hosts import AgentHosts
-    from connectx_toolkit.evaluation.runner import play_task
+    from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+    from connectx_toolkit.evaluation.scheduling.runner import play_task
 
     isolate()
     gc.freeze()  # the evaluator's objects, inherited: out of the collector's walks (and their pages stay shared)
@@ -77,7 +77,7 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
         except OSError:
             widen_to = None
     monitor = SharedMonitor(cells)
-    hosts = AgentHosts(sandbox=sandbox, memory_mb=memory_mb, widen_to=widen_to)
+    hosts = KeptAgents(sandbox=sandbox, memory_mb=memory_mb, widen_to=widen_to)
     try:
         while True:
             try:

@@ -2,7 +2,7 @@
 
 A suite is a list of openings, each a list of 0-based columns. Sources:
 
-- the shipped 6x7 suite ``evaluation/openings_6x7.txt`` (checked with a perfect solver offline), the
+- the shipped 6x7 suite ``evaluation/scheduling/openings_6x7.txt`` (checked with a perfect solver offline), the
   default for standard Connect 4 when present;
 - a file of move strings, one opening per line, in Pons' notation (1-based column digits, ``4453``);
   for boards wider than 9 columns the columns may be separated by spaces or commas (``10 3 3``);

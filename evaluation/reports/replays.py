@@ -16,8 +16,8 @@ import os
 import re
 from typing import Any
 
-from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps
-from connectx_toolkit.evaluation.record import GameRecord
+from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps
+from connectx_toolkit.evaluation.referees.record import GameRecord
 
 __all__ = ["replay_environment", "replay_html", "replay_name", "save_replay", "write_page"]
 

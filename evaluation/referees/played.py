@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from connectx_toolkit.evaluation.agent_move import AgentMove
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove
 
 REFEREES = ("native", "kaggle")
 DEFAULT_REFEREE = "native"
@@ -15,8 +15,8 @@ AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configur
 
 
 class Player(Protocol):
-    """One seat's agent as a referee drives it (``evaluation.agent_process.AgentProcess`` or, in tests
-    and from Python, ``evaluation.callable_player.CallablePlayer``)."""
+    """One seat's agent as a referee drives it (``evaluation.seats.agent_process.AgentProcess`` or, in tests
+    and from Python, ``evaluation.seats.callable_player.CallablePlayer``)."""
 
     def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove: ...
 

@@ -12,7 +12,7 @@ import json
 import os
 from typing import IO, Any, Iterator
 
-from connectx_toolkit.evaluation.record import OUTCOMES, GameRecord
+from connectx_toolkit.evaluation.referees.record import OUTCOMES, GameRecord
 
 FORMAT = 1
 

@@ -1,7 +1,7 @@
 """Limits a child process of the evaluator puts on itself: die with its parent, cap its memory.
 
 Standard library only, and no import of the rest of the evaluator: both a referee's worker
-(``evaluation.worker``) and an agent's host (``evaluation.agent_host``) call these as they start.
+(``evaluation.scheduling.worker``) and an agent's host (``evaluation.seats.agent_server``) call these as they start.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The same rules as ``Environment.step`` plus the ConnectX interpreter, in the sam
 same step records (``toJSON()["steps"]``): the action check (``None`` is the schema's default column 0;
 ``True``/``False``, numpy integers, strings, negatives and non-whole numbers are INVALID; a column out
 of range or full is "Invalid column", which Kaggle turns into INVALID; a whole float in range crashes
-Kaggle's interpreter, which ``referee_kaggle`` records as INVALID and so does this), the overage bank
+Kaggle's interpreter, which ``referees.kaggle`` records as INVALID and so does this), the overage bank
 (``bank -= max(0, duration - actTimeout)`` after every move, TIMEOUT when ``duration - actTimeout >
 bank``), rewards (1/-1 for a win, 0 for a draw, None for the offender of a forfeit) and ``episodeSteps``.
 ``tests/test_referee_differential.py`` proves it identical to Kaggle's on thousands of games.
@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from connectx_toolkit.evaluation.agent_move import UnsupportedAction
-from connectx_toolkit.evaluation.kaggle_steps import KaggleSteps, Step
-from connectx_toolkit.evaluation.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.seats.agent_move import UnsupportedAction
+from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
+from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
 _INVALID = object()  # the schema rejected the action: Kaggle records action None
 
