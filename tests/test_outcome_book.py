@@ -67,10 +67,10 @@ def test_the_outcome_with_its_free_move_agrees_with_the_oracle(at_least):
     from connectx_toolkit.analysis.fast_solver import Solver, parse_moves
 
     solver, plain = Solver(1 << 20), Solver(1 << 20)
-    entries = [e for e in load_oracle_set("random", 10, 30) if e.legal_moves and sign(e.best_score) >= at_least]
+    entries = [e for e in load_oracle_set("random", 14, 30) if e.legal_moves and sign(e.best_score) >= at_least]
     assert len(entries) >= 30
     moves_found = 0
-    for entry in entries[::4]:
+    for entry in entries[::5]:
         outcome, move = solver.outcome_with_move_bitboards(*parse_moves(entry.moves), at_least)
         assert outcome == plain.outcome_bitboards(*parse_moves(entry.moves), at_least) == sign(entry.best_score)
         if move is None:
@@ -282,10 +282,11 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     from connectx_toolkit.analysis.outcome_table import read_checkpoint
     from connectx_toolkit.tools.make_outcomes import positions_at
 
-    assert run(["--positions", "40", "--ply", "8", "--no-moves"], tmp_path) == 0
+    count = 24
+    assert run(["--positions", str(count), "--ply", "8", "--no-moves"], tmp_path) == 0
     assert not (tmp_path / "o.bin").exists()  # outcomes only: no book of moves
     solved = read_checkpoint(str(tmp_path / "o.txt"))
-    by_key = {p.canonical_key(): p for p in positions_at(8)[:40]}
+    by_key = {p.canonical_key(): p for p in positions_at(8)[:count]}
     assert set(solved) == set(by_key)
     oracle = Oracle()
     assert all(outcome == oracle_outcome(oracle, by_key[key]) for key, (outcome, _) in solved.items())
@@ -307,7 +308,7 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
         scores = oracle.position_scores(canonical_position(by_key[key]))
         assert sign(scores[move]) == outcome, key
     lines = (tmp_path / "o.txt").read_text().splitlines()
-    assert len(lines) == 40 + sum(1 for outcome, move in solved.values() if outcome >= 0 and move is None)
+    assert len(lines) == count + sum(1 for outcome, move in solved.values() if outcome >= 0 and move is None)
     assert run(["--ply", "8", "--fill-moves"], tmp_path) == 0  # nothing left to fill: the file stays
     assert (tmp_path / "o.txt").read_text().splitlines() == lines
 
