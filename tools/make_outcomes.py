@@ -182,10 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.checkpoint, "a") as log:
         if log.tell() and not open(args.checkpoint, "rb").read().endswith(b"\n"):
             log.write("\n")  # end the line a kill cut short, so the next one starts clean
+        settled = 0  # positions at the ply known before this run's searches
         if mode == "outcomes":  # a lost parent settles its children as wins with no search at all
-            log.write("".join(f"{current + mask} 1 ?\n" for current, mask, _, at_least in todo if at_least == 1))
+            free = [f"{current + mask} 1 ?\n" for current, mask, _, at_least in todo if at_least == 1]
+            log.write("".join(free))
             log.flush()
             todo = [task for task in todo if task[3] < 1]
+            settled = len(solved) + len(free)
+        elif mode == "moves":
+            settled = len(solved)
         table_size = largest_prime_at_most(args.table_mb * 2**20 // 9)
         chunks = [(table_size, mode, todo[i:i + args.chunk]) for i in range(0, len(todo), args.chunk)]
         if chunks:
@@ -193,8 +198,8 @@ def main(argv: list[str] | None = None) -> int:
 
             # Compile (and cache) here first: workers compiling at once can leave numba's cache broken.
             Solver(1009).outcome("444444333333555555222222")
-            total, initial = (len(todo), 0) if mode == "fill" else (len(everything), len(read_checkpoint(args.checkpoint)))
-            with tqdm(total=total, initial=initial, disable=args.no_progress) as bar, \
+            total = len(todo) if mode == "fill" else len(everything)
+            with tqdm(total=total, initial=settled, disable=args.no_progress) as bar, \
                     ProcessPoolExecutor(args.jobs) as pool:
                 pending = [pool.submit(_solve_chunk, chunk) for chunk in chunks]
                 for future in pending:  # in order, so the checkpoint grows in the visiting order
