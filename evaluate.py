@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Sequence
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
@@ -78,7 +79,8 @@ def build_parser() -> Parser:
     p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--act-timeout", type=seconds, default=2.0, help="seconds per move (Kaggle: 2)")
     p.add_argument("--overage", type=seconds, default=60.0, help="overage bank per game in seconds (Kaggle: 60)")
-    p.add_argument("--memory-mb", type=int, default=2048, help="memory an agent may allocate (0: no cap)")
+    p.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
+                   help="memory an agent may allocate (0: no cap)")
     p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate (default 0.05)")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate (default 0.05)")

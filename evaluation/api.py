@@ -49,6 +49,8 @@ from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec, resolve_age
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 from connectx_toolkit.evaluation.gate import GateSettings, GateUsage
 from connectx_toolkit.evaluation.league import LeagueSettings, LeagueUsage
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, REFEREES
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
 __all__ = ["Agent", "GateReport", "GateSettings", "GateUsage", "LeagueReport", "LeagueSettings", "LeagueUsage",
            "MatchResult", "board", "play_match", "run_gate", "run_league"]
@@ -78,12 +80,12 @@ def play_match(
     workers: int | None = None,
     act_timeout: float = 2.0,
     overage: float = 60.0,
-    memory_mb: int = 2048,
+    memory_mb: int = DEFAULT_MEMORY_MB,
     backend: str = "process",
     results: str | None = None,
     sandbox: bool = False,
     paths: tuple[str, ...] = (),
-    referee: str = "native",
+    referee: str = DEFAULT_REFEREE,
     progress: bool = True,
 ) -> MatchResult:
     """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a
@@ -108,7 +110,7 @@ def play_match(
 
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    if referee not in ("native", "kaggle"):
+    if referee not in REFEREES:
         raise ValueError(f"referee must be 'native' or 'kaggle', got {referee!r}")
     if sandbox:  # before any agent code runs, the load checks included
         from connectx_toolkit.sandbox import require

@@ -31,6 +31,7 @@ from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import PlaySettings
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.record import FORFEITS
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
@@ -180,7 +181,7 @@ def play(league: League) -> dict[tuple[int, int], list]:
     kwargs: dict[str, Any] = {"workers": settings.workers, "on_record": on_record, "memory_mb": settings.memory_mb}
     if settings.sandbox:
         kwargs["sandbox"] = True
-    if settings.referee != "native":
+    if settings.referee != DEFAULT_REFEREE:
         kwargs["referee"] = settings.referee
     try:
         backend_runner(settings.backend)(tasks, **kwargs)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
 __all__ = ["PlaySettings"]
 
@@ -23,9 +25,9 @@ class PlaySettings:
     workers: int | None = None
     act_timeout: float = 2.0
     overage: float = 60.0
-    memory_mb: int = 2048
+    memory_mb: int = DEFAULT_MEMORY_MB
     replays: str | None = None  # where HTML replays of forfeited games go
     backend: str = "process"
     sandbox: bool = False  # every agent process inside a bubblewrap sandbox
     path: tuple[str, ...] = ()  # import roots after an agent file's folder, before PYTHONPATH's (--path)
-    referee: str = "native"  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)
+    referee: str = DEFAULT_REFEREE  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)

@@ -7,8 +7,9 @@ from typing import Any, Protocol
 
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove
 
-REFEREES = ("native", "kaggle")
-DEFAULT_REFEREE = "native"
+NATIVE, KAGGLE = "native", "kaggle"  # Kaggle's rules written out (fast), or kaggle_environments' Environment
+REFEREES = (NATIVE, KAGGLE)
+DEFAULT_REFEREE = NATIVE
 EPISODE_STEPS = 1000  # Kaggle's default episodeSteps
 RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration agents see)
 AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)

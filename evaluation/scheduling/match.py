@@ -20,6 +20,7 @@ from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.scheduling.openings import load_suite
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 
 
 class BackendUnavailable(RuntimeError):
@@ -78,7 +79,7 @@ def run_match(
     memory_mb: int | None = None,
     keep_steps: bool = False,
     sandbox: bool = False,
-    referee: str = "native",
+    referee: str = DEFAULT_REFEREE,
     pin_cores: bool | None = None,
 ) -> list[GameRecord]:
     """Play a match of A against B and return every record (``done`` ones included), by game id.
@@ -118,7 +119,7 @@ def run_match(
         kwargs["memory_mb"] = memory_mb
     if sandbox:
         kwargs["sandbox"] = True
-    if referee != "native":
+    if referee != DEFAULT_REFEREE:
         kwargs["referee"] = referee
     if pin_cores is not None:  # None: the backend's default (the process backend pins, Ray does not)
         kwargs["pin_cores"] = pin_cores

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 
 from connectx_toolkit.evaluation.scheduling.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_GAMES_PER_TASK = 8
@@ -34,7 +35,7 @@ except ImportError as error:  # raised as the module's own ImportError so `--bac
     ) from error
 
 
-def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: str = "native",
+def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: str = DEFAULT_REFEREE,
                   pin_cores: bool = False) -> list[GameRecord]:
     """A few games, one after another, in an isolated worker process with hard deadlines (the default
     backend with one worker); a killed game's worker is replaced as usual."""
@@ -67,7 +68,7 @@ def run_games(
     on_record: Callable[[GameRecord], bool | None],
     memory_mb: int = DEFAULT_MEMORY_MB,
     grace: float = GRACE_SECONDS,
-    referee: str = "native",
+    referee: str = DEFAULT_REFEREE,
     pin_cores: bool = False,
 ) -> None:
     """Play ``tasks`` as Ray tasks; same contract as ``evaluation.scheduling.pool.run_games``.

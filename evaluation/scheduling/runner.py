@@ -19,7 +19,7 @@ from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, REFEREES, Player
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, NATIVE, REFEREES, Player
 from connectx_toolkit.evaluation.referees.record import FORFEITS, GameRecord, GameTask
 
 FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
@@ -75,7 +75,7 @@ def play_game(
         for seat, process in enumerate(processes):
             process.new_game(seed + seat)
         players = [_Monitored(process, seat, monitor) for seat, process in enumerate(processes)]
-        play = play_native if referee == "native" else play_kaggle
+        play = play_native if referee == NATIVE else play_kaggle
         played = play(players, shape, act_timeout, overage, tuple(int(c) for c in opening))
         logs = [process.logs() for process in processes]
         peaks = [process.peak_memory_mb() for process in processes]

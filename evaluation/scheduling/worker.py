@@ -16,6 +16,7 @@ from typing import Any
 
 from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
 from connectx_toolkit.evaluation.referees.record import forfeit
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 
 IDLE, THINKING = -1.0, 1.0
 CELLS = 4  # state, seat, deadline, start
@@ -57,7 +58,7 @@ def preload() -> None:
     make("connectx")
 
 
-def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = "native",
+def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE,
           cpu: int | None = None, cpus: list[int] | None = None) -> None:
     """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
 
