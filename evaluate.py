@@ -31,19 +31,16 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.settings import UsageError
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
     from connectx_toolkit.evaluation.league import LeagueSettings
 
 
-class Usage(Exception):
-    """Bad input: one line for the user, exit 2."""
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, not argparse's usage dump
-        raise Usage(message)
+        raise UsageError(message)
 
 
 def positive_int(text: str) -> int:
@@ -124,18 +121,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
         for root in args.path:  # checked before any agent, whatever its form
             if not os.path.isdir(os.path.expanduser(root)):
-                raise Usage(f"--path {root}: no such folder")
+                raise UsageError(f"--path {root}: no such folder")
         check_sandbox(args)
         from connectx_toolkit.board import cli as board_cli
 
         stray = board_cli.stray_flags(args)
         if stray:
-            raise Usage(stray)
+            raise UsageError(stray)
         from connectx_toolkit.on_kaggle import cli as kaggle_cli
 
         problem = kaggle_cli.check(args)
         if problem:
-            raise Usage(problem)
+            raise UsageError(problem)
         if args.submit:  # the gate on FILE, with this command's gate options, then the upload
             args.gate, args.baseline = args.submit, args.baseline or kaggle_cli.DEFAULT_BASELINE
             return kaggle_cli.submit(args, gate_settings(args), real_stdout)
@@ -148,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             problem = analysis_cli.check(args)
             if problem:
-                raise Usage(problem)
+                raise UsageError(problem)
             if args.analyze_file:
                 return analysis_cli.analyse_file(args, real_stdout)
         if args.league:
@@ -160,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return gate.main(gate_settings(args), as_json=args.json)
         return run(args, real_stdout)
-    except Usage as error:
+    except UsageError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
     finally:
@@ -180,25 +177,25 @@ def check_sandbox(args: argparse.Namespace) -> None:
         say_outside_note(names, "evaluate.py")
         return
     if args.backend != "process":
-        raise Usage("--sandbox runs games on the local process backend; drop --backend ray")
+        raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
     try:
         require()
     except SandboxUnavailable as error:
-        raise Usage(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 def gate_settings(args: argparse.Namespace) -> GateSettings:
-    """``--gate``/``--baseline`` and the options the gate uses; raises Usage for flags it cannot take."""
+    """``--gate``/``--baseline`` and the options the gate uses; raises UsageError for flags it cannot take."""
     from connectx_toolkit.evaluation.gate import DEFAULT_SPRT, GateSettings
 
     if not args.gate:
-        raise Usage("--baseline needs --gate CANDIDATE")
+        raise UsageError("--baseline needs --gate CANDIDATE")
     if not args.baseline:
-        raise Usage("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
+        raise UsageError("--gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)")
     if args.agents:
-        raise Usage(f"--gate takes no positional agents, got {' '.join(args.agents)}")
+        raise UsageError(f"--gate takes no positional agents, got {' '.join(args.agents)}")
     if args.resume:
-        raise Usage("--gate cannot --resume")
+        raise UsageError("--gate cannot --resume")
     return GateSettings(
         candidate=args.gate, baseline=args.baseline, games=args.games,
         sprt=(args.sprt[0], args.sprt[1]) if args.sprt else DEFAULT_SPRT, alpha=args.alpha, beta=args.beta,
@@ -207,15 +204,15 @@ def gate_settings(args: argparse.Namespace) -> GateSettings:
 
 
 def league_settings(args: argparse.Namespace) -> LeagueSettings:
-    """``--league`` and the options the league uses; raises Usage for flags it cannot take."""
+    """``--league`` and the options the league uses; raises UsageError for flags it cannot take."""
     from connectx_toolkit.evaluation.league import LeagueSettings
 
     if args.agents:
-        raise Usage(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
+        raise UsageError(f"--league takes its agents after the flag, got extra {' '.join(args.agents)}")
     for flag, given in (("--gate", args.gate), ("--baseline", args.baseline), ("--resume", args.resume),
                         ("--sprt", args.sprt)):
         if given:
-            raise Usage(f"--league cannot be combined with {flag}")
+            raise UsageError(f"--league cannot be combined with {flag}")
     return LeagueSettings(
         agents=tuple(args.league), games=args.games,
         directory=args.results,  # a league's --results names its directory (a single match's is one file)
@@ -246,7 +243,7 @@ class Plan:
 
 
 def plan_run(args: argparse.Namespace) -> Plan:
-    """Check every input before anything is written; raises Usage with one line on bad input."""
+    """Check every input before anything is written; raises UsageError with one line on bad input."""
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner, schedule
     from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
@@ -257,12 +254,12 @@ def plan_run(args: argparse.Namespace) -> Plan:
         if args.resume:
             log, run, done = ResultsLog.resume(args.resume)
             if args.agents and list(args.agents) != run["agents"]:
-                raise Usage(f"--resume {args.resume} is a run of {run['agents']}, not {args.agents}")
+                raise UsageError(f"--resume {args.resume} is a run of {run['agents']}, not {args.agents}")
             config = Config(**run["config"])
             suite = [[int(c) for c in line] for line in run["suite"]]
         else:
             if len(args.agents) != 2:
-                raise Usage(f"give two agents (A B), got {len(args.agents)}")
+                raise UsageError(f"give two agents (A B), got {len(args.agents)}")
             config = Config(args.rows, args.columns, args.inarow)
             suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
         names = list(run["agents"])
@@ -271,9 +268,9 @@ def plan_run(args: argparse.Namespace) -> Plan:
         specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=paths) for name in names)
         sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
         if sprt and not (0 < alpha < 1 and 0 < beta < 1):
-            raise Usage("--alpha and --beta must lie strictly between 0 and 1")
+            raise UsageError("--alpha and --beta must lie strictly between 0 and 1")
         if sprt and not sprt[0] < sprt[1]:
-            raise Usage(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
+            raise UsageError(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
         backend_runner(args.backend)
         tasks = schedule(*specs, run["games"], config, suite, run["act_timeout"], run["overage"], run["seed"])
         if log is None:
@@ -285,7 +282,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             }
             log = ResultsLog.create(args.results or default_results_path(names), header)
     except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError, KeyError) as error:
-        raise Usage(str(error)) from None
+        raise UsageError(str(error)) from None
     return Plan(names, specs, config, tasks, sprt, alpha, beta, log, done)
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.settings import PlaySettings
+from connectx_toolkit.evaluation.settings import PlaySettings, UsageError
 from connectx_toolkit.evaluation.referees.record import FORFEITS
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -64,8 +64,7 @@ SIZE_WARN_BYTES = 5_000_000  # participants report uploads much over 5-10 MB fai
 MEMORY_WARN_MB = 1024  # Kaggle publishes no memory limit for agents: half of the evaluator's default cap
 
 
-class GateUsage(ValueError):
-    """Bad input for the gate: one line for the user, exit 2."""
+GateUsage = UsageError  # bad input for the gate (the name the Python API has always exported)
 
 
 @dataclass(frozen=True)

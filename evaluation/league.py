@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.settings import PlaySettings
+from connectx_toolkit.evaluation.settings import PlaySettings, UsageError
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.record import FORFEITS
 from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
@@ -36,8 +36,7 @@ from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
 
-class LeagueUsage(ValueError):
-    """Bad input for the league: one line for the user, exit 2."""
+LeagueUsage = UsageError  # bad input for the league (the name the Python API has always exported)
 
 
 @dataclass(frozen=True)

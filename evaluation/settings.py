@@ -1,12 +1,19 @@
-"""How the games of a gate or a league are played: the options the two share with ``evaluate.py A B``."""
+"""How the games of a gate or a league are played: the options the two share with ``evaluate.py A B``; and
+the one error the front doors raise for bad input."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
-__all__ = ["PlaySettings"]
+__all__ = ["PlaySettings", "UsageError"]
+
+
+class UsageError(ValueError):
+    """Bad input to a front door (``evaluate.py``, the gate, the league, the Python API): one line for the
+    user; the command line exits 2."""
 
 
 @dataclass(frozen=True, kw_only=True)

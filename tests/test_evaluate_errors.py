@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from connectx_toolkit import evaluate
 from connectx_toolkit.evaluation.reports.summary import short_names
 
@@ -156,3 +158,14 @@ def test_an_agents_error_text_and_output_are_capped_by_the_referee():
     assert "ValueError: xxx" in record.error[0] and len(record.error[0]) <= 1000
     assert 0 < len(record.logs[0]) <= LOG_LINES and sum(map(len, record.logs[0])) <= LOG_BYTES
     assert set(record.logs[0][-1]) == {"y"}
+
+
+def test_the_front_doors_share_one_usage_error():
+    """The gate, the league and the Python API refuse bad input with the one error evaluate.py turns into exit 2."""
+    from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, run_gate, run_league
+    from connectx_toolkit.evaluation.settings import UsageError
+
+    with pytest.raises(UsageError, match="--league needs at least two agents"):
+        run_league(LeagueSettings(["greedy"]))
+    with pytest.raises(UsageError, match="--act-timeout must be > 0"):
+        run_gate(GateSettings("greedy", "random", act_timeout=0))
