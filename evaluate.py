@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.settings import UsageError
+from connectx_toolkit.evaluation.settings import UsageError, positive_int, seconds
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
@@ -41,26 +41,6 @@ if TYPE_CHECKING:
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, not argparse's usage dump
         raise UsageError(message)
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
 
 
 def build_parser() -> Parser:

@@ -3,12 +3,13 @@ the one error the front doors raise for bad input."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 
 from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
-__all__ = ["PlaySettings", "UsageError"]
+__all__ = ["PlaySettings", "UsageError", "positive_int", "seconds"]
 
 
 class UsageError(ValueError):
@@ -38,3 +39,25 @@ class PlaySettings:
     sandbox: bool = False  # every agent process inside a bubblewrap sandbox
     path: tuple[str, ...] = ()  # import roots after an agent file's folder, before PYTHONPATH's (--path)
     referee: str = DEFAULT_REFEREE  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)
+
+
+def positive_int(text: str) -> int:
+    """An option's whole number, at least 1 (the type argparse calls; a bad value is one line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An option's seconds, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value

@@ -14,6 +14,7 @@ import os
 import sys
 from typing import IO, Any
 
+from connectx_toolkit.evaluation.settings import positive_int
 from connectx_toolkit.on_kaggle.submit import DEFAULT_BASELINE
 
 __all__ = ["DEFAULT_BASELINE", "add_arguments", "check", "ladder", "submit"]
@@ -29,16 +30,6 @@ def _submission_id(text: str) -> int:
     return value
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Kaggle (credentials as Kaggle's own client finds them: KAGGLE_API_TOKEN, "
                                       "~/.kaggle/kaggle.json, KAGGLE_USERNAME/KAGGLE_KEY)")
@@ -49,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--force", action="store_true", help="with --submit: upload even when the gate fails")
     group.add_argument("--ladder", type=_submission_id, metavar="SUBMISSION_ID",
                        help="download the submission's ladder games (replays and our agent's logs) and analyse them")
-    group.add_argument("--max", type=_count, metavar="N", help="with --ladder: the N most recent finished episodes")
+    group.add_argument("--max", type=positive_int, metavar="N", help="with --ladder: the N most recent finished episodes")
     group.add_argument("--dir", metavar="DIR", help="with --ladder: the cache folder (default ladder/SUBMISSION_ID)")
 
 
