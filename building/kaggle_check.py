@@ -69,7 +69,7 @@ def load(path: str) -> dict[str, Any]:
     rules.TOOLKIT.note_file(path, text)
     namespaces = watch_namespace()
     try:
-        entry, seconds = rules.load_file(path)
+        entry, seconds = rules.load_file(path, text)  # the text read once, for the header and the loader
     except rules.LoadFailure as failure:
         return {"ok": False, "reason": f"Kaggle's loader failed: {failure}"}
     namespace = namespaces[-1] if namespaces else {}

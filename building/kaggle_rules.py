@@ -140,13 +140,15 @@ class LoadFailure(Exception):
     """Kaggle's loader got no callable from the file; ``str(error)`` is one line saying why."""
 
 
-def load_file(path: str) -> tuple[Callable[..., Any], float]:
-    """(the callable Kaggle calls, seconds its loader took) for the file at ``path``, loaded by Kaggle's own
-    ``get_last_callable`` (exec in a fresh dict, the file's folder on ``sys.path`` meanwhile); LoadFailure."""
+def load_file(path: str, text: str | None = None) -> tuple[Callable[..., Any], float]:
+    """(the callable Kaggle calls, seconds its loader took) for the file at ``path`` (its ``text``, if the
+    caller has read it already), loaded by Kaggle's own ``get_last_callable`` (exec in a fresh dict, the
+    file's folder on ``sys.path`` meanwhile); LoadFailure."""
     from kaggle_environments.agent import get_last_callable
 
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    if text is None:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     started = time.perf_counter()
     try:
         entry = get_last_callable(text, path=path)
