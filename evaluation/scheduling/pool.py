@@ -169,69 +169,121 @@ def run_games(
     def fresh(index: int) -> _Worker:
         return _Worker(context, memory_mb, sandbox, referee, cpus[index % len(cpus)] if cpus else None, cpus)
 
-    pool = [fresh(index) for index in range(max(1, min(workers or default_workers(), len(pending))))]
-    stopping = False
-    retried: set[int] = set()
-    restore = _share_first_core() if pin_cores and len(pool) == 1 else None
+    pool = _Pool(pending, max(1, min(workers or default_workers(), len(pending))), fresh, grace)
+    restore = _share_first_core() if pin_cores and len(pool.workers) == 1 else None
     try:
         while True:
-            for index, worker in enumerate(pool):
-                while len(worker.tasks) < QUEUED_PER_WORKER and pending and not stopping:
-                    task = pending.pop()
-                    try:
-                        worker.send(task)
-                    except OSError:  # the worker died
-                        if worker.tasks:  # during a game: handled below, as any death
-                            pending.append(task)
-                            break
-                        worker.stop()  # between games: a fresh one takes the task
-                        worker = pool[index] = fresh(index)
-                        worker.send(task)
-            busy = [w for w in pool if w.task is not None]
+            pool.fill()
+            busy = pool.busy()
             if not busy:
                 return
-            deadlines = [d for d in (w.next_deadline(grace) for w in busy) if d is not None]
-            timeout = POLL_SECONDS
-            if deadlines:
-                timeout = min(timeout, max(0.0, min(deadlines) - time.monotonic()))
-            ready = set(wait([w.conn for w in busy] + [w.sentinel for w in busy], timeout))
-            now = time.monotonic()
-            for index, worker in enumerate(pool):
-                if worker.task is None:
-                    continue
-                record = None
-                if worker.conn in ready:
-                    try:
-                        record = worker.receive()
-                    except (EOFError, OSError):
-                        record = None
-                if record is None and (worker.sentinel in ready or worker.conn in ready):
-                    code = worker.exit_code(wait=EXIT_WAIT_SECONDS)
-                    if not worker.started() and worker.task.game_id not in retried:
-                        # died before any move of this game: not this game's fault; play it again once
-                        retried.add(worker.task.game_id)
-                        pending.append(worker.task)
-                    else:
-                        record = forfeit(worker.task, worker.seat(), "error", f"worker process died (exit code {code})",
-                                         worker.thinking_for(now))
-                    pending.extend(reversed(worker.unstarted()))
-                    worker.stop()
-                    pool[index] = fresh(index)
-                elif record is None and worker.overdue(now, grace):
-                    late = now > worker.limit
-                    record = forfeit(worker.task, worker.seat(), "timeout",
-                                     "the game ran past its longest possible duration: killed" if late
-                                     else "no answer by the move's deadline: killed", worker.thinking_for(now))
-                    pending.extend(reversed(worker.unstarted()))
-                    worker.stop()
-                    pool[index] = fresh(index)
-                if record is not None and on_record(record):
-                    stopping = True
+            pool.settle(pool.wait(busy), on_record)
     finally:
-        for worker in pool:
-            worker.stop()
+        pool.stop()
         if restore is not None:
             _set_affinity(restore)
+
+
+class _Pool:
+    """The workers of one run and the games still to send them (``run_games``'s loop, phase by phase)."""
+
+    def __init__(self, pending: list[GameTask], size: int, fresh: Callable[[int], _Worker], grace: float) -> None:
+        self.pending = pending  # in reverse: pop() gives the next game, append() puts one back in front
+        self.fresh = fresh  # a new worker for slot ``index``
+        self.grace = grace
+        self.workers = [fresh(index) for index in range(size)]
+        self.retried: set[int] = set()  # games already played again once after their worker died
+        self.stopping = False  # on_record asked for no new games
+
+    def fill(self) -> None:
+        """Top up every worker's queue to ``QUEUED_PER_WORKER`` games."""
+        for index, worker in enumerate(self.workers):
+            while len(worker.tasks) < QUEUED_PER_WORKER and self.pending and not self.stopping:
+                task = self.pending.pop()
+                try:
+                    worker.send(task)
+                except OSError:  # the worker died
+                    if worker.tasks:  # during a game: settle() handles it, as any death
+                        self.pending.append(task)
+                        break
+                    worker = self._replace(index)  # between games: a fresh one takes the task
+                    worker.send(task)
+
+    def busy(self) -> list[_Worker]:
+        return [w for w in self.workers if w.task is not None]
+
+    def wait(self, busy: list[_Worker]) -> set[Any]:
+        """The ``busy`` workers' pipes and sentinels that are ready, waiting no longer than the nearest
+        deadline (nor than ``POLL_SECONDS``)."""
+        deadlines = [d for d in (w.next_deadline(self.grace) for w in busy) if d is not None]
+        timeout = POLL_SECONDS
+        if deadlines:
+            timeout = min(timeout, max(0.0, min(deadlines) - time.monotonic()))
+        return set(wait([w.conn for w in busy] + [w.sentinel for w in busy], timeout))
+
+    def settle(self, ready: set[Any], on_record: Callable[[GameRecord], bool | None]) -> None:
+        """Report what each busy worker has to report; a dead or overdue worker is replaced."""
+        now = time.monotonic()
+        for index, worker in enumerate(self.workers):
+            if worker.task is None:
+                continue
+            record = self._settle(index, worker, ready, now)
+            if record is not None and on_record(record):
+                self.stopping = True
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+
+    def _settle(self, index: int, worker: _Worker, ready: set[Any], now: float) -> GameRecord | None:
+        """The record of ``worker``'s game if it has ended (played, or forfeited as the worker died or
+        ran past its deadline), else None."""
+        record = None
+        if worker.conn in ready:
+            try:
+                record = worker.receive()
+            except (EOFError, OSError):
+                record = None
+        if record is not None:
+            return record
+        if worker.sentinel in ready or worker.conn in ready:
+            return self._died(index, worker, now)
+        if worker.overdue(now, self.grace):
+            return self._overdue(index, worker, now)
+        return None
+
+    def _died(self, index: int, worker: _Worker, now: float) -> GameRecord | None:
+        """ERROR for the seat that was thinking, or None if the game goes back to ``pending``."""
+        code = worker.exit_code(wait=EXIT_WAIT_SECONDS)
+        task = worker.task
+        record = None
+        if not worker.started() and task.game_id not in self.retried:
+            # died before any move of this game: not this game's fault; play it again once
+            self.retried.add(task.game_id)
+            self.pending.append(task)
+        else:
+            record = forfeit(task, worker.seat(), "error", f"worker process died (exit code {code})",
+                             worker.thinking_for(now))
+        self._replace(index)
+        return record
+
+    def _overdue(self, index: int, worker: _Worker, now: float) -> GameRecord:
+        """TIMEOUT for the seat that was thinking; the worker is killed."""
+        late = now > worker.limit
+        record = forfeit(worker.task, worker.seat(), "timeout",
+                         "the game ran past its longest possible duration: killed" if late
+                         else "no answer by the move's deadline: killed", worker.thinking_for(now))
+        self._replace(index)
+        return record
+
+    def _replace(self, index: int) -> _Worker:
+        """Stop worker ``index`` and start a fresh one in its place; the games queued behind its current
+        one were never started and go back to ``pending``, in their order."""
+        worker = self.workers[index]
+        self.pending.extend(reversed(worker.unstarted()))
+        worker.stop()
+        self.workers[index] = self.fresh(index)
+        return self.workers[index]
 
 
 def _share_first_core() -> set[int] | None:
