@@ -26,15 +26,18 @@ import re
 import signal
 import sys
 import time
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import fields
+from typing import IO, TYPE_CHECKING, Any, Sequence
 
-from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.referees.played import (DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE,
+                                                         REFEREES)
+from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, DEFAULT_BACKEND, PROCESS
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.settings import UsageError, positive_int, seconds
+from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, UsageError, positive_int, seconds
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
+    from connectx_toolkit.evaluation.head_to_head import MatchSettings
     from connectx_toolkit.evaluation.league import LeagueSettings
 
 
@@ -46,7 +49,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
     p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
-    p.add_argument("-n", "--games", type=positive_int, default=100, help="games to play (default 100)")
+    p.add_argument("-n", "--games", type=positive_int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
     p.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
     p.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")
     p.add_argument("--inarow", type=positive_int, default=4, help="stones in a row that win (default 4)")
@@ -54,25 +57,27 @@ def build_parser() -> Parser:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.add_argument("--openings", help="ply depth or file of move strings (default: the shipped suite / depth 4)")
     p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
-    p.add_argument("--act-timeout", type=seconds, default=2.0, help="seconds per move (Kaggle: 2)")
-    p.add_argument("--overage", type=seconds, default=60.0, help="overage bank per game in seconds (Kaggle: 60)")
+    p.add_argument("--act-timeout", type=seconds, default=DEFAULT_ACT_TIMEOUT,
+                   help=f"seconds per move (Kaggle: {DEFAULT_ACT_TIMEOUT:g})")
+    p.add_argument("--overage", type=seconds, default=DEFAULT_OVERAGE,
+                   help=f"overage bank per game in seconds (Kaggle: {DEFAULT_OVERAGE:g})")
     p.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
                    help="memory an agent may allocate (0: no cap)")
     p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
-    p.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate (default 0.05)")
-    p.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate (default 0.05)")
+    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"SPRT false positive rate (default {DEFAULT_ALPHA:g})")
+    p.add_argument("--beta", type=float, default=DEFAULT_BETA, help=f"SPRT false negative rate (default {DEFAULT_BETA:g})")
     p.add_argument("--results", help="JSON Lines results file (default: results/A-vs-B-<time>.jsonl)")
     p.add_argument("--resume", metavar="FILE", help="continue the interrupted run recorded in FILE")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--replays", metavar="DIR", help="save an HTML replay of every game A did not win or draw")
-    p.add_argument("--backend", choices=("process", "ray"), default="process",
+    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help="local worker processes (default) or a Ray cluster")
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
     p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="import root searched after an agent file's folder and before PYTHONPATH (repeatable)")
-    p.add_argument("--referee", choices=("native", "kaggle"), default="native",
+    p.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
                    help="native: Kaggle's ConnectX rules, proven identical and over 20x faster here (default); "
                         "kaggle: kaggle_environments' own Environment")
     p.add_argument("--pin-cores", action=argparse.BooleanOptionalAction, default=None,
@@ -98,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_intermixed_args(argv)  # options may stand between A and B
         if args.json:
-            sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout
+            sys.stdout = sys.stderr  # nothing but the JSON object may reach stdout (agents' own prints neither)
         for root in args.path:  # checked before any agent, whatever its form
             if not os.path.isdir(os.path.expanduser(root)):
                 raise UsageError(f"--path {root}: no such folder")
@@ -129,19 +134,74 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.analyze_file:
                 return analysis_cli.analyse_file(args, real_stdout)
         if args.league:
-            from connectx_toolkit.evaluation import league
-
-            return league.main(league_settings(args), as_json=args.json)
+            return run_league(args, real_stdout)
         if args.gate or args.baseline:
-            from connectx_toolkit.evaluation import gate
-
-            return gate.main(gate_settings(args), as_json=args.json)
-        return run(args, real_stdout)
+            return run_gate(args, real_stdout)
+        return run_match(args, real_stdout)
     except UsageError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
     finally:
         sys.stdout = real_stdout
+
+
+def run_match(args: argparse.Namespace, out: IO[str]) -> int:
+    """``evaluate.py A B``: the match table (or ``--json``'s object), 0; 130 when interrupted."""
+    from connectx_toolkit.evaluation import head_to_head
+    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable
+    from connectx_toolkit.sandbox import SandboxUnavailable
+
+    try:
+        prepared = head_to_head.prepare(match_settings(args))
+    except (ValueError, BackendUnavailable, SandboxUnavailable) as error:  # each one line for the user
+        raise UsageError(str(error)) from None
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        run = head_to_head.play(prepared)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; continue with: python evaluate.py --resume {prepared.log.path}", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    report = run.report
+    text = report.text() + "\n"
+    if args.analyze:
+        from connectx_toolkit.analysis.cli import analyse_records
+
+        report["analysis"], analysis_text = analyse_records(args, run.records, prepared.log.path)
+        text += analysis_text + "\n"
+    out.write(json.dumps(report) + "\n" if args.json else text)
+    out.flush()
+    return 0
+
+
+def run_gate(args: argparse.Namespace, out: IO[str]) -> int:
+    """``evaluate.py --gate``: the checks as they end and the verdict (or ``--json``'s object); 0 PASS, 1 FAIL."""
+    from connectx_toolkit.evaluation import gate
+
+    log = None if args.json else (lambda line: print(line, file=out, flush=True))
+    report = gate.run(gate_settings(args), log)  # bad input: UsageError; a candidate that cannot load: FAIL
+    out.write(json.dumps(report) + "\n" if args.json else gate.render_verdict(report) + "\n")
+    out.flush()
+    return 0 if report["verdict"] == "PASS" else 1
+
+
+def run_league(args: argparse.Namespace, out: IO[str]) -> int:
+    """``evaluate.py --league``: the rating and cross tables and the files written (or ``--json``'s object);
+    0, or 130 when interrupted."""
+    from connectx_toolkit.evaluation import league
+    from connectx_toolkit.evaluation.display import LeagueReport
+
+    prepared = league.prepare(league_settings(args))  # bad input: UsageError
+    try:
+        report = LeagueReport(league.complete(prepared))
+    except KeyboardInterrupt:
+        print("\ninterrupted: the league was not finished; games so far are in "
+              f"{os.path.join(prepared.directory, 'games.jsonl')}", file=sys.stderr)
+        return 130
+    out.write(json.dumps(report) + "\n" if args.json else report.text() + "\n")
+    out.flush()
+    return 0
 
 
 def check_sandbox(args: argparse.Namespace) -> None:
@@ -156,7 +216,7 @@ def check_sandbox(args: argparse.Namespace) -> None:
         names = list(dict.fromkeys(name for name in names if name and not name.endswith(".tar.gz")))
         say_outside_note(names, "evaluate.py")
         return
-    if args.backend != "process":
+    if args.backend != PROCESS:
         raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
     try:
         require()
@@ -200,177 +260,27 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
     )
 
 
+def match_settings(args: argparse.Namespace) -> MatchSettings:
+    """``evaluate.py A B`` (or ``--resume FILE``) and its options."""
+    from connectx_toolkit.evaluation.head_to_head import MatchSettings
+
+    if not args.resume and len(args.agents) != 2:
+        raise UsageError(f"give two agents (A B), got {len(args.agents)}")
+    results = args.results or (None if args.resume else default_results_path(args.agents))
+    return MatchSettings(
+        agents=tuple(args.agents), games=args.games, sprt=(args.sprt[0], args.sprt[1]) if args.sprt else None,
+        alpha=args.alpha, beta=args.beta, results=results, resume=args.resume, progress=not args.no_progress,
+        **play_settings(args),
+    )
+
+
 def play_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The fields of ``PlaySettings`` (how games are played), from the flags of the same names."""
     from connectx_toolkit.evaluation.settings import PlaySettings
 
-    return {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
-
-
-@dataclass
-class Plan:
-    """Everything a run needs, from the command line or from the header of the run being resumed."""
-
-    names: list[str]
-    specs: tuple[Any, Any]
-    config: Config
-    tasks: list[Any]
-    sprt: list[float] | None
-    alpha: float
-    beta: float
-    log: Any
-    done: list[Any] = field(default_factory=list)
-
-
-def plan_run(args: argparse.Namespace) -> Plan:
-    """Check every input before anything is written; raises UsageError with one line on bad input."""
-    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
-    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner, schedule
-    from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
-    from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsLog
-
-    try:
-        log, done, run = None, [], vars(args)
-        if args.resume:
-            log, run, done = ResultsLog.resume(args.resume)
-            if args.agents and list(args.agents) != run["agents"]:
-                raise UsageError(f"--resume {args.resume} is a run of {run['agents']}, not {args.agents}")
-            config = Config(**run["config"])
-            suite = [[int(c) for c in line] for line in run["suite"]]
-        else:
-            if len(args.agents) != 2:
-                raise UsageError(f"give two agents (A B), got {len(args.agents)}")
-            config = Config(args.rows, args.columns, args.inarow)
-            suite = load_suite(args.openings, config, args.seed, count=max(64, (args.games + 1) // 2))
-        names = list(run["agents"])
-        # the import roots: given again, or as the resumed run recorded them
-        paths = tuple(args.path) if args.path or not args.resume else tuple(run.get("paths", ()))
-        specs = tuple(resolve_agent(name, sandbox=args.sandbox, paths=paths) for name in names)
-        sprt, alpha, beta = run["sprt"], run["alpha"], run["beta"]
-        if sprt and not (0 < alpha < 1 and 0 < beta < 1):
-            raise UsageError("--alpha and --beta must lie strictly between 0 and 1")
-        if sprt and not sprt[0] < sprt[1]:
-            raise UsageError(f"--sprt needs ELO0 < ELO1, got {sprt[0]:g} {sprt[1]:g}")
-        backend_runner(args.backend)
-        tasks = schedule(*specs, run["games"], config, suite, run["act_timeout"], run["overage"], run["seed"])
-        if log is None:
-            header = {
-                "agents": names, "games": args.games, "config": config.as_dict(), "seed": args.seed,
-                "act_timeout": args.act_timeout, "overage": args.overage, "openings": args.openings,
-                "sprt": sprt, "alpha": alpha, "beta": beta, "suite": suite,
-                "paths": [os.path.abspath(path) for path in args.path],
-            }
-            log = ResultsLog.create(args.results or default_results_path(names), header)
-    except (AgentSpecError, BackendUnavailable, OpeningError, ResultsError, ValueError, KeyError) as error:
-        raise UsageError(str(error)) from None
-    return Plan(names, specs, config, tasks, sprt, alpha, beta, log, done)
-
-
-def run(args: argparse.Namespace, out: Any) -> int:
-    from connectx_toolkit.evaluation.scheduling.match import run_match
-    from connectx_toolkit.evaluation.reports.summary import summarize, table
-
-    plan = plan_run(args)
-    for spec in plan.specs:
-        if spec.note:
-            print(f"note: {spec.note}", file=sys.stderr)
-    from connectx_toolkit.evaluation.reports import replays as replay_files
-
-    replays = replay_files if args.replays else None
-    progress = make_progress(len(plan.tasks), len(plan.done), args.no_progress)
-    played = list(plan.done)
-
-    first_record: list[float] = []
-
-    def on_game(record):
-        if not first_record:
-            first_record.append(time.perf_counter())
-        plan.log.append(record)
-        if replays is not None and record.outcome_of(0) not in ("win", "draw"):
-            replays.save_replay(record, args.replays)
-        played.append(record)
-        if progress is not None:
-            progress.set_postfix_str(running_score(played), refresh=False)
-            progress.update(1)
-
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    play_start = time.perf_counter()
-    try:
-        records = run_match(
-            *plan.specs, plan.tasks, workers=args.workers, on_game=on_game, done=plan.done,
-            stop=sprt_stop(plan.sprt, plan.alpha, plan.beta) if plan.sprt else None,
-            backend=args.backend, memory_mb=args.memory_mb, sandbox=args.sandbox, referee=args.referee,
-            pin_cores=args.pin_cores,
-        )
-        play_seconds = time.perf_counter() - play_start
-    except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: python evaluate.py --resume {plan.log.path}", file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if progress is not None:
-            progress.close()
-        plan.log.close()
-
-    summary = summarize(records, plan.names, plan.config.as_dict())
-    summary["results"] = plan.log.path
-    summary["referee"] = args.referee
-    new_games = len(records) - len(plan.done)
-    summary["games_per_s"] = games_per_second(new_games, play_start, first_record, play_start + play_seconds)
-    if plan.sprt:
-        summary["sprt"] = sprt_summary(records, plan.sprt, plan.alpha, plan.beta)
-    text = table(summary) + f"\nresults: {plan.log.path}\n"
-    if args.analyze:
-        from connectx_toolkit.analysis.cli import analyse_records
-
-        summary["analysis"], analysis_text = analyse_records(args, records, plan.log.path)
-        text += analysis_text + "\n"
-    out.write(json.dumps(summary) + "\n" if args.json else text)
-    out.flush()
-    return 0
-
-
-def games_per_second(games: int, start: float, first: list[float], end: float) -> float:
-    """Games per wall second of play, start-up excluded: from the first record on (workers and agents'
-    processes are up by then), counting the games after it; the whole run when it played one game."""
-    if games > 1 and first and end > first[0]:
-        return round((games - 1) / (end - first[0]), 3)
-    return round(games / (end - start), 3) if games and end > start else 0.0
-
-
-def sprt_summary(records: list, sprt: Sequence[float], alpha: float, beta: float) -> dict[str, Any]:
-    from connectx_toolkit.evaluation.reports import stats
-    from connectx_toolkit.evaluation.reports.summary import pair_counts
-
-    result = stats.sprt(stats.PAIR_SCORES, pair_counts(records), sprt[0], sprt[1], alpha, beta)
-    return {
-        "elo0": sprt[0], "elo1": sprt[1], "alpha": alpha, "beta": beta,
-        "llr": round(result.llr, 4), "lower": round(result.lower, 4), "upper": round(result.upper, 4),
-        "verdict": result.verdict,
-    }
-
-
-def sprt_stop(sprt: Sequence[float], alpha: float, beta: float):
-    def stop(records: list) -> bool:
-        return sprt_summary(records, sprt, alpha, beta)["verdict"] is not None
-
-    return stop
-
-
-def running_score(records: list) -> str:
-    from connectx_toolkit.evaluation.referees.record import score_of
-
-    points = sum(score_of(record.outcome_of(0)) for record in records)
-    return f"A scores {points:g}/{len(records)} ({points / len(records):.1%})" if records else ""
-
-
-def make_progress(total: int, initial: int, disabled: bool):
-    if disabled:
-        return None
-    from connectx_toolkit.evaluation.reports.progress import progress_bar
-
-    # a live bar on a terminal, a few plain lines under a notebook's `!`, nothing in a pipe; short runs silent
-    return progress_bar(total, initial=initial, unit="game")
+    values = {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
+    values["path"] = tuple(values["path"])
+    return values
 
 
 def default_results_path(names: Sequence[str]) -> str:

@@ -33,6 +33,7 @@ from tqdm import tqdm
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import run_match
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.referees.record import GameRecord
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -196,10 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             key = match_key(agent, opponent, args.games, config, args.seed)
             if key not in done:
                 with tqdm(total=args.games, desc=f"{agent} vs {opponent}", file=sys.stderr, leave=False) as bar:
-                    records = run_match(
-                        specs[agent], specs[opponent], args.games, config=config, openings=args.openings,
-                        seed=args.seed, workers=args.workers, on_game=lambda _: bar.update(),
-                    )
+                    settings = PlaySettings(rows=config.rows, columns=config.columns, inarow=config.inarow,
+                                            openings=args.openings, seed=args.seed, workers=args.workers)
+                    records = run_match(specs[agent], specs[opponent], args.games, settings,
+                                        on_game=lambda _: bar.update())
                 done[key] = match_row(agent, opponent, records)
                 with open(results_path, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps({"key": key, "row": done[key]}) + "\n")

@@ -17,9 +17,9 @@ import resource
 import sys
 import time
 
-from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import run_games
 
 
@@ -47,11 +47,12 @@ def raw_env_run(agent: str, games: int) -> tuple[float, float]:
 def engine(agent: str, games: int, workers: int) -> tuple[float, float]:
     """(wall, CPU) seconds per game of the engine (isolated workers, records collected in the parent)."""
     spec = resolve_agent(agent)
-    tasks = schedule(spec, spec, games, Config(), [[]], seed=1)
-    run_games(tasks[:workers], workers=workers, on_record=lambda record: None)  # warm up the fork path
+    tasks = schedule(spec, spec, games, [[]], PlaySettings(seed=1))
+    settings = PlaySettings(workers=workers)
+    run_games(tasks[:workers], on_record=lambda record: None, settings=settings)  # warm up the fork path
     received = []
     start, cpu, parent = time.perf_counter(), cpu_seconds(), cpu_seconds(resource.RUSAGE_SELF)
-    run_games(tasks, workers=workers, on_record=received.append)
+    run_games(tasks, on_record=received.append, settings=settings)
     elapsed = time.perf_counter() - start
     assert len(received) == games
     PARENT_CPU.append((cpu_seconds(resource.RUSAGE_SELF) - parent) / games)

@@ -25,6 +25,7 @@ from typing import NamedTuple
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.openings import load_suite
 from connectx_toolkit.evaluation.scheduling.pool import run_games
 from connectx_toolkit.evaluation.seats.observation import structify
@@ -54,9 +55,9 @@ def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = T
     """``games`` games of ``agent`` against itself."""
     spec = resolve_agent(agent)
     config = Config()
-    tasks = schedule(spec, spec, games, config, load_suite(None, config), seed=1)
-    run_games(tasks[:workers], workers=workers, on_record=lambda record: None, referee=referee,
-              pin_cores=pin_cores)  # warm up
+    tasks = schedule(spec, spec, games, load_suite(None, config), PlaySettings(seed=1))
+    settings = PlaySettings(workers=workers, referee=referee, pin_cores=pin_cores)
+    run_games(tasks[:workers], on_record=lambda record: None, settings=settings)  # warm up
     records: list = []
     ends: list[float] = []
 
@@ -65,7 +66,7 @@ def play(agent: str, games: int, workers: int, referee: str, pin_cores: bool = T
         ends.append(time.perf_counter())
 
     cpu, start = cpu_seconds(), time.perf_counter()
-    run_games(tasks, workers=workers, on_record=on_record, referee=referee, pin_cores=pin_cores)
+    run_games(tasks, on_record=on_record, settings=settings)
     elapsed = time.perf_counter() - start
     assert len(records) == games
     return Run((games - 1) / (ends[-1] - ends[0]), (cpu_seconds() - cpu) / games, records, elapsed)
@@ -124,9 +125,9 @@ def agent_cpu_in_games(games: int) -> float:
             handle.write(TIMED_GREEDY)
         spec = resolve_agent(path)
         config = Config()
-        tasks = schedule(spec, spec, games, config, load_suite(None, config), seed=1)
+        tasks = schedule(spec, spec, games, load_suite(None, config), PlaySettings(seed=1))
         records: list = []
-        run_games(tasks, workers=1, on_record=records.append)
+        run_games(tasks, on_record=records.append, settings=PlaySettings(workers=1))
     total = sum(float(line.split()[1]) for record in records for seat in record.logs for line in seat
                 if line.startswith("cpu "))
     return total / games

@@ -27,6 +27,7 @@ import time
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.openings import load_suite
 from connectx_toolkit.evaluation.scheduling.pool import run_games
 from connectx_toolkit.sandbox import Sandbox, require
@@ -44,7 +45,7 @@ def play(tasks: list, sandbox: bool, workers: int) -> tuple[float, float, list]:
         stamps.append(time.perf_counter())
 
     start = time.perf_counter()
-    run_games(tasks, workers=workers, on_record=on_record, sandbox=sandbox)
+    run_games(tasks, on_record=on_record, settings=PlaySettings(workers=workers, sandbox=sandbox))
     wall = time.perf_counter() - start
     assert len(records) == len(tasks)
     steady = (stamps[-1] - stamps[0]) / max(1, len(stamps) - 1)
@@ -58,7 +59,7 @@ def cpu_in_process(a: str, b: str, games: int) -> None:
 
     preload()
     config = Config()
-    tasks = schedule(resolve_agent(a), resolve_agent(b), games, config, load_suite(None, config, 0), seed=1)
+    tasks = schedule(resolve_agent(a), resolve_agent(b), games, load_suite(None, config, 0), PlaySettings(seed=1))
     start = time.process_time()
     for task in tasks:
         play_task(task)
@@ -92,7 +93,7 @@ def main() -> int:
     print(f"{args.workers} worker(s), best of {args.rounds} interleaved rounds, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f} at start")
     for a, b, games in pairs:
-        tasks = schedule(resolve_agent(a), resolve_agent(b), games, config, suite, seed=1)
+        tasks = schedule(resolve_agent(a), resolve_agent(b), games, suite, PlaySettings(seed=1))
         best: dict[bool, tuple[float, float]] = {}
         moves: dict[bool, list] = {False: [], True: []}
         for _ in range(args.rounds):

@@ -8,7 +8,9 @@ By role, each subpackage importing only those above it in this list (``tests/tes
                   what a game is asked to be and what it was (``GameTask``, ``GameRecord``);
 - ``scheduling``  games across worker processes (or Ray), a match's schedule over an opening suite;
 - ``reports``     the results file, a match's summary and statistics, a league's ratings, replays, progress;
-- the front doors here: ``api`` (Python), ``settings``, ``gate``, ``league``, ``display``.
+- the front doors here: ``head_to_head`` (a match: ``evaluate.py A B``), ``gate``, ``league``, ``api`` (the
+  three from Python), ``settings`` (what they share: ``PlaySettings``, ``UsageError``), ``display``. Each
+  returns a report; ``evaluate.py`` parses the flags, prints the report and picks the exit code.
 
 Public API (stable; other tools build on it):
 
@@ -26,10 +28,10 @@ Public API (stable; other tools build on it):
 - ``evaluation.scheduling.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
   — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
   ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.seats.agent_process``).
-- ``evaluation.scheduling.pool.run_games(tasks, workers=..., on_record=..., sandbox=False)`` — games in isolated
-  worker processes (``evaluation.scheduling.worker``) with hard per-move deadlines; ``sandbox=True`` runs each worker
-  inside a bubblewrap sandbox (the ``sandbox`` package).
-- ``evaluation.scheduling.match.run_match(spec_a, spec_b, games, ..., workers, on_game) -> list[GameRecord]`` and
+- ``evaluation.scheduling.pool.run_games(tasks, on_record=..., settings=PlaySettings(...))`` — games in isolated
+  worker processes (``evaluation.scheduling.worker``) with hard per-move deadlines; ``settings.sandbox`` runs
+  each agent inside a bubblewrap sandbox (the ``sandbox`` package).
+- ``evaluation.scheduling.match.run_match(spec_a, spec_b, games, settings, on_game=...) -> list[GameRecord]`` and
   ``evaluation.reports.summary.summarize(records, names, config) -> dict``.
 - ``evaluation.reports.results.ResultsLog`` and ``evaluation.reports.results.read(path, strict=False)`` — the JSON Lines
   results file every run writes (``ResultsReader`` reads it line by line; ``strict``: a corrupt line

@@ -39,18 +39,17 @@ game in the cell itself, every position's column values solved ahead, stepped wi
 
 from __future__ import annotations
 
-import sys
-import time
-
 from typing import Any, Callable, Sequence, Union
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec, resolve_agent
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 from connectx_toolkit.evaluation.gate import GateSettings, GateUsage
+from connectx_toolkit.evaluation.settings import DEFAULT_GAMES
 from connectx_toolkit.evaluation.league import LeagueSettings, LeagueUsage
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, REFEREES
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE
+from connectx_toolkit.evaluation.scheduling.play_settings import DEFAULT_BACKEND
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 __all__ = ["Agent", "GateReport", "GateSettings", "GateUsage", "LeagueReport", "LeagueSettings", "LeagueUsage",
            "MatchResult", "board", "play_match", "run_gate", "run_league"]
@@ -70,7 +69,7 @@ def _note_outside(agents: Sequence[Any], program: str) -> None:
 def play_match(
     a: Agent,
     b: Agent,
-    games: int = 100,
+    games: int = DEFAULT_GAMES,
     *,
     rows: int = 6,
     columns: int = 7,
@@ -78,15 +77,16 @@ def play_match(
     openings: str | int | None = None,
     seed: int = 0,
     workers: int | None = None,
-    act_timeout: float = 2.0,
-    overage: float = 60.0,
+    act_timeout: float = DEFAULT_ACT_TIMEOUT,
+    overage: float = DEFAULT_OVERAGE,
     memory_mb: int = DEFAULT_MEMORY_MB,
-    backend: str = "process",
+    backend: str = DEFAULT_BACKEND,
     results: str | None = None,
     sandbox: bool = False,
     paths: tuple[str, ...] = (),
     referee: str = DEFAULT_REFEREE,
     progress: bool = True,
+    replays: str | None = None,
 ) -> MatchResult:
     """Play ``games`` games of A against B; the summary ``evaluate.py A B --json`` prints, as a
     :class:`~evaluation.display.MatchResult` (a dict a notebook shows as the match table).
@@ -96,70 +96,25 @@ def play_match(
     ``"results"`` is None). ``sandbox`` runs every agent in a bubblewrap sandbox (as ``--sandbox``);
     ``paths`` are import roots after an agent file's folder, before ``PYTHONPATH``'s (as ``--path``).
     ``referee`` is "native" or "kaggle" (as ``--referee``). ``progress``: a bar of the games played once
-    the match runs past a second (``evaluation.reports.progress``).
+    the match runs past a second (``evaluation.reports.progress``). ``replays``: a folder for an HTML
+    replay of every game A did not win or draw (as ``--replays``).
     Raises, with one line: ``ValueError`` for bad input (``AgentSpecError`` for
     an agent that cannot be used), ``sandbox.SandboxUnavailable`` when no sandbox can be built here,
     ``evaluation.scheduling.match.BackendUnavailable`` for a backend that cannot run
-    (Ray not installed, or given a callable).
+    (Ray not installed, or given a callable). The match is ``evaluation.head_to_head``'s, as on the
+    command line.
     """
-    from connectx_toolkit.evaluation.scheduling.match import backend_runner, require_backend_can_load, run_match, schedule
-    from connectx_toolkit.evaluation.scheduling.openings import load_suite
-    from connectx_toolkit.evaluation.reports.progress import progress_bar
-    from connectx_toolkit.evaluation.reports.results import ResultsLog
-    from connectx_toolkit.evaluation.reports.summary import summarize
+    from connectx_toolkit.evaluation import head_to_head
 
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
-    if referee not in REFEREES:
-        raise ValueError(f"referee must be 'native' or 'kaggle', got {referee!r}")
-    if sandbox:  # before any agent code runs, the load checks included
-        from connectx_toolkit.sandbox import require
-
-        if backend != "process":
-            raise ValueError("sandbox=True runs games on the process backend only")
-        require()
+    settings = head_to_head.MatchSettings(
+        agents=(a, b), games=games, rows=rows, columns=columns, inarow=inarow,
+        openings=None if openings is None else str(openings), seed=seed, workers=workers,
+        act_timeout=act_timeout, overage=overage, memory_mb=memory_mb, backend=backend, results=results,
+        sandbox=sandbox, path=tuple(paths), referee=referee, progress=progress, replays=replays,
+    )
     if not sandbox:
         _note_outside((a, b), "play_match")
-    specs = tuple(spec if isinstance(spec, AgentSpec) else resolve_agent(spec, sandbox=sandbox, paths=paths)
-                  for spec in (a, b))
-    names = [spec.name for spec in specs]
-    for spec in specs:
-        if spec.note:  # e.g. a notebook global whose live value is not the one its cell writes
-            print(f"note: {spec.note}", file=sys.stderr)
-    config = Config(rows, columns, inarow)
-    suite = load_suite(openings, config, seed, count=max(64, (games + 1) // 2))
-    tasks = schedule(*specs, games, config, suite, act_timeout, overage, seed)
-    require_backend_can_load(backend, tasks)  # before anything is written
-    backend_runner(backend)
-    log = None
-    if results is not None:
-        log = ResultsLog.create(results, {
-            "agents": names, "games": games, "config": config.as_dict(), "seed": seed, "act_timeout": act_timeout,
-            "overage": overage, "openings": openings, "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": suite,
-        })
-    bar = progress_bar(len(tasks), unit="game") if progress else None
-
-    def on_game(record: Any) -> None:
-        if log is not None:
-            log.append(record)
-        if bar is not None:
-            bar.update(1)
-
-    started = time.perf_counter()
-    try:
-        records = run_match(*specs, tasks, workers=workers, on_game=on_game, backend=backend,
-                            memory_mb=memory_mb, sandbox=sandbox, referee=referee)
-    finally:
-        if bar is not None:
-            bar.close()
-        if log is not None:
-            log.close()
-    summary = summarize(records, names, config.as_dict())
-    summary["results"] = log.path if log else None
-    summary["referee"] = referee
-    seconds = time.perf_counter() - started
-    summary["games_per_s"] = round(len(records) / seconds, 3) if seconds > 0 else 0.0
-    return MatchResult(summary)
+    return head_to_head.play(head_to_head.prepare(settings)).report
 
 
 def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None, *,
@@ -198,8 +153,8 @@ def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> Lea
 
 
 def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
-          port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
-          overage: float = 60.0, inline: bool | None = None, progress: bool = True) -> Any:
+          port: int = 0, sandbox: bool = False, analysis_budget: float | None = None,
+          act_timeout: float = DEFAULT_ACT_TIMEOUT, overage: float = DEFAULT_OVERAGE, inline: bool | None = None, progress: bool = True) -> Any:
     """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
 
     A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with

@@ -41,16 +41,15 @@ saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<chec
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.settings import PlaySettings, UsageError
+from connectx_toolkit.evaluation.referees.played import KAGGLE
+from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.referees.record import FORFEITS
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -78,10 +77,10 @@ class GateSettings(PlaySettings):
 
     candidate: str
     baseline: str
-    games: int = 100
+    games: int = DEFAULT_GAMES
     sprt: tuple[float, float] = DEFAULT_SPRT
-    alpha: float = 0.05
-    beta: float = 0.05
+    alpha: float = DEFAULT_ALPHA
+    beta: float = DEFAULT_BETA
 
 
 @dataclass
@@ -134,32 +133,9 @@ class GateContext:
 
                 save_replay(record, os.path.join(settings.replays, self.check))
 
-        return run_match(
-            spec_a, spec_b, games, config=self.config, openings=settings.openings, act_timeout=settings.act_timeout,
-            overage=settings.overage if overage is None else overage, seed=settings.seed, workers=settings.workers,
-            on_game=on_game, stop=stop, backend=settings.backend, memory_mb=settings.memory_mb,
-            sandbox=settings.sandbox, referee=referee or settings.referee,
-        )
-
-
-def main(settings: GateSettings, out: Any = None, as_json: bool = False) -> int:
-    """Run the gate for ``evaluate.py --gate``; returns the exit code (0 PASS, 1 FAIL, 2 bad input).
-
-    Prints the checks as they end and the verdict, or with ``as_json`` only the report as one JSON object.
-    """
-    if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
-        out = sys.__stdout__ if as_json else sys.stdout
-    try:
-        report = run(settings, log=None if as_json else lambda line: print(line, file=out, flush=True))
-    except GateUsage as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
-        return 2
-    if as_json:
-        out.write(json.dumps(report) + "\n")
-    else:
-        out.write(render_verdict(report) + "\n")
-    out.flush()
-    return 0 if report["verdict"] == "PASS" else 1
+        played_as = replace(settings, overage=settings.overage if overage is None else overage,
+                            referee=referee or settings.referee)
+        return run_match(spec_a, spec_b, games, played_as, on_game=on_game, stop=stop)
 
 
 def run(settings: GateSettings, log: Callable[[str], None] | None = None, progress: bool = False) -> dict[str, Any]:
@@ -416,7 +392,7 @@ def check_validation(context: GateContext, check: Check) -> None:
                     context.settings.overage, context.settings.seed)
     # Kaggle's own Environment referees the validation episode, whatever --referee says
     (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage,
-                              referee="kaggle")
+                              referee=KAGGLE)
     context.observe([record], (0, 1))
     check.passed = record.statuses == ["DONE", "DONE"]
     _forfeits([record], check, "validation episode", forfeits=False)
@@ -475,20 +451,18 @@ def check_baseline(context: GateContext, check: Check) -> None:
 
 def check_builtins(context: GateContext, check: Check) -> None:
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
-    from connectx_toolkit.evaluation.scheduling.match import schedule
-    from connectx_toolkit.evaluation.scheduling.openings import load_suite
+    from connectx_toolkit.evaluation.scheduling.match import match_suite, schedule
     from connectx_toolkit.evaluation.referees.record import score_of
 
     settings = context.settings
     games = builtin_games(settings.games)
-    suite = load_suite(settings.openings, context.config, settings.seed, count=max(64, games // 2))
+    suite = match_suite(settings, games)
     # All four matches share one schedule (same openings, seats and seeds, so candidate and baseline are
     # compared game by game) and one worker pool: game ids are offset per match, seeds stay the same.
     matches = [(agent, name) for name in BUILTINS for agent in (context.candidate, context.baseline)]
     tasks = []
     for index, (agent, name) in enumerate(matches):
-        for task in schedule(agent, resolve_agent(name), games, context.config, suite, settings.act_timeout,
-                             settings.overage, settings.seed):
+        for task in schedule(agent, resolve_agent(name), games, suite, settings):
             tasks.append(replace(task, game_id=index * games + task.game_id))
     candidate_games = {task.game_id for task in tasks if task.spec_a is context.candidate}
     records = context.match(context.candidate, context.candidate, tasks,

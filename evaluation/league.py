@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.settings import PlaySettings, UsageError
+from connectx_toolkit.evaluation.settings import DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.record import FORFEITS
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.reports.progress import progress_bar
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
 
@@ -50,7 +49,7 @@ class LeagueSettings(PlaySettings):
     """
 
     agents: tuple[str, ...]
-    games: int = 100
+    games: int = DEFAULT_GAMES
     directory: str | None = None
     progress: bool = True
 
@@ -70,52 +69,26 @@ class League:
         return list(self.settings.agents)
 
 
-def main(settings: LeagueSettings, out: Any = None, as_json: bool = False) -> int:
-    """Run ``evaluate.py --league``; returns the exit code (0 done, 2 bad input, 130 interrupted).
-
-    Prints the tables and the files written, or with ``as_json`` only the report as one JSON object.
-    """
-    if out is None:  # evaluate.py points sys.stdout at stderr under --json; the object goes to the real stdout
-        out = sys.__stdout__ if as_json else sys.stdout
-    try:
-        league = prepare(settings)
-    except LeagueUsage as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
-        return 2
-    try:
-        report, paths = complete(league)
-    except KeyboardInterrupt:
-        print("\ninterrupted: the league was not finished; games so far are in "
-              f"{os.path.join(league.directory, 'games.jsonl')}", file=sys.stderr)
-        return 130
-    if as_json:
-        out.write(json.dumps(report) + "\n")
-    else:
-        out.write(render_table(report) + "\n\n" + "\n".join(f"saved {path}" for path in paths) + "\n")
-    out.flush()
-    return 0
-
-
 def run(settings: LeagueSettings) -> dict[str, Any]:
     """Play the league and write its files; returns the report (what ``--json`` prints).
 
     Raises ``LeagueUsage`` (one line) for bad input.
     """
-    report, _ = complete(prepare(settings))
-    return report
+    return complete(prepare(settings))
 
 
-def complete(league: League) -> tuple[dict[str, Any], list[str]]:
-    """Play every match, then write the outputs: (the report, the paths written)."""
+def complete(league: League) -> dict[str, Any]:
+    """Play every match, then write the outputs; returns the report (its ``"out"``: the directory)."""
     report = summarize(play(league), league)
-    return report, write_outputs(report, league.directory)
+    write_outputs(report, league.directory)
+    return report
 
 
 def prepare(settings: LeagueSettings) -> League:
     """Check the settings and resolve the agents (raises ``LeagueUsage``)."""
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
-    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner
-    from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
+    from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner, match_suite
+    from connectx_toolkit.evaluation.scheduling.openings import OpeningError
 
     names = list(settings.agents)
     if len(names) < 2:
@@ -123,9 +96,9 @@ def prepare(settings: LeagueSettings) -> League:
     if len(set(names)) != len(names):
         raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
     try:
-        config = Config(settings.rows, settings.columns, settings.inarow)
+        config = settings.config
         specs = tuple(resolve_agent(name, sandbox=settings.sandbox, paths=tuple(settings.path)) for name in names)
-        suite = load_suite(settings.openings, config, settings.seed, count=max(64, (settings.games + 1) // 2))
+        suite = match_suite(settings, settings.games)
         backend_runner(settings.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:
         raise LeagueUsage(str(error)) from None
@@ -154,15 +127,14 @@ def play(league: League) -> dict[tuple[int, int], list]:
     pairs = matches(len(league.specs))
     tasks = []
     for number, (i, j) in enumerate(pairs):
-        for task in schedule(league.specs[i], league.specs[j], games, league.config, league.suite,
-                             settings.act_timeout, settings.overage, settings.seed):
+        for task in schedule(league.specs[i], league.specs[j], games, league.suite, settings):
             tasks.append(replace(task, game_id=number * games + task.game_id))
     header = {"league": league.names, "games_per_match": games, "config": league.config.as_dict(),
               "seed": settings.seed, "act_timeout": settings.act_timeout, "overage": settings.overage,
               "openings": settings.openings, "matches": [list(p) for p in pairs]}
     log = ResultsLog.create(os.path.join(league.directory, "games.jsonl"), header)
     records: dict[tuple[int, int], list] = {pair: [] for pair in pairs}
-    progress = _progress(len(tasks), not settings.progress)
+    progress = progress_bar(len(tasks), unit="game") if settings.progress else None
 
     def on_record(record: Any) -> None:
         log.append(record)  # league-wide game id: match number * games per match + id within the match
@@ -177,13 +149,8 @@ def play(league: League) -> dict[tuple[int, int], list]:
         if progress is not None:
             progress.update(1)
 
-    kwargs: dict[str, Any] = {"workers": settings.workers, "on_record": on_record, "memory_mb": settings.memory_mb}
-    if settings.sandbox:
-        kwargs["sandbox"] = True
-    if settings.referee != DEFAULT_REFEREE:
-        kwargs["referee"] = settings.referee
     try:
-        backend_runner(settings.backend)(tasks, **kwargs)
+        backend_runner(settings.backend)(tasks, on_record=on_record, settings=settings)
     finally:
         if progress is not None:
             progress.close()
@@ -341,13 +308,3 @@ def _atomic_write(path: str, text: str) -> None:
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(temporary, path)
-
-
-def _progress(total: int, disabled: bool) -> Any:
-    if disabled:
-        return None
-    from connectx_toolkit.evaluation.reports.progress import progress_bar
-
-    return progress_bar(total, unit="game")
-
-

@@ -1,44 +1,22 @@
-"""How the games of a gate or a league are played: the options the two share with ``evaluate.py A B``; and
-the one error the front doors raise for bad input."""
+"""The front doors' shared vocabulary: how games are played (``PlaySettings``, the options a match, the gate
+and the league share with ``evaluate.py A B``), the one error they raise for bad input, and the types of
+the command line's options."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
-from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
-__all__ = ["PlaySettings", "UsageError", "positive_int", "seconds"]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_GAMES", "PlaySettings", "UsageError", "positive_int", "seconds"]
+
+DEFAULT_GAMES = 100  # a match's games (``-n``), a league's per match, the gate's against its baseline at most
+DEFAULT_ALPHA = DEFAULT_BETA = 0.05  # an SPRT's false positive and false negative rates (a match's, the gate's)
 
 
 class UsageError(ValueError):
     """Bad input to a front door (``evaluate.py``, the gate, the league, the Python API): one line for the
     user; the command line exits 2."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlaySettings:
-    """The board, the openings, Kaggle's clock and where the games run.
-
-    Every field is the ``evaluate.py`` option of the same name (``memory_mb`` 0: no cap), with the same
-    default; keyword-only, so the settings built on it keep their own fields first.
-    """
-
-    rows: int = 6
-    columns: int = 7
-    inarow: int = 4
-    seed: int = 0
-    openings: str | None = None
-    workers: int | None = None
-    act_timeout: float = 2.0
-    overage: float = 60.0
-    memory_mb: int = DEFAULT_MEMORY_MB
-    replays: str | None = None  # where HTML replays of forfeited games go
-    backend: str = "process"
-    sandbox: bool = False  # every agent process inside a bubblewrap sandbox
-    path: tuple[str, ...] = ()  # import roots after an agent file's folder, before PYTHONPATH's (--path)
-    referee: str = DEFAULT_REFEREE  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)
 
 
 def positive_int(text: str) -> int:

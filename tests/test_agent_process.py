@@ -134,12 +134,12 @@ def test_end_to_end_games_are_the_same_under_both_referees(agents):
 
 
 def test_pinned_cores_play_the_same_games():
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.scheduling.match import run_match
+    from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
     spec = resolve_agent("greedy")
-    plain = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4)
-    pinned = run_match(spec, resolve_agent("random"), 4, config=Config(), workers=2, seed=4, pin_cores=True)
+    plain = run_match(spec, resolve_agent("random"), 4, PlaySettings(workers=2, seed=4))
+    pinned = run_match(spec, resolve_agent("random"), 4, PlaySettings(workers=2, seed=4, pin_cores=True))
     assert [r.moves for r in plain] == [r.moves for r in pinned]
 
 
@@ -193,8 +193,8 @@ def test_an_agent_that_runs_threads_gets_every_cpu_back(tmp_path):
 
 @needs_two_cpus
 def test_workers_and_their_agents_share_a_core_unless_told_not_to(tmp_path):
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.scheduling.match import run_match
+    from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
     cores = write_agent(tmp_path, "cores", """
         import os
@@ -202,8 +202,8 @@ def test_workers_and_their_agents_share_a_core_unless_told_not_to(tmp_path):
             return min(len(os.sched_getaffinity(0)), 6) - 1
     """)
     cpus = min(len(os.sched_getaffinity(0)), 6)
-    pinned = run_match(cores, resolve_agent("random"), 2, config=Config(), workers=1, seed=4)
-    free = run_match(cores, resolve_agent("random"), 2, config=Config(), workers=1, seed=4, pin_cores=False)
+    pinned = run_match(cores, resolve_agent("random"), 2, PlaySettings(workers=1, seed=4))
+    free = run_match(cores, resolve_agent("random"), 2, PlaySettings(workers=1, seed=4, pin_cores=False))
 
     def first_choice(record):
         ply = len(record.opening)

@@ -123,6 +123,9 @@ class RecordingBar:
     def set_description(self, desc: str) -> None:
         self.descriptions.append(desc)
 
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        self.postfix = text
+
     def close(self) -> None:
         self.closed = True
 

@@ -9,6 +9,7 @@ import pytest
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.openings import SUITE_6X7, OpeningError, generate, load_suite, read_suite, to_string
 from connectx_toolkit.evaluation.referees.record import GameRecord
 from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsLog, read
@@ -58,12 +59,12 @@ def test_bad_openings_files_are_rejected_with_the_line(tmp_path, text, message):
 
 def test_schedule_pairs_openings_with_seats_swapped():
     a, b = resolve_agent("greedy"), resolve_agent("random")
-    tasks = schedule(a, b, 10, Config(), [[0], [1], [2]], seed=5)
+    tasks = schedule(a, b, 10, [[0], [1], [2]], PlaySettings(seed=5))
     assert [t.game_id for t in tasks] == list(range(10))
     assert [t.swapped for t in tasks] == [False, True] * 5
     assert all(tasks[i].opening == tasks[i + 1].opening for i in range(0, 10, 2))
     assert len({tasks[i].opening for i in range(0, 6, 2)}) == 3
-    assert tasks == schedule(a, b, 10, Config(), [[0], [1], [2]], seed=5)  # resumable: a pure function
+    assert tasks == schedule(a, b, 10, [[0], [1], [2]], PlaySettings(seed=5))  # resumable: a pure function
     assert tasks[0].seats == (a, b) and tasks[1].seats == (b, a)
 
 

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import run_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,9 +39,9 @@ def sandboxed(request) -> bool:
 def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
     attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
     opponent = resolve_agent("greedy")
-    tasks = schedule(attacker, opponent, 4, Config(), [[], [3], [3, 3], [2]], seed=11)
+    tasks = schedule(attacker, opponent, 4, [[], [3], [3, 3], [2]], PlaySettings(seed=11))
     records = []
-    run_games(tasks, workers=1, on_record=records.append, sandbox=sandboxed, referee=referee)
+    run_games(tasks, on_record=records.append, settings=PlaySettings(workers=1, sandbox=sandboxed, referee=referee))
     assert sorted(record.game_id for record in records) == [0, 1, 2, 3]
     for record in records:
         seat = record.seats[1]

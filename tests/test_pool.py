@@ -6,16 +6,16 @@ from __future__ import annotations
 import os
 import time
 
-from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.scheduling import runner
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import QUEUED_PER_WORKER, run_games
 
 
 def test_a_dying_or_hanging_worker_costs_one_game_and_its_queue_is_played(tmp_path, monkeypatch):
     assert QUEUED_PER_WORKER >= 2  # so that a game waits behind each failure
-    tasks = schedule(resolve_agent("greedy"), resolve_agent("random"), 8, Config(), [[]], seed=3)
+    tasks = schedule(resolve_agent("greedy"), resolve_agent("random"), 8, [[]], PlaySettings(seed=3))
     dies, hangs, dies_early = tasks[1].game_id, tasks[3].game_id, tasks[5].game_id
     flag = tmp_path / "died early once"
     play_task = runner.play_task
@@ -35,7 +35,7 @@ def test_a_dying_or_hanging_worker_costs_one_game_and_its_queue_is_played(tmp_pa
     monkeypatch.setattr(runner, "play_task", failing)
     records = []
     started = time.monotonic()
-    run_games(tasks, workers=1, on_record=records.append, grace=0.2)
+    run_games(tasks, on_record=records.append, grace=0.2, settings=PlaySettings(workers=1))
     assert time.monotonic() - started < 20
     assert sorted(record.game_id for record in records) == sorted(task.game_id for task in tasks)
     by_id = {record.game_id: record for record in records}

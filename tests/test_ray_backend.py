@@ -9,10 +9,10 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt (CI installs it)")
 
-from connectx_toolkit.agents.core import Config  # noqa: E402
 from connectx_toolkit.evaluation.scheduling import pool, ray_backend  # noqa: E402
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent  # noqa: E402
 from connectx_toolkit.evaluation.scheduling.match import schedule  # noqa: E402
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings  # noqa: E402
 from connectx_toolkit.evaluation.scheduling.openings import load_suite  # noqa: E402
 
 SLEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "gate_agents", "sleeps_3s.py")
@@ -27,8 +27,8 @@ def local_ray():
 
 
 def tasks(spec_a, spec_b, games, act_timeout=2.0, overage=60.0):
-    config = Config()
-    return schedule(spec_a, spec_b, games, config, load_suite(None, config), act_timeout, overage, seed=3)
+    settings = PlaySettings(act_timeout=act_timeout, overage=overage, seed=3)
+    return schedule(spec_a, spec_b, games, load_suite(None, settings.config), settings)
 
 
 def collect(run, todo, stop_after=None):
@@ -38,7 +38,7 @@ def collect(run, todo, stop_after=None):
         records.append(record)
         return stop_after is not None and len(records) >= stop_after
 
-    run(todo, workers=2, on_record=on_record)
+    run(todo, on_record=on_record, settings=PlaySettings(workers=2))
     return sorted(records, key=lambda r: r.game_id)
 
 

@@ -14,6 +14,7 @@ import pytest
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import run_match
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.runner import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,9 +59,8 @@ def test_slow_agent_times_out_by_kaggles_own_rule():
 ])
 def test_isolated_workers_forfeit_misbehaving_agents_and_go_on(name, expected):
     start = time.monotonic()
-    records = run_match(
-        spec(name), resolve_agent("random"), 2, act_timeout=0.5, overage=1.0, workers=2, memory_mb=512,
-    )
+    records = run_match(spec(name), resolve_agent("random"), 2,
+                        PlaySettings(act_timeout=0.5, overage=1.0, workers=2, memory_mb=512))
     assert [r.game_id for r in records] == [0, 1]
     assert all(r.outcome_of(0) in expected and r.outcome_of(1) == "win" for r in records)
     assert time.monotonic() - start < 20
@@ -69,16 +69,16 @@ def test_isolated_workers_forfeit_misbehaving_agents_and_go_on(name, expected):
 
 
 def test_a_good_agent_is_unharmed_by_a_killed_neighbour():
-    records = run_match(spec("exits"), resolve_agent("greedy"), 6, workers=1)
+    records = run_match(spec("exits"), resolve_agent("greedy"), 6, PlaySettings(workers=1))
     assert len(records) == 6 and all(r.outcome_of(1) == "win" for r in records)
 
 
 def test_openings_make_deterministic_agents_play_distinct_games():
     leftmost = spec("leftmost")
-    records = run_match(leftmost, leftmost, 40, workers=2, seed=3)
+    records = run_match(leftmost, leftmost, 40, PlaySettings(workers=2, seed=3))
     assert len(records) == 40
     assert len({tuple(r.moves) for r in records}) >= 20
-    empty = run_match(leftmost, leftmost, 6, workers=2, openings="0")
+    empty = run_match(leftmost, leftmost, 6, PlaySettings(workers=2, openings="0"))
     assert len({tuple(r.moves) for r in empty}) == 1  # the reason openings exist
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.referees.record import GameTask
 from connectx_toolkit.sandbox import DEFAULT_MAX_PROCESSES, DEFAULT_TMP_MB, PROJECT_ROOT, SandboxUnavailable, require
 
@@ -169,7 +170,6 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
     on two workers of the engine behind evaluate.py, the league and the gate; records go to a results file."""
     import tempfile
 
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import schedule
     from connectx_toolkit.evaluation.scheduling.pool import run_games
@@ -179,17 +179,17 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
     monkeypatch.setenv("HOME", str(planted["home"]))  # what an unsandboxed worker inherits
     monkeypatch.setattr(tempfile, "tempdir", str(planted["tmp"]))
     specs = [resolve_agent(path, sandbox=sandbox) for path in planted["agents"]]
-    config, suite = Config(), [[3, 3]]
+    suite = [[3, 3]]
     pairs = [(spec, resolve_agent("random")) for spec in specs] + [(resolve_agent("random"), resolve_agent("greedy"))]
     tasks = []
     for number, (a, b) in enumerate(pairs):
         seed = 99 if number == len(pairs) - 1 else number  # the normal match: the same games in both modes
-        for task in schedule(a, b, 2, config, suite, act_timeout=5.0, overage=5.0, seed=seed):
+        for task in schedule(a, b, 2, suite, PlaySettings(act_timeout=5.0, overage=5.0, seed=seed)):
             tasks.append(GameTask(**{**task.__dict__, "game_id": 2 * number + task.game_id}))
     results = base / "games.jsonl"
     log = ResultsLog.create(str(results), {"games": len(tasks)})
     try:
-        run_games(tasks, workers=2, on_record=log.append, sandbox=sandbox)
+        run_games(tasks, on_record=log.append, settings=PlaySettings(workers=2, sandbox=sandbox))
     finally:
         log.close()
         planted["listener"].server.close()
@@ -374,7 +374,6 @@ class Touch:
 def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sandbox_works):
     import pickle
 
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import schedule
     from connectx_toolkit.evaluation.scheduling.pool import run_games
@@ -386,9 +385,9 @@ def test_a_forged_message_from_a_sandboxed_agent_is_never_unpickled(tmp_path, sa
     target.unlink()
     forger = tmp_path / "forger.py"
     forger.write_text(FORGER.format(payload=payload))
-    tasks = schedule(resolve_agent(str(forger), sandbox=True), resolve_agent("random"), 4, Config(), [[]], seed=3)
+    tasks = schedule(resolve_agent(str(forger), sandbox=True), resolve_agent("random"), 4, [[]], PlaySettings(seed=3))
     records = []
-    run_games(tasks, workers=2, on_record=records.append, sandbox=True)
+    run_games(tasks, on_record=records.append, settings=PlaySettings(workers=2, sandbox=True))
     assert not target.exists()  # ...and the referee never unpickles what an agent's process sends
     assert sorted(r.game_id for r in records) == [0, 1, 2, 3]
     assert all(r.outcome_of(0) == "error" and "not an answer" in r.error[r.seats[0]] for r in records)
@@ -409,7 +408,6 @@ def agent(observation, configuration):
 
 @pytest.mark.slow
 def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sandbox_works, monkeypatch):
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.scheduling import pool
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import schedule
@@ -417,12 +415,11 @@ def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sand
     monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
     hider = tmp_path / "hider.py"
     hider.write_text(HIDER)
-    config = Config(3, 3, 3)
-    tasks = schedule(resolve_agent(str(hider), sandbox=True), resolve_agent("random"), 2, config, [[]],
-                     act_timeout=0.2, overage=0.0, seed=1)
+    tasks = schedule(resolve_agent(str(hider), sandbox=True), resolve_agent("random"), 2, [[]],
+                     PlaySettings(rows=3, columns=3, inarow=3, act_timeout=0.2, overage=0.0, seed=1))
     records = []
     started = time.monotonic()
-    pool.run_games(tasks, workers=2, on_record=records.append, sandbox=True)
+    pool.run_games(tasks, on_record=records.append, settings=PlaySettings(workers=2, sandbox=True))
     assert time.monotonic() - started < 30
     assert sorted(r.game_id for r in records) == [0, 1]
     assert all(r.outcome_of(0) == "timeout" for r in records)
@@ -453,7 +450,6 @@ def test_the_sandboxed_load_check_never_unpickles_what_the_file_sends(tmp_path, 
 
 
 def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
-    from connectx_toolkit.agents.core import Config
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import schedule
     from connectx_toolkit.evaluation.scheduling.pool import run_games
@@ -464,8 +460,8 @@ def test_a_file_function_agent_plays_in_the_sandbox(tmp_path, sandbox_works):
     spec = resolve_agent(f"{bot}:act", sandbox=True)
     assert spec.kind == "built"
     records = []
-    run_games(schedule(spec, resolve_agent("random"), 2, Config(), [[]], seed=1), workers=1,
-              on_record=records.append, sandbox=True)
+    run_games(schedule(spec, resolve_agent("random"), 2, [[]], PlaySettings(seed=1)), on_record=records.append,
+              settings=PlaySettings(workers=1, sandbox=True))
     assert len(records) == 2 and all(r.outcome_of(0) in ("win", "loss", "draw") for r in records)
 
 

@@ -11,6 +11,8 @@ NATIVE, KAGGLE = "native", "kaggle"  # Kaggle's rules written out (fast), or kag
 REFEREES = (NATIVE, KAGGLE)
 DEFAULT_REFEREE = NATIVE
 EPISODE_STEPS = 1000  # Kaggle's default episodeSteps
+DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout for ConnectX: seconds per move
+DEFAULT_OVERAGE = 60.0  # Kaggle's remainingOverageTime at the start of an episode: the bank
 RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration agents see)
 AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)
 

@@ -25,9 +25,9 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
+from connectx_toolkit.evaluation.referees.played import KAGGLE
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
-from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.worker import IDLE, THINKING, SharedMonitor, preload, serve
 
 __all__ = ["SharedMonitor", "default_workers", "run_games"]
@@ -46,13 +46,13 @@ def default_workers() -> int:
 class _Worker:
     """Parent side of one worker process (forked; it starts each seat's agent process itself)."""
 
-    def __init__(self, context: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE,
-                 cpu: int | None = None, cpus: list[int] | None = None) -> None:
+    def __init__(self, context: Any, settings: PlaySettings, cpu: int | None = None,
+                 cpus: list[int] | None = None) -> None:
         self.conn, child_conn = context.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         self.cells = context.RawArray("d", [IDLE, -1.0, 0.0, 0.0])
-        self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, memory_mb, sandbox, referee, cpu, cpus),
+        self.process: Any = context.Process(target=serve, args=(child_conn, self.cells, settings, cpu, cpus),
                                             daemon=True)
         self.process.start()
         self.sentinel = self.process.sentinel
@@ -134,42 +134,42 @@ class _Worker:
 def run_games(
     tasks: Iterable[GameTask],
     *,
-    workers: int | None = None,
     on_record: Callable[[GameRecord], bool | None],
-    memory_mb: int = DEFAULT_MEMORY_MB,
+    settings: PlaySettings = PlaySettings(),
     grace: float = GRACE_SECONDS,
-    sandbox: bool = False,
-    referee: str = DEFAULT_REFEREE,
-    pin_cores: bool = True,
 ) -> None:
-    """Play ``tasks`` on ``workers`` isolated processes; ``on_record`` gets each record as it ends.
+    """Play ``tasks`` on ``settings.workers`` isolated processes (default: one per CPU); ``on_record``
+    gets each record as it ends.
 
     Records arrive in completion order. ``on_record`` returning True stops scheduling new games (games
     already sent to a worker, the one it plays and the one queued behind it, are finished and reported).
-    Every task that is sent is reported exactly once.
+    Every task that is sent is reported exactly once. Of ``settings`` (the tasks carry the board and the
+    clock) this takes:
     ``sandbox``: run every agent's process inside a bubblewrap sandbox of its own that shows it its
     agent file (call ``sandbox.require()`` first to fail early with a clear reason); the referee stays
-    outside. ``referee``: "native" or "kaggle" (see ``evaluation.scheduling.runner``). ``pin_cores`` (the default):
-    worker ``i`` and its agents' processes start on CPU ``i`` (modulo the CPUs this process may use), so
-    that a move's round trip stays on one core (measured 2.5 times cheaper than across two); an agent's
-    process that runs a second thread is given all those CPUs back at the end of that move.
+    outside. ``referee``: "native" or "kaggle" (see ``evaluation.scheduling.runner``). ``memory_mb``: each
+    agent's cap. ``pin_cores`` (None or True: the default here): worker ``i`` and its agents' processes
+    start on CPU ``i`` (modulo the CPUs this process may use), so that a move's round trip stays on one
+    core (measured 2.5 times cheaper than across two); an agent's process that runs a second thread is
+    given all those CPUs back at the end of that move.
     """
     pending = list(tasks)
     if not pending:
         return
-    if sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
+    if settings.sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
         raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
-    if referee == "kaggle" or any(spec.kind == "builtin" for task in pending for spec in task.seats):
+    if settings.referee == KAGGLE or any(spec.kind == "builtin" for task in pending for spec in task.seats):
         preload()  # before the forks: never inside a timed move
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order
 
+    pin_cores = settings.pin_cores is not False
     cpus = sorted(os.sched_getaffinity(0)) if pin_cores and hasattr(os, "sched_getaffinity") else []
 
     def fresh(index: int) -> _Worker:
-        return _Worker(context, memory_mb, sandbox, referee, cpus[index % len(cpus)] if cpus else None, cpus)
+        return _Worker(context, settings, cpus[index % len(cpus)] if cpus else None, cpus)
 
-    pool = _Pool(pending, max(1, min(workers or default_workers(), len(pending))), fresh, grace)
+    pool = _Pool(pending, max(1, min(settings.workers or default_workers(), len(pending))), fresh, grace)
     restore = _share_first_core() if pin_cores and len(pool.workers) == 1 else None
     try:
         while True:

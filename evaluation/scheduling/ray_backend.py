@@ -20,9 +20,11 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterable
 
-from connectx_toolkit.evaluation.scheduling.pool import DEFAULT_MEMORY_MB, GRACE_SECONDS
+from dataclasses import replace
+
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
+from connectx_toolkit.evaluation.scheduling.pool import GRACE_SECONDS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_GAMES_PER_TASK = 8
@@ -35,16 +37,14 @@ except ImportError as error:  # raised as the module's own ImportError so `--bac
     ) from error
 
 
-def play_isolated(tasks: list[GameTask], memory_mb: int, grace: float, referee: str = DEFAULT_REFEREE,
-                  pin_cores: bool = False) -> list[GameRecord]:
+def play_isolated(tasks: list[GameTask], settings: PlaySettings, grace: float) -> list[GameRecord]:
     """A few games, one after another, in an isolated worker process with hard deadlines (the default
     backend with one worker); a killed game's worker is replaced as usual."""
     from connectx_toolkit.evaluation.scheduling.pool import run_games as run_in_processes
 
     _warm_up(tasks)
     records: list[GameRecord] = []
-    run_in_processes(tasks, workers=1, on_record=records.append, memory_mb=memory_mb, grace=grace, referee=referee,
-                     pin_cores=pin_cores)
+    run_in_processes(tasks, on_record=records.append, settings=settings, grace=grace)
     return records
 
 
@@ -64,19 +64,20 @@ def _warm_up(tasks: list[GameTask]) -> None:
 def run_games(
     tasks: Iterable[GameTask],
     *,
-    workers: int | None = None,
     on_record: Callable[[GameRecord], bool | None],
-    memory_mb: int = DEFAULT_MEMORY_MB,
+    settings: PlaySettings = PlaySettings(),
     grace: float = GRACE_SECONDS,
-    referee: str = DEFAULT_REFEREE,
-    pin_cores: bool = False,
 ) -> None:
     """Play ``tasks`` as Ray tasks; same contract as ``evaluation.scheduling.pool.run_games``.
 
     Records arrive in completion order; ``on_record`` returning True stops scheduling new games (games
-    already running are finished and reported). At most ``workers`` games run at once (default: every
-    CPU of the cluster).
+    already running are finished and reported). At most ``settings.workers`` games run at once (default:
+    every CPU of the cluster). Cores are not pinned unless ``settings.pin_cores`` is True: a Ray node
+    places its own tasks.
     """
+    workers = settings.workers
+    # each Ray task plays its games on one worker process of the default backend
+    in_task = replace(settings, workers=1, pin_cores=settings.pin_cores is True)
     pending = list(tasks)
     pending.reverse()  # pop() from the end keeps the schedule's order
     if not pending:
@@ -93,7 +94,7 @@ def run_games(
         while running or (pending and not stopping):
             while pending and not stopping and len(running) < capacity:
                 batch = [pending.pop() for _ in range(min(chunk, len(pending)))]
-                running[play.remote(batch, memory_mb, grace, referee, pin_cores)] = batch
+                running[play.remote(batch, in_task, grace)] = batch
             finished, _ = ray.wait(list(running), num_returns=1)
             for reference in finished:
                 batch = running.pop(reference)

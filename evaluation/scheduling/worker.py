@@ -16,7 +16,7 @@ from typing import Any
 
 from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
 from connectx_toolkit.evaluation.referees.record import forfeit
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE
+from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
 IDLE, THINKING = -1.0, 1.0
 CELLS = 4  # state, seat, deadline, start
@@ -58,12 +58,12 @@ def preload() -> None:
     make("connectx")
 
 
-def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee: str = DEFAULT_REFEREE,
-          cpu: int | None = None, cpus: list[int] | None = None) -> None:
-    """Play each task received on ``conn`` and send its record back, until the pipe closes or None.
+def serve(conn: Any, cells: Any, settings: PlaySettings, cpu: int | None = None, cpus: list[int] | None = None) -> None:
+    """Play each task received on ``conn`` with ``settings.referee`` and send its record back, until the
+    pipe closes or None.
 
-    The agents run in processes of their own (``KeptAgents``), kept between games; with ``sandbox``
-    each one inside its own bubblewrap sandbox.
+    The agents run in processes of their own (``KeptAgents``), kept between games, each under
+    ``settings.memory_mb`` and, with ``settings.sandbox``, inside its own bubblewrap sandbox.
     """
     from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
     from connectx_toolkit.evaluation.scheduling.runner import play_task
@@ -78,7 +78,7 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
         except OSError:
             widen_to = None
     monitor = SharedMonitor(cells)
-    hosts = KeptAgents(sandbox=sandbox, memory_mb=memory_mb, widen_to=widen_to)
+    hosts = KeptAgents(sandbox=settings.sandbox, memory_mb=settings.memory_mb, widen_to=widen_to)
     try:
         while True:
             try:
@@ -88,7 +88,7 @@ def serve(conn: Any, cells: Any, memory_mb: int, sandbox: bool = False, referee:
             if task is None:
                 return
             try:
-                record = play_task(task, monitor, hosts, referee)
+                record = play_task(task, monitor, hosts, settings.referee)
             except Exception as error:  # a bug of ours: this game is lost for the seat that was thinking
                 record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
             monitor.next_game()  # before the record goes: from then on the cells speak of the next game
