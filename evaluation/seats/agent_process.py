@@ -168,42 +168,13 @@ class AgentProcess:
     def _start(self) -> None:
         parent, child = socket.socketpair()
         out_read, out_write = os.pipe()
-        spec = self.spec
         sys.stdout.flush()
         sys.stderr.flush()
         if self.sandbox:
-            from connectx_toolkit.sandbox import Sandbox
-
-            from connectx_toolkit.building import BUNDLE_ROOT
-
-            files = (spec.target,) if spec.kind in ("file", "built") else ()
-            mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
-            argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.seats.agent_server", str(child.fileno()), spec.kind, spec.target,
-                    spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
-            self._popen = Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
-                                                     stdout=out_write, stderr=out_write)
+            self._popen = self._start_in_sandbox(child, out_write)
             self.pid = self._popen.pid
         else:
-            pid = os.fork()
-            if pid == 0:  # the agent's process: nothing of the referee's open files, its own session
-                try:
-                    os.setsid()
-                    os.dup2(out_write, 1)
-                    os.dup2(out_write, 2)
-                    null = os.open(os.devnull, os.O_RDONLY)
-                    os.dup2(null, 0)
-                    keep = child.fileno()
-                    os.closerange(3, keep)
-                    os.closerange(keep + 1, 1 << 20)
-                    _unmap_shared_memory()
-                    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
-                    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
-                    from connectx_toolkit.evaluation.seats.agent_server import serve
-
-                    serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
-                finally:
-                    os._exit(0)
-            self.pid = pid
+            self.pid = self._fork_agent(child, out_write)
         child.close()
         os.close(out_write)
         parent.setblocking(False)
@@ -213,6 +184,45 @@ class AgentProcess:
         self._poll = select.poll()
         for fd in (parent.fileno(), out_read):
             self._poll.register(fd, select.POLLIN)
+
+    def _start_in_sandbox(self, child: socket.socket, out_write: int) -> subprocess.Popen:
+        """A fresh interpreter serving the agent inside a bubblewrap sandbox of its own, which shows it the
+        agent's file (a bundle at Kaggle's place for it) beyond the system, the environment and the project."""
+        from connectx_toolkit.sandbox import Sandbox
+
+        from connectx_toolkit.building import BUNDLE_ROOT
+
+        spec = self.spec
+        files = (spec.target,) if spec.kind in ("file", "built") else ()
+        mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
+        argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.seats.agent_server", str(child.fileno()), spec.kind, spec.target,
+                spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
+        return Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
+                                                         stdout=out_write, stderr=out_write)
+
+    def _fork_agent(self, child: socket.socket, out_write: int) -> int:
+        """A fork of this process (warm: its modules already loaded) serving the agent; its pid."""
+        spec = self.spec
+        pid = os.fork()
+        if pid == 0:  # the agent's process: nothing of the referee's open files, its own session
+            try:
+                os.setsid()
+                os.dup2(out_write, 1)
+                os.dup2(out_write, 2)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                keep = child.fileno()
+                os.closerange(3, keep)
+                os.closerange(keep + 1, 1 << 20)
+                _unmap_shared_memory()
+                sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+                from connectx_toolkit.evaluation.seats.agent_server import serve
+
+                serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
+            finally:
+                os._exit(0)
+        return pid
 
     def _ready_now(self) -> set[int]:
         """The descriptors (the socket, the output pipe) with something to read right now: one system
