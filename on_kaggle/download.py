@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,7 +162,6 @@ def _listing(submission_id: int, listed: list[Episode]) -> dict[str, Any]:
 def _progress(total: int, initial: int, enabled: bool) -> Any:
     if not enabled or initial >= total:
         return None
-    from tqdm import tqdm
+    from connectx_toolkit.evaluation.reports.progress import progress_bar
 
-    return tqdm(total=total, initial=initial, file=sys.stderr, unit="episode", desc="downloading", disable=None,
-                dynamic_ncols=True)
+    return progress_bar(total, initial=initial, unit="episode", desc="downloading")
