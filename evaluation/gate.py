@@ -51,6 +51,7 @@ from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.played import KAGGLE
 from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.referees.record import FORFEITS
+from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
 DEFAULT_SPRT = (-50.0, 0.0)
 MIN_SPRT_GAMES = 20  # no verdict from a handful of pairs, whatever their LLR
@@ -195,7 +196,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         load.passed, load.detail = False, str(error)
         load.reasons.append(f"load: {error}")
         return None, load
-    if candidate.kind in ("file", "built") and settings.candidate.endswith(".py") and os.path.isfile(settings.candidate):
+    if candidate.kind in (FILE, BUILT) and settings.candidate.endswith(".py") and os.path.isfile(settings.candidate):
         # The file itself is what would be uploaded, even where the evaluator runs it built (its own modules
         # inlined): it must load on Kaggle as it is.
         from connectx_toolkit.evaluation.seats.clean_room import clean_room_load
@@ -211,9 +212,9 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
         load_s = None
     load.passed = True
     load.detail = f"{candidate.kind} {settings.candidate}" + (
-        " (loaded by Kaggle's loader in a clean room)" if candidate.kind == "file" else
-        " (loaded as Kaggle loads a submission)" if candidate.kind == "built" else
-        " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == "bundle" else "")
+        " (loaded by Kaggle's loader in a clean room)" if candidate.kind == FILE else
+        " (loaded as Kaggle loads a submission)" if candidate.kind == BUILT else
+        " (a Kaggle bundle, unpacked at /kaggle_simulations/agent)" if candidate.kind == BUNDLE else "")
     if load_s is not None:
         load.detail += f" in {load_s:.3f} s"
         load.data["load_s"] = round(load_s, 4)
@@ -280,7 +281,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
 
 def upload_size(argument: str, candidate: Any) -> int | None:
     """Bytes of what would be uploaded: the candidate file or bundle as given (a folder is built first)."""
-    if candidate.kind in ("file", "built", "bundle") and os.path.isfile(argument):
+    if candidate.kind in LOADED_FROM_FILE and os.path.isfile(argument):
         return os.path.getsize(argument)
     return None
 

@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
 from connectx_toolkit.evaluation.scheduling.openings import load_suite
 from connectx_toolkit.evaluation.scheduling.play_settings import PROCESS, RAY, PlaySettings
+from connectx_toolkit.evaluation.seats.agent_kinds import BUNDLE, CALLABLE
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 
@@ -107,13 +108,13 @@ def require_backend_can_load(backend: str, tasks: list[GameTask]) -> None:
     need its sandbox (it shows them at /kaggle_simulations/agent)."""
     if backend == PROCESS:
         return
-    callables = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "callable"})
+    callables = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == CALLABLE})
     if callables:
         raise BackendUnavailable(
             f"--backend {backend} cannot take callables ({', '.join(callables)}): its workers are not forked from "
             "this process; use the process backend, or give the agent as a file, folder or module"
         )
-    bundles = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == "bundle"})
+    bundles = sorted({spec.name for task in tasks for spec in task.seats if spec.kind == BUNDLE})
     if bundles:
         raise BackendUnavailable(f"--backend {backend} cannot run Kaggle bundles ({', '.join(bundles)}): they run "
                                  "unpacked at /kaggle_simulations/agent in the process backend's sandbox")

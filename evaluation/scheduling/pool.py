@@ -29,6 +29,7 @@ from connectx_toolkit.evaluation.referees.played import KAGGLE
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.worker import IDLE, THINKING, SharedMonitor, preload, serve
+from connectx_toolkit.evaluation.seats.agent_kinds import BUILTIN, CALLABLE
 
 __all__ = ["SharedMonitor", "default_workers", "run_games"]
 
@@ -156,9 +157,9 @@ def run_games(
     pending = list(tasks)
     if not pending:
         return
-    if settings.sandbox and any(spec.kind == "callable" for task in pending for spec in task.seats):
+    if settings.sandbox and any(spec.kind == CALLABLE for task in pending for spec in task.seats):
         raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
-    if settings.referee == KAGGLE or any(spec.kind == "builtin" for task in pending for spec in task.seats):
+    if settings.referee == KAGGLE or any(spec.kind == BUILTIN for task in pending for spec in task.seats):
         preload()  # before the forks: never inside a timed move
     context = multiprocessing.get_context("fork")
     pending.reverse()  # pop() from the end keeps the schedule's order

@@ -25,6 +25,7 @@ from dataclasses import replace
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import GRACE_SECONDS
+from connectx_toolkit.evaluation.seats.agent_kinds import MODULE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_GAMES_PER_TASK = 8
@@ -57,7 +58,7 @@ def _warm_up(tasks: list[GameTask]) -> None:
     import kaggle_environments  # noqa: F401
 
     for spec in {spec for task in tasks for spec in task.seats}:
-        if spec.kind == "module":
+        if spec.kind == MODULE:
             importlib.import_module(spec.target)
 
 

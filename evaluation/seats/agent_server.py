@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from connectx_toolkit.building.kaggle_rules import NO_CALLABLE, call, format_agent_error, last_callable, raised_in
 from connectx_toolkit.evaluation.seats import wire
+from connectx_toolkit.evaluation.seats.agent_kinds import BUILTIN, CALLABLE, LOADED_FROM_FILE, MODULE
 from connectx_toolkit.evaluation.seats.agent_move import encode_action
 from connectx_toolkit.evaluation.seats.observation import structify
 
@@ -64,7 +65,7 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
             try:
                 if "configuration" in request:
                     configuration = request["configuration"]
-                    if kind in ("file", "built", "bundle"):
+                    if kind in LOADED_FROM_FILE:
                         configuration["__raw_path__"] = target  # what Kaggle's file loader adds
                 if agent is None:
                     agent = load(kind, target, function)
@@ -105,7 +106,7 @@ CALLABLES: dict[str, Callable[..., Any]] = {}
 def load(kind: str, target: str, function: str) -> Callable[..., Any]:
     """A fresh agent callable: a file as Kaggle's ``get_last_callable`` loads it (``exec`` in a fresh
     dict, its folder on ``sys.path`` meanwhile, the last callable), a module as a fresh module object."""
-    if kind in ("file", "built", "bundle"):
+    if kind in LOADED_FROM_FILE:
         with open(target, encoding="utf-8") as handle:
             source = handle.read()
         code = compile(source, target, "exec")
@@ -119,7 +120,7 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
         if entry is None:
             raise ValueError(NO_CALLABLE)
         return entry
-    if kind == "module":
+    if kind == MODULE:
         spec = importlib.util.find_spec(target)
         module = importlib.util.module_from_spec(spec)
         code = _module_code(spec)
@@ -128,11 +129,11 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
         else:
             exec(code, module.__dict__)  # a fresh module object, as ``exec_module`` makes it
         return getattr(module, function)
-    if kind == "builtin":
+    if kind == BUILTIN:
         from kaggle_environments.envs.connectx.connectx import agents
 
         return agents[target]
-    if kind == "callable":
+    if kind == CALLABLE:
         return CALLABLES[target]
     raise ValueError(f"unknown agent kind {kind!r}")
 
@@ -153,9 +154,9 @@ def warm_up(kind: str, target: str) -> None:
     """Import what a module or built-in agent depends on before any timed move (the evaluator's own
     process has it imported when it forks an agent's process); each game still runs a fresh module."""
     try:
-        if kind == "module":
+        if kind == MODULE:
             importlib.import_module(target)
-        elif kind == "builtin":
+        elif kind == BUILTIN:
             import kaggle_environments.envs.connectx.connectx  # noqa: F401
     except Exception:  # the agent's own problem: it shows at its first move
         pass

@@ -45,6 +45,7 @@ from io import StringIO
 from typing import Any, Callable
 
 from connectx_toolkit.building.kaggle_rules import LoadFailure, call, load_file
+from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUILTIN, BUNDLE, CALLABLE, FILE, MODULE
 from connectx_toolkit.evaluation.seats.agent_server import CALLABLES, load
 
 BUILTINS = ("random", "negamax")
@@ -63,10 +64,10 @@ _BUILD_DIR: list[str] = []  # the temporary folder holding built agents (created
 class AgentSpec:
     """A resolved agent; picklable (plain strings only).
 
-    ``kind`` is "file", "built", "bundle", "module", "builtin" or "callable". ``name`` is what reports show (the
-    argument as the user gave it); ``target`` is an absolute file path (a built agent's temporary file),
-    a dotted module name, a built-in name or a callable's registry token; ``function`` is the module's
-    callable.
+    ``kind`` is one of ``agent_kinds``: "file", "built", "bundle", "module", "builtin" or "callable". ``name`` is
+    what reports show (the argument as the user gave it); ``target`` is an absolute file path (a built agent's
+    temporary file), a dotted module name, a built-in name or a callable's registry token; ``function`` is the
+    module's callable.
     """
 
     name: str
@@ -79,7 +80,7 @@ class AgentSpec:
     def load(self) -> Callable[[Any, Any], Any]:
         """A fresh agent for one game, ``f(observation, configuration)``: loaded and called as a game's
         agent process loads and calls it (``evaluation.seats.agent_server``); call it in the process that plays."""
-        if self.kind == "callable" and self.target not in CALLABLES:
+        if self.kind == CALLABLE and self.target not in CALLABLES:
             raise AgentSpecError(f"callable agent {self.name} is not registered in this process")
         try:
             agent = load(self.kind, self.target, self.function)
@@ -124,7 +125,7 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     if base.isidentifier() and _module_exists(f"connectx_toolkit.agents.{base}"):
         return _resolve_module(spec, f"connectx_toolkit.agents.{base}", function or "agent")
     if spec in BUILTINS:
-        return AgentSpec(spec, "builtin", spec)
+        return AgentSpec(spec, BUILTIN, spec)
     if all(part.isidentifier() for part in base.split(".")) and "." in base and _module_exists(base):
         return _resolve_module(spec, base, function or "agent")
     raise AgentSpecError(
@@ -139,7 +140,7 @@ def _register(agent: Callable[..., Any], why: str = "") -> AgentSpec:
     name = getattr(agent, "__qualname__", None) or type(agent).__name__
     note = (f"{name} is played as the live object, not as a built submission ({why}): its state carries over "
             f"between games, unlike on Kaggle") if why else ""
-    return AgentSpec(name, "callable", token, note=note)
+    return AgentSpec(name, CALLABLE, token, note=note)
 
 
 def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSpec | None, str]:
@@ -157,7 +158,7 @@ def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSp
     if problem:
         raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: {problem}")
     notes = list(dict.fromkeys(note for module in modules for note in module.notes))
-    return AgentSpec(name, "built", path, note="; ".join(notes)), ""
+    return AgentSpec(name, BUILT, path, note="; ".join(notes)), ""
 
 
 def _write_built(text: str) -> str:
@@ -186,7 +187,7 @@ def _resolve_module(name: str, dotted: str, function: str) -> AgentSpec:
         raise AgentSpecError(f"agent module {dotted} failed to import: {type(error).__name__}: {error}") from None
     if not callable(getattr(module, function, None)):
         raise AgentSpecError(f"agent module {dotted} has no callable {function!r}")
-    return AgentSpec(name, "module", dotted, function)
+    return AgentSpec(name, MODULE, dotted, function)
 
 
 def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = ()) -> AgentSpec:
@@ -201,7 +202,7 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
     problem = _check_loads(path, sandbox)
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
-    return AgentSpec(spec, "built", path)
+    return AgentSpec(spec, BUILT, path)
 
 
 def _reads_bundle_root(folder: str, paths: "tuple[str, ...]") -> bool:
@@ -241,7 +242,7 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
     problem = _check_loads(main, True, ((folder, BUNDLE_ROOT),))
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
-    return AgentSpec(spec, "bundle", main, folder=folder)
+    return AgentSpec(spec, BUNDLE, main, folder=folder)
 
 
 def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None, str]:
@@ -289,7 +290,7 @@ def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = (
     problem = _check_loads(os.path.abspath(path), sandbox)
     if problem:
         raise AgentSpecError(f"agent file {path!r} cannot be loaded as a Kaggle submission: {problem}")
-    return AgentSpec(path, "file", os.path.abspath(path), note=note)
+    return AgentSpec(path, FILE, os.path.abspath(path), note=note)
 
 
 def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:
