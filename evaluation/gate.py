@@ -50,7 +50,7 @@ from typing import Any, Callable, Sequence
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.played import KAGGLE
 from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
-from connectx_toolkit.evaluation.referees.record import FORFEITS
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -129,7 +129,7 @@ class GateContext:
             self.played += 1
             if self.progress is not None:
                 self.progress.update(1)
-            if settings.replays and replay(record) and record.outcome_of(0) not in ("win", "draw"):
+            if settings.replays and replay(record) and record.outcome_of(0) not in (WIN, DRAW):
                 from connectx_toolkit.evaluation.reports.replays import save_replay
 
                 save_replay(record, os.path.join(settings.replays, self.check))
@@ -540,9 +540,9 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
             seat = example.seats[0]
             error = example.error[seat] if example.error and example.error[seat] else ""
             note = f": {error}" if error else f": {example.note}" if example.note else ""
-            what = {"invalid": "invalid move (e.g. a numpy integer, a float, a full column)",
-                    "error": "error (an exception or a crashed process)",
-                    "timeout": "timeout (a move over the act timeout)"}[outcome]
+            what = {INVALID: "invalid move (e.g. a numpy integer, a float, a full column)",
+                    ERROR: "error (an exception or a crashed process)",
+                    TIMEOUT: "timeout (a move over the act timeout)"}[outcome]
             check.reasons.append(f"{where}: {len(bad)} of {len(records)} games lost by {what}, "
                                  f"first in game {example.game_id}{note}")
 

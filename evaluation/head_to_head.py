@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.display import MatchResult
 from connectx_toolkit.evaluation.referees.played import REFEREES
-from connectx_toolkit.evaluation.referees.record import GameRecord, score_of
+from connectx_toolkit.evaluation.referees.record import DRAW, WIN, GameRecord, score_of
 from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, PROCESS
 from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
 
@@ -167,7 +167,7 @@ def play(match: PreparedMatch) -> MatchRun:
             first_record.append(time.perf_counter())
         if match.log is not None:
             match.log.append(record)
-        if settings.replays and record.outcome_of(0) not in ("win", "draw"):
+        if settings.replays and record.outcome_of(0) not in (WIN, DRAW):
             from connectx_toolkit.evaluation.reports.replays import save_replay
 
             save_replay(record, settings.replays)

@@ -29,7 +29,7 @@ import numpy as np
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.settings import DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.referees.record import FORFEITS
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.reports.progress import progress_bar
 
 PRIOR_DRAWS = 1.0  # virtual draws between every two agents: keeps a 100 % or 0 % score finite
@@ -183,10 +183,10 @@ def summarize(records: dict[tuple[int, int], list], league: League) -> dict[str,
                 outcome = record.outcome_of(side)
                 tally["points"] += score_of(outcome)
                 tally["times"].extend(record.times_of(side))
-                key = {"win": "wins", "draw": "draws", "invalid": "invalid", "error": "errors", "timeout": "timeouts"}
+                key = {WIN: "wins", DRAW: "draws", INVALID: "invalid", ERROR: "errors", TIMEOUT: "timeouts"}
                 if outcome in key:
                     tally[key[outcome]] += 1
-                if outcome != "win" and outcome != "draw":
+                if outcome != WIN and outcome != DRAW:
                     tally["losses"] += 1
         if found:
             own = sum(score_of(r.outcome_of(0)) for r in found) / len(found)

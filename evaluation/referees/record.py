@@ -8,8 +8,11 @@ from typing import Any
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.bank import bank_spent
 
-OUTCOMES = ("win", "draw", "loss", "invalid", "error", "timeout")
-FORFEITS = ("invalid", "error", "timeout")
+# A game's outcome for one seat (``GameRecord.outcomes``), as results files and reports spell it
+WIN, DRAW, LOSS = "win", "draw", "loss"
+INVALID, ERROR, TIMEOUT = "invalid", "error", "timeout"  # forfeits: Kaggle's final status, in lower case
+OUTCOMES = (WIN, DRAW, LOSS, INVALID, ERROR, TIMEOUT)
+FORFEITS = (INVALID, ERROR, TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ class GameRecord:
 
 def score_of(outcome: str) -> float:
     """Points for an outcome: a forfeit is a loss for its agent."""
-    return 1.0 if outcome == "win" else 0.5 if outcome == "draw" else 0.0
+    return 1.0 if outcome == WIN else 0.5 if outcome == DRAW else 0.0
 
 
 def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None,
@@ -125,7 +128,7 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
     times: list[list[float]] = [[], []]
     if thinking is not None:
         times[seat].append(round(thinking, 6))
-    outcomes = ["win", "win"]
+    outcomes = [WIN, WIN]
     outcomes[seat] = outcome
     errors: list[str | None] = [None, None]
     errors[seat] = error or note or None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.reports import stats
-from connectx_toolkit.evaluation.referees.record import GameRecord, score_of
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, TIMEOUT, WIN, GameRecord, score_of
 
 
 def pair_counts(records: Sequence[GameRecord], index: int = 0) -> list[int]:
@@ -52,7 +52,7 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
     outcomes = [record.outcome_of(index) for record in records]
     times = [t for record in records for t in record.times_of(index)]
     n = len(records)
-    wins, draws = outcomes.count("win"), outcomes.count("draw")
+    wins, draws = outcomes.count(WIN), outcomes.count(DRAW)
     losses = n - wins - draws  # forfeits are losses, and also counted in their own columns
     _, score = score_model(records, index)
     elo = stats.elo_interval(score)
@@ -64,9 +64,9 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "win_rate": _rate(wins, n),
         "draw_rate": _rate(draws, n),
         "loss_rate": _rate(losses, n),
-        "invalid": outcomes.count("invalid"),
-        "errors": outcomes.count("error"),
-        "timeouts": outcomes.count("timeout"),
+        "invalid": outcomes.count(INVALID),
+        "errors": outcomes.count(ERROR),
+        "timeouts": outcomes.count(TIMEOUT),
         "mean_move_s": round(sum(times) / len(times), 6) if times else 0.0,
         "max_move_s": round(max(times), 6) if times else 0.0,
         "max_bank_used_s": round(max((record.bank_used_of(index) for record in records), default=0.0), 3),

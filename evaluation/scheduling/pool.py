@@ -26,7 +26,7 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
 from connectx_toolkit.evaluation.referees.played import KAGGLE
-from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.referees.record import ERROR, TIMEOUT, GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.worker import IDLE, THINKING, SharedMonitor, preload, serve
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILTIN, CALLABLE
@@ -263,7 +263,7 @@ class _Pool:
             self.retried.add(task.game_id)
             self.pending.append(task)
         else:
-            record = forfeit(task, worker.seat(), "error", f"worker process died (exit code {code})",
+            record = forfeit(task, worker.seat(), ERROR, f"worker process died (exit code {code})",
                              worker.thinking_for(now))
         self._replace(index)
         return record
@@ -271,7 +271,7 @@ class _Pool:
     def _overdue(self, index: int, worker: _Worker, now: float) -> GameRecord:
         """TIMEOUT for the seat that was thinking; the worker is killed."""
         late = now > worker.limit
-        record = forfeit(worker.task, worker.seat(), "timeout",
+        record = forfeit(worker.task, worker.seat(), TIMEOUT,
                          "the game ran past its longest possible duration: killed" if late
                          else "no answer by the move's deadline: killed", worker.thinking_for(now))
         self._replace(index)

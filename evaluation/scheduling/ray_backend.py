@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 
 from dataclasses import replace
 
-from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask, forfeit
+from connectx_toolkit.evaluation.referees.record import ERROR, GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import GRACE_SECONDS
 from connectx_toolkit.evaluation.seats.agent_kinds import MODULE
@@ -102,7 +102,7 @@ def run_games(
                 try:
                     records = ray.get(reference)
                 except ray.exceptions.RayError as error:  # the Ray worker itself died: nobody's move to blame
-                    records = [forfeit(task, 0, "error", f"ray task failed: {type(error).__name__}") for task in batch]
+                    records = [forfeit(task, 0, ERROR, f"ray task failed: {type(error).__name__}") for task in batch]
                 for record in records:
                     if on_record(record):
                         stopping = True

@@ -20,7 +20,7 @@ from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedA
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, NATIVE, REFEREES, Player
-from connectx_toolkit.evaluation.referees.record import FORFEITS, GameRecord, GameTask
+from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN, GameRecord, GameTask
 
 FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
@@ -125,10 +125,10 @@ def outcomes_from(statuses: list[str], rewards: list[Any]) -> list[str]:
         if own in FORFEIT_STATUSES:
             outcomes.append(FORFEIT_STATUSES[own])
         elif other in FORFEIT_STATUSES:
-            outcomes.append("win")
+            outcomes.append(WIN)
         else:
             reward = rewards[seat] or 0
-            outcomes.append("win" if reward > 0 else "loss" if reward < 0 else "draw")
+            outcomes.append(WIN if reward > 0 else LOSS if reward < 0 else DRAW)
     return outcomes
 
 

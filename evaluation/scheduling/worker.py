@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
-from connectx_toolkit.evaluation.referees.record import forfeit
+from connectx_toolkit.evaluation.referees.record import ERROR, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
 IDLE, THINKING = -1.0, 1.0
@@ -90,7 +90,7 @@ def serve(conn: Any, cells: Any, settings: PlaySettings, cpu: int | None = None,
             try:
                 record = play_task(task, monitor, hosts, settings.referee)
             except Exception as error:  # a bug of ours: this game is lost for the seat that was thinking
-                record = forfeit(task, max(0, int(cells[1])), "error", f"{type(error).__name__}: {error}")
+                record = forfeit(task, max(0, int(cells[1])), ERROR, f"{type(error).__name__}: {error}")
             monitor.next_game()  # before the record goes: from then on the cells speak of the next game
             conn.send(record)
     finally:
