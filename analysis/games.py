@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, LOSS, TIMEOUT, WIN, GameRecord
 from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsReader
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
@@ -44,7 +44,7 @@ class Game:
     def loser_seat(self) -> int | None:
         """The seat that lost or forfeited, None for a draw (or an unknown result)."""
         for seat, outcome in enumerate(self.outcomes):
-            if outcome in ("loss", "invalid", "error", "timeout"):
+            if outcome == LOSS or outcome in FORFEITS:
                 return seat
         return None
 
@@ -148,17 +148,17 @@ def read_episode(document: dict[str, Any], path: str = "episode") -> Game:
 
 
 def _episode_outcomes(statuses: Sequence[str], rewards: Sequence[Any]) -> tuple[str, str]:
-    forfeit = {"INVALID": "invalid", "ERROR": "error", "TIMEOUT": "timeout"}
+    forfeit = {"INVALID": INVALID, "ERROR": ERROR, "TIMEOUT": TIMEOUT}
     outcomes = []
     for status, reward in zip(statuses, rewards):
         if status in forfeit:
             outcomes.append(forfeit[status])
         elif status == "DONE" and reward is not None:
-            outcomes.append("win" if reward > 0 else "loss" if reward < 0 else "draw")
+            outcomes.append(WIN if reward > 0 else LOSS if reward < 0 else DRAW)
         else:
             outcomes.append("")
     if "" in outcomes and any(o in forfeit.values() for o in outcomes):
-        outcomes = [o or "win" for o in outcomes]  # the other seat of a forfeit won
+        outcomes = [o or WIN for o in outcomes]  # the other seat of a forfeit won
     return outcomes[0], outcomes[1]
 
 

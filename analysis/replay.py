@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import html
 
-from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN, GameRecord
 from connectx_toolkit.evaluation.reports.replays import replay_html, replay_name, write_page
 
 from connectx_toolkit.analysis.labelling import GameAnalysis
 
 __all__ = ["annotated_html", "replay_file_name", "save_annotated_replay"]
 
-STATUS_OF = {"win": "DONE", "draw": "DONE", "loss": "DONE", "invalid": "INVALID", "error": "ERROR",
-             "timeout": "TIMEOUT", "": "DONE"}
+STATUS_OF = {WIN: "DONE", DRAW: "DONE", LOSS: "DONE", INVALID: "INVALID", ERROR: "ERROR", TIMEOUT: "TIMEOUT",
+             "": "DONE"}
 MARK = {"win": "W", "draw": "D", "loss": "L", "unknown": "?"}
 
 STYLE = """

@@ -23,6 +23,7 @@ from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedA
 from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
 from connectx_toolkit.evaluation.referees.played import kaggle_configuration
 from connectx_toolkit.evaluation.referees.native import checked_action
+from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN
 
 __all__ = ["BoardSession", "move_label"]
 
@@ -227,14 +228,14 @@ class BoardSession:
                 opening = []
             statuses = ["DONE", "DONE"]
             if ending is None:
-                outcomes, note = ["draw", "draw"], f"unfinished: exported from the board at ply {len(moves)}"
+                outcomes, note = [DRAW, DRAW], f"unfinished: exported from the board at ply {len(moves)}"
             elif ending.winner is None:
-                outcomes, note = ["draw", "draw"], ""
+                outcomes, note = [DRAW, DRAW], ""
             else:
-                outcomes = ["win", "win"]
-                outcomes[1 - ending.winner] = "loss"
+                outcomes = [WIN, WIN]
+                outcomes[1 - ending.winner] = LOSS
                 note = "" if self.game.forfeit is None or self.mode == "review" else ending.reason
-                if self.mode == "play" and self.game.forfeit is not None:  # "timeout", "error" or "invalid"
+                if self.mode == "play" and self.game.forfeit is not None:  # the reason starts with the outcome (_apply)
                     outcomes[1 - ending.winner] = self.game.forfeit.reason.split(":")[0]
                     statuses[1 - ending.winner] = outcomes[1 - ending.winner].upper()
             header = {"kind": "run", "format": 1, "agents": agents, "games": 1, "config": self.config.as_dict(),
@@ -343,17 +344,17 @@ class BoardSession:
         self.overage_left = max(0.0, self.overage_left - max(0.0, answer.seconds - self.act_timeout))
         agent, human = 1 - self.human_seat, self.human_seat
         if late:
-            self.game.forfeit = Ending(human, (), f"timeout: {self.agent_name} ran out of time")
+            self.game.forfeit = Ending(human, (), f"{TIMEOUT}: {self.agent_name} ran out of time")
             return
         if answer.error:
-            self.game.forfeit = Ending(human, (), f"error: {self.agent_name} failed: {answer.error}")
+            self.game.forfeit = Ending(human, (), f"{ERROR}: {self.agent_name} failed: {answer.error}")
             return
         # Kaggle's action check: None is column 0; numpy integers, bools, strings, negatives and floats are refused
         action = checked_action(answer.action)
         if type(action) is not int or not self.game.can_play(action):
             kind = answer.action.type_name if isinstance(answer.action, UnsupportedAction) else type(answer.action).__name__
             shown = answer.action if type(answer.action) is int else f"a {kind}"
-            self.game.forfeit = Ending(human, (), f"invalid: {self.agent_name} played {shown}, not a legal column")
+            self.game.forfeit = Ending(human, (), f"{INVALID}: {self.agent_name} played {shown}, not a legal column")
             return
         assert agent == self.game.to_move
         self.game.play(action)

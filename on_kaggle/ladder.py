@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode
+from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN
 from connectx_toolkit.on_kaggle.agent_logs import LAST_LINES, log_lines, own_error, read_log
 from connectx_toolkit.on_kaggle.download import Fetched, our_log_seat
 from connectx_toolkit.on_kaggle.episodes import Episode
@@ -32,7 +33,6 @@ from connectx_toolkit.on_kaggle.episodes import Episode
 __all__ = ["LadderGame", "OPPONENTS", "ladder_summary", "read_ladder_games"]
 
 OPPONENTS = "opponents"
-FORFEITS = ("invalid", "error", "timeout")
 SEAT_NAMES = ("first", "second")
 
 
@@ -126,9 +126,9 @@ def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: in
 
 def _counts(games: list[LadderGame]) -> dict[str, Any]:
     outcomes = [g.outcome for g in games]
-    win = sum(o == "win" for o in outcomes)
-    draw = sum(o == "draw" for o in outcomes)
-    loss = sum(o == "loss" or o in FORFEITS for o in outcomes)
+    win = sum(o == WIN for o in outcomes)
+    draw = sum(o == DRAW for o in outcomes)
+    loss = sum(o == LOSS or o in FORFEITS for o in outcomes)
     theirs = sum(g.game.outcomes[1 - g.seat] in FORFEITS for g in games if g.seat is not None)
     return {"games": len(games), "win": win, "draw": draw, "loss": loss,
             "score": round((win + draw / 2) / len(games), 4) if games else None,
@@ -153,8 +153,8 @@ def _first_losing(game: LadderGame, analysis: Any) -> dict[str, Any] | None:
     if game.seat is None:
         return None
     ours = [move for move in analysis.moves if move.ply % 2 == game.seat]
-    lost = game.outcome == "loss" or game.outcome in FORFEITS
-    drawn_from_won = game.outcome == "draw" and any(move.before.outcome == "win" for move in ours)
+    lost = game.outcome == LOSS or game.outcome in FORFEITS
+    drawn_from_won = game.outcome == DRAW and any(move.before.outcome == "win" for move in ours)
     if not (lost or drawn_from_won):
         return None
     first = next((move for move in ours if move.loses_outcome), None)
