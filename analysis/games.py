@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, LOSS, TIMEOUT, WIN, GameRecord
 from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsReader
 
@@ -148,12 +149,12 @@ def read_episode(document: dict[str, Any], path: str = "episode") -> Game:
 
 
 def _episode_outcomes(statuses: Sequence[str], rewards: Sequence[Any]) -> tuple[str, str]:
-    forfeit = {"INVALID": INVALID, "ERROR": ERROR, "TIMEOUT": TIMEOUT}
+    forfeit = {Status.INVALID: INVALID, Status.ERROR: ERROR, Status.TIMEOUT: TIMEOUT}
     outcomes = []
     for status, reward in zip(statuses, rewards):
         if status in forfeit:
             outcomes.append(forfeit[status])
-        elif status == "DONE" and reward is not None:
+        elif status == Status.DONE and reward is not None:
             outcomes.append(WIN if reward > 0 else LOSS if reward < 0 else DRAW)
         else:
             outcomes.append("")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 
+from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN, GameRecord
 from connectx_toolkit.evaluation.reports.replays import replay_html, replay_name, write_page
 
@@ -18,8 +19,8 @@ from connectx_toolkit.analysis.labelling import GameAnalysis
 
 __all__ = ["annotated_html", "replay_file_name", "save_annotated_replay"]
 
-STATUS_OF = {WIN: "DONE", DRAW: "DONE", LOSS: "DONE", INVALID: "INVALID", ERROR: "ERROR", TIMEOUT: "TIMEOUT",
-             "": "DONE"}
+STATUS_OF = {WIN: Status.DONE, DRAW: Status.DONE, LOSS: Status.DONE, INVALID: Status.INVALID, ERROR: Status.ERROR,
+             TIMEOUT: Status.TIMEOUT, "": Status.DONE}
 MARK = {"win": "W", "draw": "D", "loss": "L", "unknown": "?"}
 
 STYLE = """
@@ -52,7 +53,7 @@ document.querySelectorAll('#analysis tr.move').forEach(function (row) {
 def _record(analysis: GameAnalysis) -> GameRecord:
     game = analysis.game
     return GameRecord(game.game_id, list(game.agents), list(game.moves[:game.opening_plies]), list(game.moves),
-                      [STATUS_OF.get(o, "DONE") for o in game.outcomes], list(game.outcomes), [[], []],
+                      [STATUS_OF.get(o, Status.DONE) for o in game.outcomes], list(game.outcomes), [[], []],
                       game.config.as_dict(), 0)
 
 

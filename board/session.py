@@ -21,7 +21,7 @@ from connectx_toolkit.board.game import BoardGame, Ending
 from connectx_toolkit.board.values import ValueService
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
-from connectx_toolkit.evaluation.referees.played import kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import Status, kaggle_configuration
 from connectx_toolkit.evaluation.referees.native import checked_action
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN
 
@@ -226,7 +226,7 @@ class BoardSession:
             else:
                 agents = ["human", self.agent_name] if self.human_seat == 0 else [self.agent_name, "human"]
                 opening = []
-            statuses = ["DONE", "DONE"]
+            statuses = [Status.DONE, Status.DONE]
             if ending is None:
                 outcomes, note = [DRAW, DRAW], f"unfinished: exported from the board at ply {len(moves)}"
             elif ending.winner is None:

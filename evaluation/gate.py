@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.referees.played import KAGGLE
+from connectx_toolkit.evaluation.referees.played import KAGGLE, Status
 from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
@@ -395,7 +395,7 @@ def check_validation(context: GateContext, check: Check) -> None:
     (record,) = context.match(context.candidate, context.candidate, [task], overage=context.settings.overage,
                               referee=KAGGLE)
     context.observe([record], (0, 1))
-    check.passed = record.statuses == ["DONE", "DONE"]
+    check.passed = record.statuses == [Status.DONE, Status.DONE]
     _forfeits([record], check, "validation episode", forfeits=False)
     check.passed = check.passed and not check.reasons
     check.data = {"statuses": record.statuses, "moves": len(record.moves), "max_move_s": _slowest([record])}

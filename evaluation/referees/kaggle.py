@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, Status, kaggle_configuration
 
 
 class AgentFailed(Exception):
@@ -68,7 +68,7 @@ def play_kaggle(
             note = f"seat {seat} action {actions[seat]!r} crashed the referee: {type(error).__name__}: {error}"
             actions[seat] = f"not an integer: {actions[seat]!r}"
             env.step(actions, logs)
-        if env.state[seat].status in ("ACTIVE", "INACTIVE", "DONE"):
+        if env.state[seat].status in (Status.ACTIVE, Status.INACTIVE, Status.DONE):
             moves.append(env.steps[-1][seat].action)
     return Played(steps=env.steps, statuses=[s.status for s in env.state], rewards=[s.reward for s in env.state],
                   moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
@@ -96,4 +96,4 @@ def _proxy(player: Player, seat: int, errors: list[str | None], none_plies: list
 
 
 def _active_seat(env: Any) -> int:
-    return 0 if env.state[0].status == "ACTIVE" else 1
+    return 0 if env.state[0].status == Status.ACTIVE else 1

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from connectx_toolkit.evaluation.referees.played import Status
+
 
 class Step(NamedTuple):
     """The last step: each seat's action, reward, status and bank (``remainingOverageTime``), and the
@@ -68,7 +70,7 @@ class KaggleSteps(Sequence):
             rows, columns, act_timeout, overage = self.shape
             board = [0] * (rows * columns)
             banks = [overage, overage]
-            steps = [_step(0, board, (0, 0), (0, 0), ("ACTIVE", "INACTIVE"), banks)]
+            steps = [_step(0, board, (0, 0), (0, 0), (Status.ACTIVE, Status.INACTIVE), banks)]
             for number, (column, duration) in enumerate(zip(self.played, self.durations), start=1):
                 seat = (number - 1) % 2
                 row = rows - 1
@@ -78,7 +80,7 @@ class KaggleSteps(Sequence):
                 if duration is not None:
                     banks[seat] -= max(0, duration - act_timeout)
                 actions = (column, 0) if seat == 0 else (0, column)
-                statuses = ("INACTIVE", "ACTIVE") if seat == 0 else ("ACTIVE", "INACTIVE")
+                statuses = (Status.INACTIVE, Status.ACTIVE) if seat == 0 else (Status.ACTIVE, Status.INACTIVE)
                 steps.append(_step(number, board, actions, (0, 0), statuses, banks))
             action0, action1, reward0, reward1, status0, status1, bank0, bank1, cell, mark = self.last
             if cell >= 0:

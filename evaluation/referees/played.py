@@ -17,6 +17,16 @@ RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration age
 AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)
 
 
+class Status:
+    """Kaggle's statuses of a seat (``env.state[i].status``, a record's ``statuses``), as its steps and the
+    results files spell them: plain strings, in a namespace of their own as three share a name with a
+    record's outcomes (``record.INVALID`` is "invalid")."""
+
+    ACTIVE, INACTIVE = "ACTIVE", "INACTIVE"  # to move; waiting for the other seat
+    DONE = "DONE"  # the game is over and this seat did not forfeit it
+    INVALID, ERROR, TIMEOUT = "INVALID", "ERROR", "TIMEOUT"  # the seat forfeited the game
+
+
 class Player(Protocol):
     """One seat's agent as a referee drives it (``evaluation.seats.agent_process.AgentProcess`` or, in tests
     and from Python, ``evaluation.seats.callable_player.CallablePlayer``)."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.bank import bank_spent
+from connectx_toolkit.evaluation.referees.played import Status
 
 # A game's outcome for one seat (``GameRecord.outcomes``), as results files and reports spell it
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -132,7 +133,7 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
     outcomes[seat] = outcome
     errors: list[str | None] = [None, None]
     errors[seat] = error or note or None
-    statuses = ["DONE", "DONE"]
+    statuses = [Status.DONE, Status.DONE]
     statuses[seat] = outcome.upper()
     return GameRecord(
         game_id=task.game_id,

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps
+from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.evaluation.referees.record import GameRecord
 
 __all__ = ["replay_environment", "replay_html", "replay_name", "save_replay", "write_page"]
@@ -110,9 +111,9 @@ def _rebuild(record: GameRecord, env: Any) -> Any:
         actions: list[Any] = [None, None]
         actions[_active_seat(env)] = int(column)
         env.step(actions, [{}, {}])
-    forfeits = {"TIMEOUT": DeadlineExceeded(record.note or "no answer in time"),
-                "ERROR": RuntimeError(record.note or "the agent failed"),
-                "INVALID": f"invalid: {record.note}"}
+    forfeits = {Status.TIMEOUT: DeadlineExceeded(record.note or "no answer in time"),
+                Status.ERROR: RuntimeError(record.note or "the agent failed"),
+                Status.INVALID: f"invalid: {record.note}"}
     offenders = [seat for seat, status in enumerate(record.statuses) if status in forfeits]
     if offenders and not env.done:
         actions = [None, None]
@@ -123,7 +124,7 @@ def _rebuild(record: GameRecord, env: Any) -> Any:
 
 
 def _active_seat(env: Any) -> int:
-    return 0 if env.state[0].status == "ACTIVE" else 1
+    return 0 if env.state[0].status == Status.ACTIVE else 1
 
 
 def _plain(value: Any) -> Any:

@@ -19,7 +19,7 @@ from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, NATIVE, REFEREES, Player
+from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, NATIVE, REFEREES, Player, Status
 from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN, GameRecord, GameTask
 
 FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
@@ -134,7 +134,7 @@ def outcomes_from(statuses: list[str], rewards: list[Any]) -> list[str]:
 
 def invalid_move_text(status: str, action: Any) -> str | None:
     """Why a seat's game ended INVALID: what it returned, with its type (a ``numpy.int64`` is the usual one)."""
-    if status != "INVALID":
+    if status != Status.INVALID:
         return None
     type_name = action.type_name if isinstance(action, UnsupportedAction) else type(action).__name__
     return f"invalid move: returned {action!r} ({type_name})"
