@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from connectx_toolkit.evaluation.seats import wire
+from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, CALLABLE, FILE
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, decode_action
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
@@ -45,12 +46,12 @@ class AgentProcess:
 
     def __init__(self, spec: AgentSpec, *, sandbox: bool = False, memory_mb: int = DEFAULT_MEMORY_MB,
                  widen_to: frozenset[int] | None = None) -> None:
-        if sandbox and spec.kind == "callable":
+        if sandbox and spec.kind == CALLABLE:
             raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
         self.spec = spec
         # A Kaggle bundle runs only where Kaggle unpacks it, /kaggle_simulations/agent, which its own
         # sandbox shows it: so each of two bundles in one game sees its own.
-        self.sandbox = sandbox or spec.kind == "bundle"
+        self.sandbox = sandbox or spec.kind == BUNDLE
         self.memory_mb = memory_mb
         self.widen_to = widen_to  # started on this process's core; all of these once its agent runs threads
         self.pid: int | None = None
@@ -193,8 +194,8 @@ class AgentProcess:
         from connectx_toolkit.building import BUNDLE_ROOT
 
         spec = self.spec
-        files = (spec.target,) if spec.kind in ("file", "built") else ()
-        mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == "bundle" else ()
+        files = (spec.target,) if spec.kind in (FILE, BUILT) else ()
+        mounts = ((spec.folder, BUNDLE_ROOT),) if spec.kind == BUNDLE else ()
         argv = [sys.executable, "-u", "-m", "connectx_toolkit.evaluation.seats.agent_server", str(child.fileno()), spec.kind, spec.target,
                 spec.function, str(self.memory_mb), ",".join(map(str, sorted(self.widen_to or ())))]
         return Sandbox(files=files, mounts=mounts).popen(argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
