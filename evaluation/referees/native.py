@@ -13,9 +13,9 @@ bank``), rewards (1/-1 for a win, 0 for a draw, None for the offender of a forfe
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from connectx_toolkit.evaluation.seats.agent_move import UnsupportedAction
+from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
 from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, kaggle_configuration
 
@@ -79,14 +79,7 @@ def play_native(
         durations.append(duration)
         last_cell[:] = cell, seat + 1
 
-    for column in opening:
-        if "ACTIVE" not in statuses:
-            raise ValueError(f"opening {list(opening)} ends the game")
-        seat = statuses.index("ACTIVE")
-        step(seat, int(column), None, None)
-        moves.append(int(column))
-    if "ACTIVE" not in statuses and opening:
-        raise ValueError(f"opening {list(opening)} ends the game")
+    _force_opening(opening, step, statuses, moves)
 
     while "ACTIVE" in statuses:
         seat = statuses.index("ACTIVE")
@@ -99,26 +92,51 @@ def play_native(
             errors[seat] = move.error
         if move.action is None and move.error is None and not move.timed_out:
             none_plies[seat].append(len(moves))
-        if move.timed_out or move.seconds - act_timeout > bank:
-            step(seat, None, duration, "TIMEOUT")
-        elif move.error is not None:
-            step(seat, None, duration, "ERROR")
+        status, column = _ruling(move, bank, act_timeout, columns)
+        if status is None:
+            step(seat, column, duration, None)
+            if statuses[seat] != "INVALID":
+                moves.append(column)
         else:
-            column = checked_action(move.action)
-            if column is _INVALID:
-                step(seat, None, duration, "INVALID")
-            elif isinstance(column, float) and column < columns:
+            if column is not None:
                 note = f"seat {seat} returned the float {move.action!r}: Kaggle's referee crashes on it (INVALID)"
-                step(seat, None, duration, "INVALID")
-            else:
-                step(seat, column, duration, None)
-                if statuses[seat] != "INVALID":
-                    moves.append(column)
+            step(seat, None, duration, status)
     last = Step(actions[0], actions[1], rewards[0], rewards[1], statuses[0], statuses[1], banks[0], banks[1],
                 *last_cell)
     steps = KaggleSteps(rows, columns, act_timeout, overage, played[:-1], durations[:-1], last)
     return Played(steps=steps, statuses=list(statuses), rewards=list(rewards),
                   moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
+
+
+def _force_opening(opening: Sequence[int], step: Callable[..., None], statuses: list[str], moves: list[int]) -> None:
+    """Play ``opening``'s columns as the seats' moves, untimed; a ValueError if it ends the game."""
+    for column in opening:
+        if "ACTIVE" not in statuses:
+            raise ValueError(f"opening {list(opening)} ends the game")
+        step(statuses.index("ACTIVE"), int(column), None, None)
+        moves.append(int(column))
+    if "ACTIVE" not in statuses and opening:
+        raise ValueError(f"opening {list(opening)} ends the game")
+
+
+def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> tuple[str | None, Any]:
+    """What Kaggle makes of one answer, before the board is looked at: ``(None, column)`` to play (a
+    column out of range or full is still INVALID), or a forfeit ``(status, None)``: TIMEOUT, ERROR, or
+    INVALID for an action the schema rejects; ``("INVALID", float)`` for a whole float in range, on which
+    Kaggle's interpreter crashes."""
+    if move.timed_out or move.seconds - act_timeout > bank:
+        return "TIMEOUT", None
+    if move.error is not None:
+        return "ERROR", None
+    action = move.action
+    if type(action) is int and action >= 0:  # the usual answer, a column: spares checked_action's call per move
+        return None, action
+    column = checked_action(action)
+    if column is _INVALID:
+        return "INVALID", None
+    if isinstance(column, float) and column < columns:
+        return "INVALID", column
+    return None, column
 
 
 def checked_action(action: Any) -> Any:
