@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, Status, kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import (
+    DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
+)
 
 
 class AgentFailed(Exception):
@@ -24,8 +26,8 @@ class AgentFailed(Exception):
 def play_kaggle(
     players: Sequence[Player],
     shape: dict[str, int],
-    act_timeout: float = 2.0,
-    overage: float = 60.0,
+    act_timeout: float = DEFAULT_ACT_TIMEOUT,
+    overage: float = DEFAULT_OVERAGE,
     opening: Sequence[int] = (),
     episode_steps: int = EPISODE_STEPS,
 ) -> Played:

@@ -17,16 +17,21 @@ from typing import Any, Callable, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
-from connectx_toolkit.evaluation.referees.played import EPISODE_STEPS, Played, Player, kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import (
+    DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
+)
 
 _INVALID = object()  # the schema rejected the action: Kaggle records action None
+# Kaggle's statuses as module names: the referee's loop reads them on every move
+ACTIVE, INACTIVE, DONE = Status.ACTIVE, Status.INACTIVE, Status.DONE
+INVALID, ERROR, TIMEOUT = Status.INVALID, Status.ERROR, Status.TIMEOUT
 
 
 def play_native(
     players: Sequence[Player],
     shape: dict[str, int],
-    act_timeout: float = 2.0,
-    overage: float = 60.0,
+    act_timeout: float = DEFAULT_ACT_TIMEOUT,
+    overage: float = DEFAULT_OVERAGE,
     opening: Sequence[int] = (),
     episode_steps: int = EPISODE_STEPS,
 ) -> Played:
@@ -37,7 +42,7 @@ def play_native(
     # Kaggle's state, per seat (index 0 moves first): the last action, reward, status and overage bank
     actions: list[Any] = [0, 0]
     rewards: list[Any] = [0, 0]
-    statuses = ["ACTIVE", "INACTIVE"]
+    statuses = [ACTIVE, INACTIVE]
     banks = [overage, overage]
     # Kaggle's steps, kept as KaggleSteps keeps them: what each step played and took (the last one apart)
     played: list[Any] = []
@@ -56,7 +61,7 @@ def play_native(
         actions[seat] = None if status else action
         actions[other] = 0  # the waiting seat's None, defaulted by the schema
         if status or action >= columns or board[action] != 0:  # a forfeit ("Invalid column: N" is INVALID)
-            statuses[seat], statuses[other] = status or "INVALID", "DONE"
+            statuses[seat], statuses[other] = status or INVALID, DONE
             rewards[seat] = None  # the offender's; the other seat's stays what it was
         else:
             mark = seat + 1
@@ -64,25 +69,25 @@ def play_native(
             cell = action + row * columns
             if _wins(board, row, action, mark, rows, columns, inarow):
                 rewards[seat], rewards[other] = 1, -1
-                statuses[seat] = statuses[other] = "DONE"
+                statuses[seat] = statuses[other] = DONE
             elif 0 not in board:
-                statuses[seat] = statuses[other] = "DONE"
+                statuses[seat] = statuses[other] = DONE
             else:
-                statuses[seat], statuses[other] = "INACTIVE", "ACTIVE"
+                statuses[seat], statuses[other] = INACTIVE, ACTIVE
         if duration is not None:
             banks[seat] -= max(0, duration - act_timeout)
         if 1 + len(played) >= episode_steps - 1:  # the steps so far, the reset included
             for either in (0, 1):
-                if statuses[either] in ("ACTIVE", "INACTIVE"):
-                    statuses[either] = "DONE"
+                if statuses[either] in (ACTIVE, INACTIVE):
+                    statuses[either] = DONE
         played.append(action)
         durations.append(duration)
         last_cell[:] = cell, seat + 1
 
     _force_opening(opening, step, statuses, moves)
 
-    while "ACTIVE" in statuses:
-        seat = statuses.index("ACTIVE")
+    while ACTIVE in statuses:
+        seat = statuses.index(ACTIVE)
         bank = banks[seat]
         observation = _observation(seat, bank, len(played), board)
         move = players[seat].act(observation, configuration, act_timeout + bank)
@@ -95,7 +100,7 @@ def play_native(
         status, column = _ruling(move, bank, act_timeout, columns)
         if status is None:
             step(seat, column, duration, None)
-            if statuses[seat] != "INVALID":
+            if statuses[seat] != INVALID:
                 moves.append(column)
         else:
             if column is not None:
@@ -111,31 +116,31 @@ def play_native(
 def _force_opening(opening: Sequence[int], step: Callable[..., None], statuses: list[str], moves: list[int]) -> None:
     """Play ``opening``'s columns as the seats' moves, untimed; a ValueError if it ends the game."""
     for column in opening:
-        if "ACTIVE" not in statuses:
+        if ACTIVE not in statuses:
             raise ValueError(f"opening {list(opening)} ends the game")
-        step(statuses.index("ACTIVE"), int(column), None, None)
+        step(statuses.index(ACTIVE), int(column), None, None)
         moves.append(int(column))
-    if "ACTIVE" not in statuses and opening:
+    if ACTIVE not in statuses and opening:
         raise ValueError(f"opening {list(opening)} ends the game")
 
 
 def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> tuple[str | None, Any]:
     """What Kaggle makes of one answer, before the board is looked at: ``(None, column)`` to play (a
     column out of range or full is still INVALID), or a forfeit ``(status, None)``: TIMEOUT, ERROR, or
-    INVALID for an action the schema rejects; ``("INVALID", float)`` for a whole float in range, on which
+    INVALID for an action the schema rejects; ``(INVALID, float)`` for a whole float in range, on which
     Kaggle's interpreter crashes."""
     if move.timed_out or move.seconds - act_timeout > bank:
-        return "TIMEOUT", None
+        return TIMEOUT, None
     if move.error is not None:
-        return "ERROR", None
+        return ERROR, None
     action = move.action
     if type(action) is int and action >= 0:  # the usual answer, a column: spares checked_action's call per move
         return None, action
     column = checked_action(action)
     if column is _INVALID:
-        return "INVALID", None
+        return INVALID, None
     if isinstance(column, float) and column < columns:
-        return "INVALID", column
+        return INVALID, column
     return None, column
 
 

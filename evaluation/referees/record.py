@@ -7,7 +7,7 @@ from typing import Any
 
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.bank import bank_spent
-from connectx_toolkit.evaluation.referees.played import Status
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status
 
 # A game's outcome for one seat (``GameRecord.outcomes``), as results files and reports spell it
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -71,8 +71,8 @@ class GameRecord:
     error: list[str | None] = field(default_factory=lambda: [None, None])
     logs: list[list[str]] = field(default_factory=lambda: [[], []])
     none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
-    act_timeout: float = 2.0
-    overage: float = 60.0
+    act_timeout: float = DEFAULT_ACT_TIMEOUT
+    overage: float = DEFAULT_OVERAGE
     peak_memory_mb: list[float | None] = field(default_factory=lambda: [None, None])
 
     @property

@@ -19,7 +19,9 @@ from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
-from connectx_toolkit.evaluation.referees.played import DEFAULT_REFEREE, NATIVE, REFEREES, Player, Status
+from connectx_toolkit.evaluation.referees.played import (
+    DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE, NATIVE, Player, REFEREES, Status,
+)
 from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN, GameRecord, GameTask
 
 FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
@@ -41,8 +43,8 @@ def play_game(
     spec_b: AgentSpec,
     opening: list[int] | tuple[int, ...] = (),
     config: dict[str, int] | None = None,
-    act_timeout: float = 2.0,
-    overage: float = 60.0,
+    act_timeout: float = DEFAULT_ACT_TIMEOUT,
+    overage: float = DEFAULT_OVERAGE,
     seed: int = 0,
     *,
     game_id: int = 0,
