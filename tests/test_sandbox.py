@@ -412,17 +412,21 @@ def test_an_agent_that_forges_its_deadline_cells_is_still_stopped(tmp_path, sand
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import schedule
 
-    monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 1 s
+    monkeypatch.setattr(pool, "GAME_SLACK_SECONDS", 1.0)  # the backstop: 9 plies x (0.2 + 0.5) s + 2 x 2 s + 1 s
     hider = tmp_path / "hider.py"
     hider.write_text(HIDER)
-    tasks = schedule(resolve_agent(str(hider), sandbox=True), resolve_agent("random"), 2, [[]],
-                     PlaySettings(rows=3, columns=3, inarow=3, act_timeout=0.2, overage=0.0, seed=1))
+    # the opponent's first move carries its load in a fresh sandboxed interpreter (as Kaggle charges it):
+    # a bank covers that, and a file that imports nothing keeps it short
+    opponent = tmp_path / "first_free.py"
+    opponent.write_text("def agent(obs, config):\n    return next(c for c in range(config.columns) if obs.board[c] == 0)\n")
+    tasks = schedule(resolve_agent(str(hider), sandbox=True), resolve_agent(str(opponent), sandbox=True), 2, [[]],
+                     PlaySettings(rows=3, columns=3, inarow=3, act_timeout=0.2, overage=2.0, seed=1))
     records = []
     started = time.monotonic()
     pool.run_games(tasks, on_record=records.append, settings=PlaySettings(workers=2, sandbox=True))
     assert time.monotonic() - started < 30
     assert sorted(r.game_id for r in records) == [0, 1]
-    assert all(r.outcome_of(0) == "timeout" for r in records)
+    assert [(r.outcome_of(0), r.outcome_of(1)) for r in records] == [("timeout", "win")] * 2, [r.error for r in records]
 
 
 LOAD_FORGER = FORGE + """
