@@ -5,10 +5,12 @@ the command line's options."""
 from __future__ import annotations
 
 import argparse
+from typing import Callable
 
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
-__all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_GAMES", "PlaySettings", "UsageError", "positive_int", "seconds"]
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_GAMES", "PlaySettings", "UsageError", "positive_id", "positive_int",
+           "seconds"]
 
 DEFAULT_GAMES = 100  # a match's games (``-n``), a league's per match, the gate's against its baseline at most
 DEFAULT_ALPHA = DEFAULT_BETA = 0.05  # an SPRT's false positive and false negative rates (a match's, the gate's)
@@ -21,12 +23,25 @@ class UsageError(ValueError):
 
 def positive_int(text: str) -> int:
     """An option's whole number, at least 1 (the type argparse calls; a bad value is one line)."""
+    return _whole_number(text, "is not an integer", "must be >= 1")
+
+
+def positive_id(what: str, example: str) -> Callable[[str], int]:
+    """The type of an option that names a thing by its number, e.g. ``positive_id("a submission id",
+    "41234567")``: a bad value is one line that says what was expected."""
+    def parse(text: str) -> int:
+        return _whole_number(text, f"is not {what} (a number, e.g. {example})", f"is not {what} (a positive number)")
+
+    return parse
+
+
+def _whole_number(text: str, not_a_number: str, below_one: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        raise argparse.ArgumentTypeError(f"{text!r} {not_a_number}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+        raise argparse.ArgumentTypeError(f"{text!r} {below_one}")
     return value
 
 

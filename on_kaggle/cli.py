@@ -14,20 +14,13 @@ import os
 import sys
 from typing import IO, Any
 
-from connectx_toolkit.evaluation.settings import positive_int
+from connectx_toolkit.evaluation.settings import positive_id, positive_int
 from connectx_toolkit.on_kaggle.submit import DEFAULT_BASELINE
 
 __all__ = ["DEFAULT_BASELINE", "add_arguments", "check", "ladder", "submit"]
 
 
-def _submission_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a submission id (a number, e.g. 41234567)") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a submission id (a positive number)")
-    return value
+_submission_id = positive_id("a submission id", "41234567")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
