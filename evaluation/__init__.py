@@ -25,8 +25,8 @@ Public API (stable; other tools build on it):
   Both settings share ``evaluation.settings.PlaySettings`` (board, openings, clock, workers, sandbox),
   keyword-only. The three results are dicts a notebook shows as tables (``evaluation.display``); their
   progress bars are ``evaluation.reports.progress``'s.
-- ``evaluation.scheduling.runner.play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed) -> GameRecord``
-  — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
+- ``evaluation.scheduling.runner.play_task(task) -> GameRecord`` (a scheduled ``GameTask``), and for a caller
+  with no schedule ``play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed)`` — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
   ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.seats.agent_process``).
 - ``evaluation.scheduling.pool.run_games(tasks, on_record=..., settings=PlaySettings(...))`` — games in isolated
   worker processes (``evaluation.scheduling.worker``) with hard per-move deadlines; ``settings.sandbox`` runs

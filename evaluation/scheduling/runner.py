@@ -55,14 +55,33 @@ def play_game(
     sandbox: bool = False,
     memory_mb: int = DEFAULT_MEMORY_MB,
 ) -> GameRecord:
-    """Play ``spec_a`` (seat 0, mark 1, moves first) against ``spec_b`` from ``opening`` (0-based columns).
+    """Play ``spec_a`` (seat 0, mark 1, moves first) against ``spec_b`` from ``opening`` (0-based columns):
+    the game written out as a ``GameTask`` for ``play_task``, for a caller with no schedule (tests, tools).
 
     ``config`` holds rows/columns/inarow (Kaggle's defaults when missing). ``act_timeout`` and
     ``overage`` are Kaggle's act timeout (also the configuration's ``timeout``) and overage bank.
     ``seed`` seeds ``random`` and ``numpy.random`` in each agent's process (seat 1 gets ``seed + 1``).
-    ``hosts`` keeps agent processes between games (a worker's); without it they are started for this
-    game and stopped after it.
+    ``swapped`` and ``game_id`` are only recorded.
     """
+    shape = {"rows": 6, "columns": 7, "inarow": 4, **(config or {})}
+    first, second = (spec_b, spec_a) if swapped else (spec_a, spec_b)  # a task's seats swap back
+    task = GameTask(game_id, first, second, swapped, tuple(int(c) for c in opening),
+                    tuple((k, shape[k]) for k in ("rows", "columns", "inarow")), act_timeout, overage, seed)
+    return play_task(task, monitor, hosts, referee, sandbox=sandbox, memory_mb=memory_mb)
+
+
+def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents | None = None,
+              referee: str = DEFAULT_REFEREE, *, sandbox: bool = False,
+              memory_mb: int = DEFAULT_MEMORY_MB) -> GameRecord:
+    """Play a scheduled ``GameTask`` (seats as the task says) on ``referee``.
+
+    ``monitor`` is told when each move starts and by when it must end (a worker's deadline cells).
+    ``hosts`` keeps agent processes between games (a worker's); without it they are started for this
+    game, with ``sandbox`` and ``memory_mb``, and stopped after it.
+    """
+    spec_a, spec_b = task.seats
+    opening, act_timeout, overage, seed = task.opening, task.act_timeout, task.overage, task.seed
+    game_id, swapped = task.game_id, task.swapped
     if referee not in REFEREES:
         raise ValueError(f"unknown referee {referee!r}: one of {', '.join(REFEREES)}")
     from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
@@ -70,7 +89,7 @@ def play_game(
 
     own_hosts = hosts is None
     hosts = hosts or KeptAgents(sandbox=sandbox, memory_mb=memory_mb)
-    shape = {"rows": 6, "columns": 7, "inarow": 4, **(config or {})}
+    shape = dict(task.config)
     specs = (spec_a, spec_b)
     processes = [hosts.acquire(spec) for spec in specs]
     try:
@@ -106,16 +125,6 @@ def play_game(
         act_timeout=act_timeout,
         overage=overage,
         peak_memory_mb=peaks,
-    )
-
-
-def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents | None = None,
-              referee: str = DEFAULT_REFEREE) -> GameRecord:
-    """Play a scheduled ``GameTask`` (seats as the task says)."""
-    first, second = task.seats
-    return play_game(
-        first, second, task.opening, dict(task.config), task.act_timeout, task.overage, task.seed,
-        game_id=task.game_id, swapped=task.swapped, monitor=monitor, referee=referee, hosts=hosts,
     )
 
 
