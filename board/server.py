@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
 __all__ = ["BoardError", "BoardOptions", "BoardServer", "load_game", "split_game_argument"]
 
@@ -42,9 +44,9 @@ class BoardOptions:
     compiled_solver: bool = True
     outcome_table: bool = True
     workers: int | None = None
-    act_timeout: float = 2.0
-    overage: float = 60.0
-    memory_mb: int = 2048  # what the agent may allocate (0: no cap)
+    act_timeout: float = DEFAULT_ACT_TIMEOUT
+    overage: float = DEFAULT_OVERAGE
+    memory_mb: int = DEFAULT_MEMORY_MB  # what the agent may allocate (0: no cap)
 
 
 def split_game_argument(text: str) -> tuple[str, int | None]:

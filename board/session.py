@@ -21,7 +21,7 @@ from connectx_toolkit.board.game import BoardGame, Ending
 from connectx_toolkit.board.values import ValueService
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
-from connectx_toolkit.evaluation.referees.played import Status, kaggle_configuration
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status, kaggle_configuration
 from connectx_toolkit.evaluation.referees.native import checked_action
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN
 
@@ -40,8 +40,8 @@ def move_label(analysis: GameAnalysis | None, ply: int) -> str:
 class BoardSession:
     """The state behind the page; every public method returns the new :meth:`state`."""
 
-    def __init__(self, config: Config, seat: AgentProcess, agent_name: str, *, act_timeout: float = 2.0,
-                 overage: float = 60.0, values: ValueService | None = None, loaded: Game | None = None,
+    def __init__(self, config: Config, seat: AgentProcess, agent_name: str, *, act_timeout: float = DEFAULT_ACT_TIMEOUT,
+                 overage: float = DEFAULT_OVERAGE, values: ValueService | None = None, loaded: Game | None = None,
                  source: str = "") -> None:
         self.config = config
         self.seat = seat
