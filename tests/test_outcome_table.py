@@ -264,20 +264,6 @@ def test_the_shipped_table_agrees_with_the_ply_7_table(ply7):
     assert checked > 8000  # the table is whole: every position but those won at once has all its children
 
 
-@needs_table
-def test_the_shipped_table_is_rebuilt_from_the_committed_checkpoint(tmp_path):
-    import os
-
-    from connectx_toolkit.agents.core.resources import load_resource
-    from connectx_toolkit.tools.pack_outcomes import DEFAULT_CHECKPOINT as PLY8_CHECKPOINT, pack
-
-    if not os.path.exists(PLY8_CHECKPOINT):
-        pytest.skip("the ply-8 checkpoint is not committed")
-    shipped = OutcomeTable(load_resource("connect4_outcomes_ply8.bin"))
-    pack([PLY8_CHECKPOINT], 8, str(tmp_path / "t.bin"), shipped.metadata["moves"])
-    assert (tmp_path / "t.bin").read_bytes() == load_resource("connect4_outcomes_ply8.bin")
-
-
 def test_no_table_proves_nothing(monkeypatch):
     monkeypatch.setattr(outcome_table, "_cache", [None])
     assert outcome_bounds(Position.from_string("44444433")) is None
