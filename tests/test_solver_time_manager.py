@@ -150,11 +150,12 @@ def extensions(monkeypatch) -> list[bool]:
 def test_a_hard_move_spends_more_and_an_easy_one_does_not(monkeypatch, extensions):
     monkeypatch.setattr(tm, "_first_move", False)
     solver._engines.clear()
-    act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard 0.25 + 5 / 7 s at ply 8
-    hard = hard_budget(act, bank, 8, 42)
-    # Off the books at ply 8, a draw (bitbully): the exact search does not finish in the normal budget and
-    # the candidates' values disagree, so the move is hard.
-    drawn = Position.from_moves([c - 1 for c in (3, 4, 5, 7, 2, 5, 6, 1)])
+    act, bank = 0.5, 20.0  # a small clock keeps the test short: normal 0.2 s, hard about 1 s at ply 10
+    hard = hard_budget(act, bank, 10, 42)
+    # Off the books and past the ply-8 table, at ply 10, a draw only by column 4 (bitbully): the exact search
+    # does not finish in the normal budget and the candidates' values disagree, so the move is hard. (A ply-8
+    # position will not do: the table has the move of most of them.)
+    drawn = Position.from_moves([c - 1 for c in (3, 3, 5, 4, 5, 5, 1, 6, 5, 7)])
     assert book_move(drawn) is None and outcome_move(drawn) is None
     move, seconds = timed_agent(drawn, bank, act)
     assert extensions == [True] and seconds < hard + 0.15
