@@ -154,7 +154,8 @@ def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> Lea
 
 def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
           port: int = 0, sandbox: bool = False, analysis_budget: float | None = None,
-          act_timeout: float = DEFAULT_ACT_TIMEOUT, overage: float = DEFAULT_OVERAGE, inline: bool | None = None, progress: bool = True) -> Any:
+          act_timeout: float = DEFAULT_ACT_TIMEOUT, overage: float = DEFAULT_OVERAGE, inline: bool | None = None,
+          progress: bool = True) -> Any:
     """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
 
     A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with

@@ -179,7 +179,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     if settings.act_timeout <= 0:
         raise GateUsage("--act-timeout must be > 0")
     try:
-        config = Config(settings.rows, settings.columns, settings.inarow)
+        config = settings.config
     except ValueError as error:
         raise GateUsage(str(error)) from None
     try:
