@@ -19,8 +19,8 @@ import sys
 import time
 
 from connectx_toolkit.agents.core import Position
-from connectx_toolkit.tools.oracle import Oracle, load_oracle_set
-from connectx_toolkit.tools.make_book import STANDARD, canonical_position, children
+from tools.oracle import Oracle, load_oracle_set
+from tools.make_book import STANDARD, canonical_position, children
 
 
 def tree_sizes(depth: int) -> list[int]:

@@ -14,7 +14,7 @@ import argparse
 import sys
 import time
 
-from connectx_toolkit.tools.oracle import Oracle, load_oracle_set
+from tools.oracle import Oracle, load_oracle_set
 from connectx_toolkit.analysis.fast_solver import Solver
 
 

@@ -18,8 +18,8 @@ import sys
 
 from connectx_toolkit.agents.solver_engine.opening_book import book_move, load_outcome_book, outcome_move
 from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint, settle
-from connectx_toolkit.tools.make_outcomes import positions_at
-from connectx_toolkit.tools.oracle import ORACLE_SETS, load_oracle_set
+from tools.make_outcomes import positions_at
+from tools.oracle import ORACLE_SETS, load_oracle_set
 
 
 def main(argv: list[str] | None = None) -> int:

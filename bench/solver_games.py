@@ -52,7 +52,7 @@ from kaggle_environments.agent import build_agent, get_last_callable
 
 from connectx_toolkit.evaluation.scheduling.openings import SUITE_6X7, read_suite
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.tools.oracle import Oracle  # bitbully, dev-only
+from tools.oracle import Oracle  # bitbully, dev-only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

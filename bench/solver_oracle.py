@@ -42,7 +42,7 @@ from connectx_toolkit.agents.solver_engine import outcome_table, time_manager
 from connectx_toolkit.agents.solver_engine.outcome_table import encode_outcome_table, parents
 from connectx_toolkit.agents.solver_engine.time_manager import hard_budget, normal_budget
 from connectx_toolkit.analysis.summary import BANDS
-from connectx_toolkit.tools.oracle import OracleEntry, load_oracle_file, load_oracle_set
+from tools.oracle import OracleEntry, load_oracle_file, load_oracle_set
 
 GROUPS = ((0, 11), (12, 15), (16, 19), (20, 23), (24, 29), (30, 41))
 OFF_BOOK_PLY = 4  # the suite's openings are 4 plies: the first move the book may not know
@@ -72,8 +72,8 @@ def bank_for(ply: int, args: argparse.Namespace) -> float:
 def simulated_table(entries: list[OracleEntry]) -> bytes:
     """The file of what the complete ply-8 table says about these positions (ply 8) and their parents
     (ply 9), by bitbully: only positions a game reaches, as in the real table."""
-    from connectx_toolkit.tools.make_outcomes import positions_at
-    from connectx_toolkit.tools.oracle import Oracle
+    from tools.make_outcomes import positions_at
+    from tools.oracle import Oracle
 
     reachable = {position.canonical_key() for position in positions_at(8)}
     oracle, outcomes = Oracle(), {}

@@ -21,8 +21,8 @@ import time
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.negamax import ExactSolver
-from connectx_toolkit.tools.oracle import Oracle  # dev-only: never imported by agents/
-from connectx_toolkit.tools.sample_positions import quiet_game
+from tools.oracle import Oracle  # dev-only: never imported by agents/
+from tools.sample_positions import quiet_game
 
 
 def random_positions(ply: int, count: int, rng: random.Random) -> list[list[int]]:

@@ -28,7 +28,7 @@ from connectx_toolkit.agents.solver import known_scores
 from connectx_toolkit.agents.solver_engine import outcome_table
 from connectx_toolkit.agents.solver_engine.negamax import ExactSolver, SearchTimeout
 from bench.solver_oracle import simulated_table
-from connectx_toolkit.tools.oracle import OracleEntry, load_oracle_file, load_oracle_set
+from tools.oracle import OracleEntry, load_oracle_file, load_oracle_set
 
 MILESTONES = (250_000, 500_000, 1_000_000, 2_000_000)
 

@@ -1,16 +1,12 @@
-"""The toolkit under one name, so that a user's own ``agents/``, ``board.py``, ``evaluation.py``,
-``analysis/`` or ``tools/`` beside a notebook never stands in for the toolkit's modules.
-
-The repository keeps its layout (``agents/``, ``evaluation/``, ``build_submission.py``, ...); this package's
-search path is the repository's root, so ``connectx_toolkit.evaluation.api`` is ``evaluation/api.py``. The
-product code imports itself only through this name (``tests/test_layering.py`` checks it); the agents in
-``agents/`` import each other relatively, so they also load as the plain ``agents`` package a submission
-embeds.
+"""The ConnectX toolkit: build a Kaggle submission from any agent, evaluate agents under Kaggle's rules, gate an
+upload, analyse games, follow the ladder.
 
     from connectx_toolkit.evaluation.api import play_match, run_gate, board
     from connectx_toolkit.building import build
+
+Everything the toolkit is lives under this one name, so a user's own ``agents/``, ``board.py`` or
+``evaluation/`` beside a notebook never stands in for its modules, and an install puts nothing else into
+site-packages. The built-in agents are ``connectx_toolkit.agents``: in a checkout that folder is a link to
+the repository's ``agents/`` (where a user looks for them), in a wheel a copy of it; they import each other
+relatively, so a submission embeds them as the plain ``agents`` package (docs/setup.md says why).
 """
-
-import os
-
-__path__ = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]

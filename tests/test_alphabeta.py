@@ -10,7 +10,7 @@ from connectx_toolkit.agents.alphabeta import ConnectX, alphabeta_search, minima
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.heuristic_search.line_heuristic import line_heuristic
-from connectx_toolkit.tools.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 
 class Nim:

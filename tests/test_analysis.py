@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 from connectx_toolkit.analysis.cache import PositionCache
 from connectx_toolkit.analysis.games import Game, from_record, read_games
 from connectx_toolkit.analysis.labelling import label_games
@@ -15,7 +15,7 @@ from connectx_toolkit.analysis.summary import agent_summary, analysis_json
 from connectx_toolkit.analysis.values import OUTCOME_RANK
 from connectx_toolkit.evaluation.reports.replays import replay_environment
 from connectx_toolkit.evaluation.reports.results import read
-from connectx_toolkit.tools.oracle import Oracle
+from tools.oracle import Oracle
 
 pytest.importorskip("bitbully")
 

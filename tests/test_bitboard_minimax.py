@@ -11,7 +11,7 @@ from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.core.lines import windows
 from connectx_toolkit.agents.heuristic_search.line_heuristic import line_heuristic
-from connectx_toolkit.tools.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 
 def test_line_heuristic_generalises_the_seeds_weights():

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.analysis.games import read_games
 from connectx_toolkit.board.app import create_app

@@ -164,7 +164,7 @@ def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
 
 def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
     pytest.importorskip("bitbully")
-    from connectx_toolkit.tools.oracle import Oracle
+    from tools.oracle import Oracle
 
     game = json.loads(open(SAMPLE, encoding="utf-8").read().splitlines()[2])
     assert game["game_id"] == 10
@@ -200,7 +200,7 @@ def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
 
 def test_a_loaded_episode_highlights_its_first_losing_move(driver, tmp_path):
     pytest.importorskip("bitbully")
-    from connectx_toolkit.tools.oracle import Oracle
+    from tools.oracle import Oracle
 
     episode = str(tmp_path / "episode.json")
     moves = an_episode(episode)

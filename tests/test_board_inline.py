@@ -41,7 +41,7 @@ def solved(path: str = SHORT, number: int = 0, cache: str | None = None, **optio
 
 def test_every_positions_values_agree_with_bitbully():
     pytest.importorskip("bitbully")
-    from connectx_toolkit.tools.oracle import Oracle
+    from tools.oracle import Oracle
 
     data = solved()
     oracle = Oracle()
@@ -138,7 +138,7 @@ def test_a_config_is_kept():
 def test_a_whole_game_agrees_with_bitbully(tmp_path):
     """Game 10 of the sample (39 plies): every column of every position, solved from an empty cache (7-9 s here)."""
     pytest.importorskip("bitbully")
-    from connectx_toolkit.tools.oracle import Oracle
+    from tools.oracle import Oracle
 
     game = next(g for g in read_games(SAMPLE) if g.game_id == 10)
     data = solved(SAMPLE, 10, cache=str(tmp_path / "cache.sqlite"), workers=2)

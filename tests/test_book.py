@@ -6,7 +6,7 @@ import pytest
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.opening_book import OpeningBook, book_move, encode_book, load_book, mix
-from connectx_toolkit.tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
+from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
 
 STANDARD = Config(6, 7, 4)
 
@@ -159,7 +159,7 @@ def test_book_moves_agree_with_the_independent_solver():
 def sub_book(tmp_path_factory):
     """A book built by tools/make_book.py from a ply-24 position, and the command's pieces."""
     pytest.importorskip("numba")
-    from connectx_toolkit.tools import make_book
+    from tools import make_book
 
     root = load_oracle_set("strong", 24, 24)[3].moves
     folder = tmp_path_factory.mktemp("book")

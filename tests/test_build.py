@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from kaggle_environments.agent import get_last_callable
 from kaggle_environments.utils import Struct
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.building.validation import CHECK_SCRIPT
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config, Position

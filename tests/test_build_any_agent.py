@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.building import BuildError, BuildReport, build, build_text
 from connectx_toolkit.building.validation import CHECK_SCRIPT
-from connectx_toolkit.tools.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
 PREVIOUS = b"# the previous, good submission\n"
@@ -218,7 +218,7 @@ import math
 import sys
 import numpy as np
 sys.path.insert(0, {root!r})
-from connectx_toolkit import build_submission
+from connectx_toolkit.cli import build_submission
 from agents.core.resources import load_resource
 
 CENTER_WEIGHT = 1.5

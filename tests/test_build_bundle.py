@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.building import build
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.building import BuildError, build, build_text
 from connectx_toolkit.building.entry_point import entry_point, last_callable
 from connectx_toolkit.building.kaggle_rules import format_agent_error
@@ -89,7 +89,7 @@ def test_the_evaluator_without_the_root_says_add_path(repo, monkeypatch):
 
 
 def test_a_run_resumes_with_the_import_roots_it_was_started_with(repo, tmp_path, capsys, monkeypatch):
-    from connectx_toolkit import evaluate
+    from connectx_toolkit.cli import evaluate
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.chdir(tmp_path)
     results = tmp_path / "run.jsonl"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from kaggle_environments.utils import Struct
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.building import BUNDLE_ROOT, BuildError, InputError, build, build_text, format_agent_error, unpack_bundle
 from connectx_toolkit.building.validation import CHECK_SCRIPT, format_report
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent

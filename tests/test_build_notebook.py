@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit import build_submission as builder
+from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.building import build_text
 from connectx_toolkit.building.notebook import python_of
 

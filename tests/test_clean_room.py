@@ -18,7 +18,15 @@ from connectx_toolkit.building import build_text
 from connectx_toolkit.building.validation import CHECK_SCRIPT, validate
 from connectx_toolkit.sandbox import SandboxUnavailable, require
 
-PROJECT_MODULES = ("agents", "analysis", "building", "evaluation", "sandbox", "tools", "build_submission", "evaluate")
+# What the editable install makes importable: the package, and the checkout's own top-level names beside it.
+PROJECT_MODULES = ("connectx_toolkit", "connectx_toolkit.building", "agents", "tools", "build_submission", "evaluate")
+FOUND = """
+def found(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+"""
 
 
 def clean_python(tmp_path, script: str) -> dict:
@@ -41,7 +49,8 @@ def installed():
 def test_the_installed_project_is_importable_from_anywhere(tmp_path, installed):
     found = clean_python(tmp_path, f"""
 import importlib.util, json
-print(json.dumps({{name: importlib.util.find_spec(name) is not None for name in {PROJECT_MODULES!r}}}))
+{FOUND}
+print(json.dumps({{name: found(name) for name in {PROJECT_MODULES!r}}}))
 """)
     assert all(found.values()), found
 
@@ -51,7 +60,8 @@ def test_forgetting_editable_installs_hides_the_project_and_keeps_the_environmen
 import importlib.util, json, runpy
 runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()
 names = {PROJECT_MODULES!r} + ("kaggle_environments", "numpy", "json")
-print(json.dumps({{name: importlib.util.find_spec(name) is not None for name in names}}))
+{FOUND}
+print(json.dumps({{name: found(name) for name in names}}))
 """)
     assert found == {**dict.fromkeys(PROJECT_MODULES, False), "kaggle_environments": True, "numpy": True,
                      "json": True}

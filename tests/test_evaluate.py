@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 AGENT_KEYS = {

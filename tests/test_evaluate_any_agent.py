@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from kaggle_environments.utils import Struct
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 from connectx_toolkit.evaluation.api import play_match
 from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 from connectx_toolkit.evaluation.reports.summary import short_names
 
 ROOT = os.path.dirname(os.path.abspath(evaluate.__file__))

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from connectx_toolkit.tools.oracle import load_oracle_set  # noqa: E402
+from tools.oracle import load_oracle_set  # noqa: E402
 from connectx_toolkit.analysis.fast_solver import Solver, parse_moves  # noqa: E402
 
 

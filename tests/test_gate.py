@@ -169,7 +169,7 @@ def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation):
 
 @pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
 def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation):
-    from connectx_toolkit.build_submission import build_text
+    from connectx_toolkit.cli.build_submission import build_text
 
     built = tmp_path / "submission.py"
     built.write_text(build_text("greedy")[0])  # the builder's output; the gate itself plays Kaggle's validation

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from connectx_toolkit import evaluate
+from connectx_toolkit.cli import evaluate
 from connectx_toolkit.on_kaggle import connection
 from tests.kaggle_stand_in import KaggleStandIn, ListedEpisode, PortBusy
 from tests.ladder_episodes import CATALOGUE, catalogue, other_competition_game
@@ -219,7 +219,8 @@ def test_a_5xx_is_retried_with_growing_waits_then_given_up_in_one_line(kaggle, c
 def test_a_run_cut_halfway_resumes_without_fetching_a_file_twice(kaggle, capsys, solved, how):
     played = add_ladder(kaggle, 11)
     kaggle.hold_at = ("GetEpisodeReplay", 6)  # the sixth replay stops halfway through its body
-    script = ("import sys\nfrom on_kaggle import connection\nconnection.PACE_S = 0\nimport evaluate\n"
+    script = ("import sys\nfrom connectx_toolkit.on_kaggle import connection\nconnection.PACE_S = 0\n"
+              "from connectx_toolkit.cli import evaluate\n"
               f"sys.exit(evaluate.main(['--ladder', '{OURS}', '--no-progress']))\n")
     process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=dict(os.environ, PYTHONPATH=ROOT))

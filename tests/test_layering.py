@@ -9,16 +9,17 @@ import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRODUCT = ["agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "evaluate.py",
-           "build_submission.py"]
-NOT_PRODUCT = {"tools", "tests", "bench"}
-OWN = {name.removesuffix(".py") for name in PRODUCT} | NOT_PRODUCT
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACE = "connectx_toolkit"
+ROOT = os.path.join(REPOSITORY, NAMESPACE)  # the package's folder: module names below are relative to it
+PRODUCT = ["__init__.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli"]
+SCRIPTS = ["evaluate.py", "build_submission.py"]  # the checkout's thin entry points, beside the package
+NOT_PRODUCT = {"tools", "tests", "bench"}
+OWN = {name.removesuffix(".py") for name in PRODUCT + SCRIPTS} - {"__init__"} | NOT_PRODUCT
 
 
 def product_files(root: str = ROOT) -> list[str]:
-    files = []
+    files = [os.path.join(REPOSITORY, name) for name in SCRIPTS] if root == ROOT else []
     for name in PRODUCT:
         path = os.path.join(root, name)
         if os.path.isfile(path):
@@ -37,7 +38,7 @@ def imported_top_levels(path: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == NAMESPACE:  # from connectx_toolkit import evaluate
+            if node.module == NAMESPACE:  # from connectx_toolkit.cli import evaluate
                 found += [(node.lineno, f"{NAMESPACE}.{alias.name}") for alias in node.names]
             else:
                 found.append((node.lineno, node.module))
@@ -51,12 +52,12 @@ def package_of(dotted: str) -> str:
 
 
 def forbidden_imports(paths: list[str]) -> list[str]:
-    return [f"{os.path.relpath(path, ROOT)}:{line} imports {package_of(dotted)}"
+    return [f"{os.path.relpath(path, REPOSITORY)}:{line} imports {package_of(dotted)}"
             for path in paths for line, dotted in imported_top_levels(path) if package_of(dotted) in NOT_PRODUCT]
 
 
 def imports_outside_the_namespace(paths: list[str]) -> list[str]:
-    return [f"{os.path.relpath(path, ROOT)}:{line} imports {dotted}, not {NAMESPACE}.{dotted}"
+    return [f"{os.path.relpath(path, REPOSITORY)}:{line} imports {dotted}, not {NAMESPACE}.{dotted}"
             for path in paths for line, dotted in imported_top_levels(path) if dotted.split(".")[0] in OWN]
 
 
@@ -83,7 +84,7 @@ def test_product_code_imports_the_toolkit_only_through_its_namespace():
 @pytest.mark.parametrize("source, outside", [("from agents.core import Position\n", 1), ("import evaluate\n", 1),
                                              ("def f():\n    from board.session import S\n", 1),
                                              ("from connectx_toolkit.agents.core import Position\n", 0),
-                                             ("from connectx_toolkit import evaluate\n", 0),
+                                             ("from connectx_toolkit.cli import evaluate\n", 0),
                                              ("from .core import Position\n", 0)])
 def test_the_namespace_check_sees_every_form_of_import(tmp_path, source, outside):
     path = tmp_path / "module.py"
@@ -124,7 +125,7 @@ def imported_modules(path: str, root: str, modules: set[str]) -> set[str]:
 
 def import_cycles(root: str = ROOT) -> list[list[str]]:
     """Every circle of product imports, as the modules of each strongly connected part (Tarjan), sorted."""
-    paths = {module_name(path, root): path for path in product_files(root)}
+    paths = {module_name(path, root): path for path in product_files(root) if path.startswith(root + os.sep)}
     graph = {name: imported_modules(path, root, set(paths)) for name, path in paths.items()}
     order: dict[str, int] = {}
     lowest: dict[str, int] = {}
@@ -182,7 +183,7 @@ EVALUATION_LAYERS = {
 
 
 def evaluation_layer_breaches(root: str = ROOT) -> list[str]:
-    paths = {module_name(path, root): path for path in product_files(root)}
+    paths = {module_name(path, root): path for path in product_files(root) if path.startswith(root + os.sep)}
     breaches = []
     for name, path in sorted(paths.items()):
         parts = name.split(".")

@@ -8,7 +8,7 @@ from kaggle_environments.utils import Struct
 
 from connectx_toolkit.agents import minimax
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.tools.sample_positions import undecided_position
+from tools.sample_positions import undecided_position
 
 # --- The course notebook's code, transcribed as written (list board, numpy grid windows). ---------
 # Only change: np.Inf is spelled np.inf (numpy 2 removed the alias).

@@ -8,7 +8,7 @@ win at once, and the known scores of the empty board.
 
 import pytest
 
-from connectx_toolkit.tools.oracle import ORACLE_SETS, DATA_DIR, Oracle, load_oracle_set
+from tools.oracle import ORACLE_SETS, DATA_DIR, Oracle, load_oracle_set
 
 PHASES = {"early": (4, 11), "middle": (12, 23), "late": (24, 41)}
 

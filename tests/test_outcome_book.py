@@ -7,8 +7,8 @@ import pytest
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.opening_book import (OpeningBook, book_move, load_outcome_book, outcome_book_proves_lost,
                                                outcome_move)
-from connectx_toolkit.tools.make_book import canonical_position
-from connectx_toolkit.tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
+from tools.make_book import canonical_position
+from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
 
 STANDARD = Config(6, 7, 4)
 
@@ -36,7 +36,7 @@ def oracle_outcome_and_move(oracle: Oracle, position: Position) -> tuple[int, in
 
 
 def test_positions_at_a_ply_match_perft_up_to_mirrors():
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     counts = [len(positions_at(ply)) for ply in range(7)]
     assert counts == [1, 4, 25, 121, 568, 2144, 8231]  # distinct positions, a mirror pair counted once
@@ -126,7 +126,7 @@ def test_the_committed_checkpoint_agrees_with_the_oracle():
     """A sample of analysis/data/outcomes_ply7.txt (the table the shipped outcome book is made from)."""
     pytest.importorskip("bitbully")
     from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     solved = read_checkpoint(DEFAULT_CHECKPOINT)
     assert solved, "no outcome table committed"
@@ -158,7 +158,7 @@ def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
     """Byte for byte: a book written by an older derivation than the code's would differ."""
     from connectx_toolkit.agents.core.resources import load_resource
     from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-    from connectx_toolkit.tools.make_outcomes import positions_at, write_outcome_book
+    from tools.make_outcomes import positions_at, write_outcome_book
 
     write_outcome_book(str(tmp_path / "o.bin"), read_checkpoint(DEFAULT_CHECKPOINT), 7, len(positions_at(7)))
     assert (tmp_path / "o.bin").read_bytes() == load_resource("connect4_outcomes.bin")
@@ -168,7 +168,7 @@ def test_the_shipped_outcome_book_is_rebuilt_from_the_committed_table(tmp_path):
 def test_the_shipped_outcome_book_keeps_the_outcome():
     """A sample of its moves, every ply before 8, checked by bitbully."""
     pytest.importorskip("bitbully")
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     oracle = Oracle()
     checked = 0
@@ -193,7 +193,7 @@ def test_outcome_moves_of_the_oracle_positions_keep_the_outcome(name):
 @needs_outcomes
 def test_the_solver_plays_the_outcome_move_at_once_off_the_book():
     from connectx_toolkit.agents.solver import agent
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     import time
 
@@ -244,7 +244,7 @@ def test_an_incomplete_outcome_book_proves_nothing(monkeypatch):
 # The command itself: a few positions of the real ply 8, checked against bitbully.
 
 def run(args, tmp_path):
-    from connectx_toolkit.tools import make_outcomes
+    from tools import make_outcomes
 
     return make_outcomes.main(args + ["--checkpoint", str(tmp_path / "o.txt"), "--out", str(tmp_path / "o.bin"),
                                       "--table-mb", "64", "--no-progress"])
@@ -254,7 +254,7 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
     from connectx_toolkit.analysis.outcome_table import read_checkpoint
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     assert run(["--positions", "2", "--ply", "8"], tmp_path) == 0
     first = (tmp_path / "o.txt").read_text()
@@ -280,7 +280,7 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
     from connectx_toolkit.analysis.outcome_table import read_checkpoint
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     count = 10  # the first ten: seven wins and a draw the bound settles with no move, two wins whose question finds one
     assert run(["--positions", str(count), "--ply", "8", "--no-moves"], tmp_path) == 0
@@ -316,7 +316,7 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
 def test_parents_bound_the_outcomes_of_the_shipped_ply_8_table():
     from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
     from connectx_toolkit.agents.solver_engine.outcome_table import load_outcome_table, parents
-    from connectx_toolkit.tools.make_outcomes import lower_bound, positions_at
+    from tools.make_outcomes import lower_bound, positions_at
 
     below = read_checkpoint(DEFAULT_CHECKPOINT)
     table = load_outcome_table()

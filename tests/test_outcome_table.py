@@ -12,9 +12,9 @@ from connectx_toolkit.agents.solver_engine import outcome_table
 from connectx_toolkit.agents.solver_engine.outcome_table import (SlotIndex, OutcomeTable, encode_outcome_table, load_outcome_table,
                                                 outcome_bounds, position_of_key)
 from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
-from connectx_toolkit.tools.make_book import canonical_position
-from connectx_toolkit.tools.oracle import Oracle, sign
-from connectx_toolkit.tools.sample_positions import quiet_game
+from tools.make_book import canonical_position
+from tools.oracle import Oracle, sign
+from tools.sample_positions import quiet_game
 
 STANDARD = Config(6, 7, 4)
 
@@ -27,7 +27,7 @@ def fills(ply: int) -> int:
 @pytest.fixture(scope="module")
 def ply7():
     """The committed, complete ply-7 table: {canonical key: (outcome, move)}, and its positions."""
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     solved = read_checkpoint(DEFAULT_CHECKPOINT)
     positions = positions_at(7)
@@ -49,7 +49,7 @@ def test_slots_number_every_arrangement_once(ply):
 
 
 def test_every_position_of_a_ply_has_its_own_slot(ply7):
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     for ply, positions in ((6, positions_at(6)), (7, ply7[1])):
         index = SlotIndex(ply)
@@ -277,7 +277,7 @@ def checkpoint_lines(solved: dict[int, tuple[int, int]], keys) -> str:
 
 
 def test_the_command_packs_partial_checkpoints(ply7, tmp_path, capsys):
-    from connectx_toolkit.tools.pack_outcomes import main
+    from tools.pack_outcomes import main
 
     solved, positions = ply7
     keys = sorted(solved)
@@ -309,7 +309,7 @@ def test_the_command_packs_partial_checkpoints(ply7, tmp_path, capsys):
 
 @pytest.mark.parametrize("problem", ["conflict", "foreign key", "missing", "not a checkpoint", "bad ply", "no folder"])
 def test_the_command_refuses_bad_input_in_one_line(problem, ply7, tmp_path, capsys):
-    from connectx_toolkit.tools.pack_outcomes import main
+    from tools.pack_outcomes import main
 
     solved, _ = ply7
     key = min(solved)

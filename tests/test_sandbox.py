@@ -320,7 +320,7 @@ def test_the_ray_backend_is_refused_with_the_sandbox():
 
 
 def test_the_builders_validation_gives_the_same_report_in_the_sandbox(tmp_path, sandbox_works):
-    from connectx_toolkit.build_submission import build_text, validate
+    from connectx_toolkit.cli.build_submission import build_text, validate
 
     text = build_text("greedy")[0]
     outside = tmp_path / "written-by-the-submission.txt"
@@ -494,9 +494,9 @@ def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbo
     import shutil
 
     clone = tmp_path / "clone"
-    for package in ("connectx_toolkit", "sandbox"):  # the clone's own, found first through PYTHONPATH
-        shutil.copytree(os.path.join(PROJECT_ROOT, package), clone / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+    # the clone's own package (its agents link copied as a folder), found first through PYTHONPATH
+    shutil.copytree(os.path.join(PROJECT_ROOT, "connectx_toolkit"), clone / "connectx_toolkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     python = sys.executable
     if linked_venv:
         if sys.prefix == sys.base_prefix:
@@ -505,7 +505,7 @@ def test_a_project_kept_under_tmp_is_visible_inside_the_sandbox(tmp_path, sandbo
         (tmp_path / "checkout" / ".venv").symlink_to(os.path.realpath(sys.prefix))
         python = str(tmp_path / "checkout" / ".venv" / "bin" / os.path.basename(sys.executable))
     script = ("import sys; from connectx_toolkit.sandbox import Sandbox, require; require(); "
-              "run = Sandbox().run([sys.executable, '-c', 'import os; print(os.getcwd(), os.path.isdir(\"sandbox\"))'], "
+              "run = Sandbox().run([sys.executable, '-c', 'import os; print(os.getcwd(), os.path.isdir(\"connectx_toolkit\"))'], "
               "capture_output=True, text=True, timeout=60); print(run.stdout.strip() or run.stderr.strip())")
     run = subprocess.run([python, "-c", script], cwd=clone, capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": str(clone)})

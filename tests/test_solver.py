@@ -13,8 +13,8 @@ from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.solver_engine import time_manager
 from connectx_toolkit.agents.solver_engine.time_manager import move_budget
-from connectx_toolkit.tools.oracle import Oracle
-from connectx_toolkit.tools.sample_positions import quiet_game
+from tools.oracle import Oracle
+from tools.sample_positions import quiet_game
 
 
 def kaggle_call(position: Position, **timing) -> tuple[int, float]:

@@ -12,8 +12,8 @@ from connectx_toolkit.agents.core.position import geometry
 from connectx_toolkit.agents.solver_engine.move_order import move_orderer
 from connectx_toolkit.agents.solver_engine.negamax import ExactSolver
 from connectx_toolkit.agents.solver_engine.transposition import TranspositionTable
-from connectx_toolkit.tools.oracle import Oracle
-from connectx_toolkit.tools.sample_positions import quiet_game
+from tools.oracle import Oracle
+from tools.sample_positions import quiet_game
 
 
 def random_position(config: Config, plies: int, rng: random.Random) -> Position | None:

@@ -14,7 +14,7 @@ import pytest
 from connectx_toolkit.agents import solver
 from connectx_toolkit.agents.core import Position
 from connectx_toolkit.agents.core.clock import MoveClock
-from connectx_toolkit.tools.oracle import Oracle, load_oracle_set
+from tools.oracle import Oracle, load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move
 # In the full games each move gets Kaggle's hard limit instead, so that a slower machine cannot turn

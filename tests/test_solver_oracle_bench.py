@@ -46,7 +46,7 @@ def test_bad_arguments_exit_2(capsys):
 
 def held_out(tmp_path, plies=(30, 31)):
     """A small labelled file in the sets' format, as tools/make_oracle_set.py writes it."""
-    from connectx_toolkit.tools.oracle import load_oracle_set
+    from tools.oracle import load_oracle_set
 
     path = tmp_path / "held_out.jsonl"
     lines = ["# a header line"]
@@ -87,7 +87,7 @@ def test_the_simulated_table_needs_a_build_that_reads_one(tmp_path, capsys):
 def test_the_simulated_table_answers_ply_8_and_is_put_back(capsys):
     from connectx_toolkit.agents.solver_engine import outcome_table
     from connectx_toolkit.agents.solver_engine.outcome_table import OutcomeTable
-    from connectx_toolkit.tools.oracle import load_oracle_set
+    from tools.oracle import load_oracle_set
 
     before = list(outcome_table._cache)
     entries = load_oracle_set("random", 8, 9)[:4]

@@ -8,7 +8,7 @@ from kaggle_environments.utils import Struct
 from connectx_toolkit.agents import td_lambda
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.td_lambda import TDLambda, choose, features_for, weights_for
-from connectx_toolkit.tools import train_td_lambda as trainer
+from tools import train_td_lambda as trainer
 
 
 def line_features(position: Position) -> dict[str, float]:
@@ -170,7 +170,7 @@ def test_cli_writes_weights_and_curve(tmp_path):
 
 
 def test_built_submission_embeds_and_uses_the_shipped_weights():
-    from connectx_toolkit import build_submission
+    from connectx_toolkit.cli import build_submission
     text, _, resources = build_submission.build_text("td_lambda")
     assert "td_lambda_6x7.json" in resources
     namespace: dict = {}

@@ -12,7 +12,7 @@ from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.solver_engine import outcome_table
 from connectx_toolkit.agents.solver_engine.negamax import ExactSolver, SearchTimeout
 from connectx_toolkit.agents.solver_engine.outcome_table import OutcomeTable, encode_outcome_table
-from connectx_toolkit.tools.oracle import load_oracle_set, sign
+from tools.oracle import load_oracle_set, sign
 
 UNBOUNDED = 42
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from connectx_toolkit.agents.core.config import Config
 from connectx_toolkit.agents.core.position import Position
-from connectx_toolkit.tools.oracle import Oracle  # imports bitbully only when an Oracle is made
+from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

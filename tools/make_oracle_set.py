@@ -27,7 +27,7 @@ import random
 import shlex
 import sys
 
-from connectx_toolkit.tools.oracle import Oracle  # imports bitbully only when an Oracle is made
+from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROWS, COLUMNS = 6, 7
 

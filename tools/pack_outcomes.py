@@ -20,7 +20,7 @@ import sys
 
 from connectx_toolkit.agents.solver_engine.outcome_table import MAX_PLY, encode_outcome_table
 from connectx_toolkit.analysis.outcome_table import read_checkpoint
-from connectx_toolkit.tools.make_book import write_atomically
+from tools.make_book import write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PLY = 8
@@ -47,7 +47,7 @@ def merged_checkpoints(paths: list[str]) -> dict[int, tuple[int, int | None]]:
 
 def pack(paths: list[str], ply: int, out: str, with_moves: bool = False) -> tuple[int, int, int]:
     """Write the table for ``ply`` from ``paths``; return (positions known, positions at the ply, bytes)."""
-    from connectx_toolkit.tools.make_outcomes import positions_at
+    from tools.make_outcomes import positions_at
 
     solved = merged_checkpoints(paths)
     keys = {position.canonical_key() for position in positions_at(ply)}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
 from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, parse, read_source, script_only
 
@@ -130,9 +131,12 @@ def project_dependencies(
 
     def classify(target: str, where: str, statement: str, guarded: bool) -> bool | None:
         """True for a project module; False for an allowed external one; None for one it cannot have."""
-        if exists(target.partition(".")[0]):
-            return True
         top = target.partition(".")[0]
+        if top == TOOLKIT:  # found beside the agents in a checkout, but never on Kaggle
+            cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(top, project)}", f"no module {top} here")
+            return None
+        if exists(top):
+            return True
         if top in sys.stdlib_module_names or top in project.allowed:
             return False
         if importlib.util.find_spec(top) is None:
@@ -188,7 +192,7 @@ def one_error(problems: list[Problem]) -> InputError:
 
 def missing(name: str, project: Project) -> str:
     """Why ``name`` is not found, and where it is when it lies above the agent's folder (``add --path``)."""
-    if name.split(".")[0] == "connectx_toolkit":  # the toolkit's own name in the user's process, not Kaggle's
+    if name.split(".")[0] == TOOLKIT:  # the toolkit's own name in the user's process, not Kaggle's
         return ("connectx_toolkit is the toolkit's name where it is installed, not in a submission: import its "
                 "agents and core as the package agents (agents.core, agents.greedy, ...)")
     above = find_above(name, project.home) if project.home else None

@@ -11,8 +11,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TextIO
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONFINE_SCRIPT = os.path.join(PROJECT_ROOT, "sandbox", "confine.py")
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # connectx_toolkit/
+PROJECT_ROOT = os.path.dirname(PACKAGE_DIR)  # where connectx_toolkit is imported from: the checkout, or site-packages
+CONFINE_SCRIPT = os.path.join(PACKAGE_DIR, "sandbox", "confine.py")
 DEFAULT_TMP_MB = 64  # the private /tmp: enough for an agent's scratch files, small enough to fill harmlessly
 DEFAULT_MAX_PROCESSES = 16  # processes *and threads* of the sandbox's uid (the game's own worker is one)
 PROBE_TIMEOUT_S = 60.0

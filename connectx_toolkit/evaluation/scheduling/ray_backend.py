@@ -27,7 +27,8 @@ from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import GRACE_SECONDS
 from connectx_toolkit.evaluation.seats.agent_kinds import MODULE
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# where connectx_toolkit is imported from (the checkout, or site-packages)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MAX_GAMES_PER_TASK = 8
 
 try:

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from connectx_toolkit.building.errors import InputError
 
 RESOURCES_MODULE = "agents.core.resources"  # receives the embedded data as __embedded_resources__
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The folder that holds the built-in agents as the package ``agents``: the repository in a checkout (the
+# toolkit's ``agents`` is a link to the repository's), the toolkit's own folder in an installed wheel.
+ROOT = os.path.dirname(os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents")))
 AGENT_PACKAGE = "agents"
 # Besides the standard library, what Kaggle's image surely has: numpy, and kaggle_environments itself (it is
 # what runs every agent there).
