@@ -205,9 +205,6 @@ def choose(
 
 # -- weights ---------------------------------------------------------------------------------
 
-WEIGHTS_RESOURCE = "td_lambda_6x7.json"
-
-
 def parse_weights(blob: bytes, features: Features) -> np.ndarray | None:
     """The weight vector in ``blob`` if it was trained for this configuration and feature set."""
     data = json.loads(blob.decode("utf-8"))

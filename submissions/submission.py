@@ -7,7 +7,7 @@
 #          agents.solver_engine.negamax, agents.solver_engine.depth_search,
 #          agents.solver_engine.outcome_table, agents.solver_engine.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes), connect4_outcomes_ply8.bin (45,667 bytes)
-# Sources sha256: abdd0f5cc4309251fe879394c387ea6ae52ed0b10fcba55fac5856932c5390a4
+# Sources sha256: 91a1d92bb88b0c18c1b6334adbf67346d9dc36c8bec8f184550f599de2b7ab9e
 
 
 import base64 as _base64
@@ -1391,7 +1391,6 @@ class DepthSearch:
         self.table_capacity = table_capacity
         self.nodes = 0
         self.deadline = float("inf")
-        self.completed_depth = 0
         self.extended = False  # did the last best_move go on past its deadline towards the hard one?
         self.negamax = self._build()
 
@@ -1480,7 +1479,6 @@ class DepthSearch:
         order = list(columns)
         best, value = order[0], 0
         empty = self.cells - moves
-        self.completed_depth = 0
         self.extended = False
         changed_at = 0
         for depth in range(1, min(empty, max_depth or empty) + 1):
@@ -1504,7 +1502,6 @@ class DepthSearch:
             if order[0] != best:
                 changed_at = depth
             best, value = order[0], scores[order[0]]
-            self.completed_depth = depth
             unsettled = depth - changed_at <= 1
             self.deadline = hard_deadline if unsettled and hard_deadline is not None else deadline
             if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it
@@ -1690,7 +1687,7 @@ class OutcomeTable:
     def outcome(self, position: Position) -> int | None:
         """The outcome of a 6x7 ``position`` at the table's ply for the player to move, or None."""
         code = self._code(position)[0] & 3
-        return code - 2 if code else None
+        return code - 2 if code != UNKNOWN else None
 
     def move(self, position: Position) -> int | None:
         """A column keeping the outcome of ``position`` (not lost), if the table holds moves; else None."""
@@ -1703,11 +1700,10 @@ class OutcomeTable:
     def entries(self) -> Iterator[tuple[Position, int]]:
         """Every (canonical position, outcome) the table knows, in slot order."""
         for slot, code in enumerate(self._codes):
-            if code:
+            if code != UNKNOWN:
                 yield self.index.position(slot), (code & 3) - 2
 
 
-RESOURCE = "connect4_outcomes_ply8.bin"
 _cache: list[OutcomeTable | None] = []  # filled on first use
 
 
@@ -1849,11 +1845,6 @@ def hard_budget(act: float, bank: float | None, stones: int, cells: int, first_m
 
 
 _first_move = True  # of this process: loading the submission may be counted towards it
-
-
-def move_budget(obs: Any, config: Any) -> float:
-    """Seconds an easy move may think."""
-    return normal_budget(act_timeout(config), _bank(obs))
 
 
 def move_clock(obs: Any, config: Any) -> MoveClock:

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from connectx_toolkit.cli import evaluate
 from connectx_toolkit.evaluation.reports.summary import short_names
 
-ROOT = os.path.dirname(os.path.abspath(evaluate.__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout: its evaluate.py, its package
 
 RAISES_THIRD = '''
 import json

@@ -12,7 +12,6 @@ from connectx_toolkit.agents import solver
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.solver_engine import time_manager
-from connectx_toolkit.agents.solver_engine.time_manager import move_budget
 from tools.oracle import Oracle
 from tools.sample_positions import quiet_game
 
@@ -45,13 +44,6 @@ def test_keeps_the_outcome_class_in_random_middle_and_late_positions():
         move = solver.choose(position, MoveClock(0.5))
         best = max(scores.values())
         assert (scores[move] > 0) == (best > 0) and (scores[move] >= 0) == (best >= 0), (history, scores, move)
-
-
-def test_budget_follows_act_timeout_and_overage_bank():
-    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=2)) == pytest.approx(0.8)
-    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=1)) == pytest.approx(0.4)
-    assert move_budget(Struct(remainingOverageTime=3), Struct(actTimeout=2)) == pytest.approx(0.4)
-    assert move_budget(Struct(), Struct()) == pytest.approx(0.8)  # missing fields: Kaggle's defaults
 
 
 def test_a_slow_clock_cuts_the_search_short(monkeypatch):

@@ -15,7 +15,7 @@ from connectx_toolkit.agents.core.clock import MoveClock
 from connectx_toolkit.agents.solver_engine import time_manager as tm
 from connectx_toolkit.agents.solver_engine.depth_search import DepthSearch
 from connectx_toolkit.agents.solver_engine.opening_book import book_move, outcome_book_proves_lost, outcome_move
-from connectx_toolkit.agents.solver_engine.time_manager import hard_budget, move_budget, move_clock, normal_budget
+from connectx_toolkit.agents.solver_engine.time_manager import hard_budget, move_clock, normal_budget
 
 acts = st.floats(min_value=0.05, max_value=20.0, allow_nan=False)
 banks = st.floats(min_value=0.0, max_value=600.0, allow_nan=False)
@@ -33,11 +33,17 @@ def configuration(config: Config, act: float = 2.0) -> Struct:
     return Struct(rows=config.rows, columns=config.columns, inarow=config.inarow, actTimeout=act)
 
 
-def test_normal_budget_is_unchanged():
-    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=2)) == pytest.approx(0.8)
-    assert move_budget(Struct(remainingOverageTime=60), Struct(actTimeout=1)) == pytest.approx(0.4)
-    assert move_budget(Struct(remainingOverageTime=3), Struct(actTimeout=2)) == pytest.approx(0.4)
-    assert move_budget(Struct(), Struct()) == pytest.approx(0.8)  # missing fields: Kaggle's defaults
+def test_normal_budget_is_unchanged(monkeypatch):
+    monkeypatch.setattr(tm, "_first_move", False)
+
+    def normal(obs: Struct, config: Struct) -> float:
+        clock = move_clock(obs, config)
+        return clock.end - clock.start
+
+    assert normal(Struct(remainingOverageTime=60), Struct(actTimeout=2)) == pytest.approx(0.8)
+    assert normal(Struct(remainingOverageTime=60), Struct(actTimeout=1)) == pytest.approx(0.4)
+    assert normal(Struct(remainingOverageTime=3), Struct(actTimeout=2)) == pytest.approx(0.4)
+    assert normal(Struct(), Struct()) == pytest.approx(0.8)  # missing fields: Kaggle's defaults
 
 
 def test_hard_budget_on_kaggle_clock_spends_the_bank_and_keeps_the_reserve():

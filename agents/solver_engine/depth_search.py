@@ -41,7 +41,6 @@ class DepthSearch:
         self.table_capacity = table_capacity
         self.nodes = 0
         self.deadline = float("inf")
-        self.completed_depth = 0
         self.extended = False  # did the last best_move go on past its deadline towards the hard one?
         self.negamax = self._build()
 
@@ -130,7 +129,6 @@ class DepthSearch:
         order = list(columns)
         best, value = order[0], 0
         empty = self.cells - moves
-        self.completed_depth = 0
         self.extended = False
         changed_at = 0
         for depth in range(1, min(empty, max_depth or empty) + 1):
@@ -154,7 +152,6 @@ class DepthSearch:
             if order[0] != best:
                 changed_at = depth
             best, value = order[0], scores[order[0]]
-            self.completed_depth = depth
             unsettled = depth - changed_at <= 1
             self.deadline = hard_deadline if unsettled and hard_deadline is not None else deadline
             if abs(value) > WIN - 2 * self.cells:  # a proven result: deeper search cannot change it

@@ -172,7 +172,7 @@ class OutcomeTable:
     def outcome(self, position: Position) -> int | None:
         """The outcome of a 6x7 ``position`` at the table's ply for the player to move, or None."""
         code = self._code(position)[0] & 3
-        return code - 2 if code else None
+        return code - 2 if code != UNKNOWN else None
 
     def move(self, position: Position) -> int | None:
         """A column keeping the outcome of ``position`` (not lost), if the table holds moves; else None."""
@@ -185,11 +185,10 @@ class OutcomeTable:
     def entries(self) -> Iterator[tuple[Position, int]]:
         """Every (canonical position, outcome) the table knows, in slot order."""
         for slot, code in enumerate(self._codes):
-            if code:
+            if code != UNKNOWN:
                 yield self.index.position(slot), (code & 3) - 2
 
 
-RESOURCE = "connect4_outcomes_ply8.bin"
 _cache: list[OutcomeTable | None] = []  # filled on first use
 
 

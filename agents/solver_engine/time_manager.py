@@ -80,11 +80,6 @@ def hard_budget(act: float, bank: float | None, stones: int, cells: int, first_m
 _first_move = True  # of this process: loading the submission may be counted towards it
 
 
-def move_budget(obs: Any, config: Any) -> float:
-    """Seconds an easy move may think."""
-    return normal_budget(act_timeout(config), _bank(obs))
-
-
 def move_clock(obs: Any, config: Any) -> MoveClock:
     """The clock of the move Kaggle asks for with ``obs`` and ``config``, started now."""
     global _first_move

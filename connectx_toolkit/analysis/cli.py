@@ -13,6 +13,7 @@ import sys
 import time
 from typing import IO, Any, Sequence
 
+from connectx_toolkit.cli.program import evaluate_program
 from connectx_toolkit.analysis.cache import PositionCache, default_cache_path
 from connectx_toolkit.analysis.games import AnalysisInputError, Game, from_record, read_games
 from connectx_toolkit.analysis.labelling import GameAnalysis, label_games
@@ -92,10 +93,10 @@ def analyse_file(args: argparse.Namespace, out: IO[str]) -> int:
         directory = args.analysis_dir or os.path.splitext(args.analyze_file)[0] + "-analysis"
         result, text = _analyse(args, games, directory)
     except AnalysisInputError as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:  # a solver worker that cannot start
-        print(f"evaluate.py: analysis failed: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: analysis failed: {error}", file=sys.stderr)
         return 1
     out.write(json.dumps({"analysis": result}) + "\n" if args.json else text + "\n")
     out.flush()

@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import IO
 
+from connectx_toolkit.cli.program import evaluate_program
 from connectx_toolkit.agents.core import Config
 
 __all__ = ["add_arguments", "run", "stray_flags"]
@@ -52,12 +53,12 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     from connectx_toolkit.board.server import BoardError, BoardOptions, BoardServer
 
     if len(args.agents) > 1:
-        print(f"evaluate.py: error: --board plays one agent, got {' '.join(args.agents)}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: --board plays one agent, got {' '.join(args.agents)}", file=sys.stderr)
         return 2
     for flag, given in (("--league", args.league), ("--gate", args.gate), ("--resume", args.resume),
                         ("--analyze", args.analyze), ("--analyze-file", args.analyze_file)):
         if given:
-            print(f"evaluate.py: error: --board cannot be combined with {flag}", file=sys.stderr)
+            print(f"{evaluate_program()}: error: --board cannot be combined with {flag}", file=sys.stderr)
             return 2
     options = BoardOptions(
         agent=args.agents[0] if args.agents else "solver", game=args.game,
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     try:
         server = BoardServer(options)
     except BoardError as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
         return 2
     try:  # Ctrl-C may come at any point from here on (werkzeug's loop itself returns on it)
         out.write(f"board: {server.url}\n")

@@ -137,7 +137,7 @@ def project_dependencies(
             return None
         if exists(top):
             return True
-        if top in sys.stdlib_module_names or top in project.allowed:
+        if project.allows(top):
             return False
         if importlib.util.find_spec(top) is None:
             cannot(where, statement, guarded, f"{where}: `{statement}` in module {module.shown_name}: "

@@ -8,7 +8,6 @@ last, so an agent kept elsewhere may still import ``agents.core``.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Iterable
 
 from connectx_toolkit.building.errors import InputError
@@ -68,7 +67,7 @@ def locate(name: str, project: Project) -> tuple[str, bool] | None:
             return base + ".py", False
         if namespace is None and os.path.isdir(base):
             namespace = base
-    if namespace is None or (len(parts) == 1 and (name in sys.stdlib_module_names or name in project.allowed)):
+    if namespace is None or (len(parts) == 1 and project.allows(name)):
         return None
     return namespace, True
 

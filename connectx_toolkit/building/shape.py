@@ -29,11 +29,6 @@ class AgentShape:
     last_callable: str | None
     reads_bundle_root: bool
 
-    @property
-    def loads_as_is(self) -> bool:
-        """Kaggle's loader runs the file itself as the builder would upload it: one module, its entry last."""
-        return len(self.modules) == 1 and self.last_callable == self.function and not self.reads_bundle_root
-
 
 def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
     """The shape of ``target`` (any import allowed: nothing is uploaded). Raises ``BuildError`` (one line)."""

@@ -45,8 +45,10 @@ class Project:
     home: str | None = None
 
     def allows(self, name: str) -> bool:
+        """``name``'s top-level package is in the standard library or named in ``allowed``. The wildcard
+        names none: it admits only what is installed, which the module graph checks apart."""
         top = name.partition(".")[0]
-        return top in sys.stdlib_module_names or top in self.allowed or ANY_EXTERNAL in self.allowed
+        return top in sys.stdlib_module_names or top in self.allowed
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from connectx_toolkit.building import BuildError, BuildReport, Project, Validati
 from connectx_toolkit.building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
 from connectx_toolkit.building.template import sources_digest, triple_quoted  # noqa: F401
 from connectx_toolkit.building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
+from connectx_toolkit.cli.program import build_program
 from connectx_toolkit.sandbox import SandboxUnavailable, outside_warning
 from connectx_toolkit.sandbox import require as require_sandbox
 
@@ -32,13 +33,13 @@ DEFAULT_OUT = os.path.join("submissions", "submission.py")
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line and exit 2, not argparse's usage dump
-        print(f"build_submission.py: error: {message}", file=sys.stderr)
+        print(f"{build_program()}: error: {message}", file=sys.stderr)
         sys.exit(2)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = Parser(
-        prog="build_submission.py",
+        prog=build_program(),
         description="Build a self-contained Kaggle ConnectX submission from an agent and validate it with "
         "Kaggle's loader and referee in a clean interpreter.",
     )
@@ -78,20 +79,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.sandbox:
             require_sandbox()
         # A bundle is always validated in the sandbox (it is unpacked at /kaggle_simulations/agent there).
-        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent],
-                                                                                          "build_submission.py")
+        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent], build_program())
         report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, project=project,
                        timeout=args.timeout,
                        sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)
     except SandboxUnavailable as error:
-        print(f"build_submission.py: error: {error}", file=sys.stderr)
+        print(f"{build_program()}: error: {error}", file=sys.stderr)
         return 2
     except ValidationError as error:
         detail = format_report(error.report) if error.report else str(error)
-        print(f"build_submission.py: {args.out} not written, validation failed:\n{detail}", file=sys.stderr)
+        print(f"{build_program()}: {args.out} not written, validation failed:\n{detail}", file=sys.stderr)
         return error.exit_code
     except BuildError as error:
-        print(f"build_submission.py: error: {error}", file=sys.stderr)
+        print(f"{build_program()}: error: {error}", file=sys.stderr)
         return error.exit_code
     print(report.summary())
     return 0

@@ -29,6 +29,7 @@ import time
 from dataclasses import fields
 from typing import IO, TYPE_CHECKING, Any, Sequence
 
+from connectx_toolkit.cli.program import EVALUATE, evaluate_program, rerun_command
 from connectx_toolkit.evaluation.referees.played import (DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE,
                                                          REFEREES)
 from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, DEFAULT_BACKEND, PROCESS
@@ -47,45 +48,54 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
+    p = Parser(prog=evaluate_program(), description=__doc__.split("\n\n")[0])
     p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
-    p.add_argument("-n", "--games", type=positive_int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
-    p.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
-    p.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")
-    p.add_argument("--inarow", type=positive_int, default=4, help="stones in a row that win (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="seeds openings order and every game (default 0)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.add_argument("--openings", help="ply depth or file of move strings (default: the shipped suite / depth 4)")
-    p.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
-    p.add_argument("--act-timeout", type=seconds, default=DEFAULT_ACT_TIMEOUT,
-                   help=f"seconds per move (Kaggle: {DEFAULT_ACT_TIMEOUT:g})")
-    p.add_argument("--overage", type=seconds, default=DEFAULT_OVERAGE,
-                   help=f"overage bank per game in seconds (Kaggle: {DEFAULT_OVERAGE:g})")
-    p.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
-                   help="memory an agent may allocate (0: no cap)")
-    p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
-    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"SPRT false positive rate (default {DEFAULT_ALPHA:g})")
-    p.add_argument("--beta", type=float, default=DEFAULT_BETA, help=f"SPRT false negative rate (default {DEFAULT_BETA:g})")
-    p.add_argument("--results", help="JSON Lines results file (default: results/A-vs-B-<time>.jsonl)")
-    p.add_argument("--resume", metavar="FILE", help="continue the interrupted run recorded in FILE")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--replays", metavar="DIR", help="save an HTML replay of every game A did not win or draw")
-    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help="local worker processes (default) or a Ray cluster")
-    p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
-    p.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
-    p.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
-    p.add_argument("--path", action="append", default=[], metavar="DIR",
-                   help="import root searched after an agent file's folder and before PYTHONPATH (repeatable)")
-    p.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
-                   help="native: Kaggle's ConnectX rules, proven identical and over 20x faster here (default); "
-                        "kaggle: kaggle_environments' own Environment")
-    p.add_argument("--pin-cores", action=argparse.BooleanOptionalAction, default=None,
-                   help="start each worker and its two agents on one CPU, so a move's round trip stays on one "
-                        "core; an agent that runs threads gets every CPU back (default with the process "
-                        "backend; --no-pin-cores: let the kernel place them)")
-    p.add_argument("--sandbox", action="store_true",
-                   help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
+    match = p.add_argument_group("match (A B: which is stronger)",
+                                 "-n also sets a league's games per pair and the gate's maximum; the gate takes --sprt, "
+                                 "--alpha and --beta too")
+    match.add_argument("-n", "--games", type=positive_int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
+    match.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
+    match.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"SPRT false positive rate (default {DEFAULT_ALPHA:g})")
+    match.add_argument("--beta", type=float, default=DEFAULT_BETA, help=f"SPRT false negative rate (default {DEFAULT_BETA:g})")
+    match.add_argument("--resume", metavar="FILE", help="continue the interrupted run recorded in FILE")
+    match.add_argument("--replays", metavar="DIR", help="save an HTML replay of every game A did not win or draw")
+    league = p.add_argument_group("league (a round robin: ratings and cross tables)")
+    league.add_argument("--league", nargs="+", metavar="AGENT", help="round robin between these agents")
+    gate = p.add_argument_group("gate (a submission's checks before an upload: docs/gate.md)")
+    gate.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
+    gate.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
+    rules = p.add_argument_group("game rules (Kaggle's ConnectX configuration)")
+    rules.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
+    rules.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")
+    rules.add_argument("--inarow", type=positive_int, default=4, help="stones in a row that win (default 4)")
+    rules.add_argument("--act-timeout", type=seconds, default=DEFAULT_ACT_TIMEOUT,
+                       help=f"seconds per move (Kaggle: {DEFAULT_ACT_TIMEOUT:g})")
+    rules.add_argument("--overage", type=seconds, default=DEFAULT_OVERAGE,
+                       help=f"overage bank per game in seconds (Kaggle: {DEFAULT_OVERAGE:g})")
+    play = p.add_argument_group("how games are played (a match, a league and the gate alike)")
+    play.add_argument("--openings", help="ply depth or file of move strings (default: the shipped suite / depth 4)")
+    play.add_argument("--seed", type=int, default=0, help="seeds openings order and every game (default 0)")
+    play.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
+                      help="native: Kaggle's ConnectX rules, proven identical and over 20x faster here (default); "
+                           "kaggle: kaggle_environments' own Environment")
+    play.add_argument("--path", action="append", default=[], metavar="DIR",
+                      help="import root searched after an agent file's folder and before PYTHONPATH (repeatable)")
+    play.add_argument("--sandbox", action="store_true",
+                      help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
+    play.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
+                      help="memory an agent may allocate (0: no cap)")
+    play.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
+    play.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+                      help="local worker processes (default) or a Ray cluster")
+    play.add_argument("--pin-cores", action=argparse.BooleanOptionalAction, default=None,
+                      help="start each worker and its two agents on one CPU, so a move's round trip stays on one "
+                           "core; an agent that runs threads gets every CPU back (default with the process "
+                           "backend; --no-pin-cores: let the kernel place them)")
+    output = p.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    output.add_argument("--results", help="JSON Lines results file (default: results/A-vs-B-<time>.jsonl); "
+                                          "with --league, its folder")
+    output.add_argument("--no-progress", action="store_true", help="no progress bar")
     from connectx_toolkit.analysis.cli import add_arguments as add_analysis_arguments
 
     add_analysis_arguments(p)
@@ -139,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_gate(args, real_stdout)
         return run_match(args, real_stdout)
     except UsageError as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
         return 2
     finally:
         sys.stdout = real_stdout
@@ -159,7 +169,7 @@ def run_match(args: argparse.Namespace, out: IO[str]) -> int:
     try:
         run = head_to_head.play(prepared)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: python evaluate.py --resume {prepared.log.path}", file=sys.stderr)
+        print(f"\ninterrupted; continue with: {rerun_command(EVALUATE)} --resume {prepared.log.path}", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -214,7 +224,7 @@ def check_sandbox(args: argparse.Namespace) -> None:
         # A Kaggle bundle always runs in the sandbox (it is unpacked at /kaggle_simulations/agent there).
         # Once per process: --submit runs the gate through the Python API, which would say it again.
         names = list(dict.fromkeys(name for name in names if name and not name.endswith(".tar.gz")))
-        say_outside_note(names, "evaluate.py")
+        say_outside_note(names, evaluate_program())
         return
     if args.backend != PROCESS:
         raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")

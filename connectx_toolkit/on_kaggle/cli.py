@@ -14,6 +14,7 @@ import os
 import sys
 from typing import IO, Any
 
+from connectx_toolkit.cli.program import evaluate_program
 from connectx_toolkit.evaluation.settings import positive_id, positive_int
 from connectx_toolkit.on_kaggle.submit import DEFAULT_BASELINE
 
@@ -86,10 +87,10 @@ def ladder(args: argparse.Namespace, out: IO[str]) -> int:
             fetched = fetch(connection, args.ladder, directory, args.max, progress=not args.no_progress)
         summary, analysis_lines = ladder_summary(args, fetched, args.ladder)
     except (KaggleError, AnalysisInputError) as error:  # the latter: e.g. an analysis cache that cannot be opened
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:  # a solver worker that cannot start
-        print(f"evaluate.py: analysis failed: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: analysis failed: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"\ninterrupted; every file in {directory}/ is whole: the same command carries on from there",

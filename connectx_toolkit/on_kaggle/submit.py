@@ -17,6 +17,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import IO, Any
 
+from connectx_toolkit.cli.program import evaluate_program
 from connectx_toolkit.on_kaggle.connection import failure_line, new_client
 from connectx_toolkit.on_kaggle.credentials import Credentials, find_credentials
 from connectx_toolkit.on_kaggle.download import COMPETITION
@@ -98,7 +99,7 @@ def submit(settings: Any, path: str, description: str, force: bool, out: IO[str]
             out.flush()
         submitted = upload(credentials, path, description)
     except (KaggleError, GateUsage) as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
         return 2
     number = f"submission {submitted.id}" if submitted.id else "a submission (Kaggle's answer gave no id)"
     text = (f"submitted {path} as {number} ({description!r}); Kaggle: {submitted.kaggle_message or 'ok'}\n"

@@ -8,7 +8,6 @@ must be done with that move, so that the parent can still kill a worker that han
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import time
@@ -19,8 +18,6 @@ from connectx_toolkit.evaluation.referees.record import ERROR, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 
 IDLE, THINKING = -1.0, 1.0
-CELLS = 4  # state, seat, deadline, start
-CELLS_BYTES = CELLS * ctypes.sizeof(ctypes.c_double)
 
 
 class SharedMonitor:
