@@ -47,7 +47,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="evaluate.py", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="evaluate.py", description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
     p.add_argument("-n", "--games", type=positive_int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
     p.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
