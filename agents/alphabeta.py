@@ -35,21 +35,27 @@ class Game(Protocol[State, Action]):
 
     def to_move(self, state: State) -> int:
         """The player whose turn it is."""
+        ...
 
     def actions(self, state: State) -> Sequence[Action]:
         """Legal actions, best guesses first (alpha-beta prunes more when good moves come early)."""
+        ...
 
     def result(self, state: State, action: Action) -> State:
         """The state after ``action``; ``state`` itself is left unchanged."""
+        ...
 
     def is_terminal(self, state: State) -> bool:
         """Is the game over?"""
+        ...
 
     def utility(self, state: State, player: int) -> float:
         """Final payoff of a terminal state for ``player``."""
+        ...
 
     def evaluate(self, state: State, player: int) -> float:
         """Estimated payoff of a non-terminal state for ``player`` (used at the depth cut)."""
+        ...
 
 
 @dataclass

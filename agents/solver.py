@@ -92,7 +92,7 @@ def choose(position: Position, clock: MoveClock) -> int:
         lost = bounds is not None and bounds[1] < 0
         while True:  # once with the normal budget, once more if the move turns out hard
             analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), bounds)  # resumes from the table
-            if analysis.finished or analysis.outcome_known():
+            if analysis.best is not None and (analysis.finished or analysis.outcome_known()):
                 return analysis.best
             columns = analysis.plausible()
             if len(columns) == 1:

@@ -247,12 +247,12 @@ class ExactSolver:
 
     def _test(self, position: Position, result: RootAnalysis, med: int) -> None:
         """Is the root's score above ``med``? Narrows ``result``; the proving column moves to the front."""
-        guaranteed = result.known is not None and result.known > med  # some column scores above ``med``
+        promised = result.known if result.known is not None and result.known > med else None  # some column scores above ``med``
         for column in result.columns:
             if result.upper[column] <= med:
                 continue
-            if guaranteed and sum(result.upper[c] > med for c in result.columns) == 1:
-                value = result.known  # the only column not refuted: it is the one the table promises
+            if promised is not None and sum(result.upper[c] > med for c in result.columns) == 1:
+                value = promised  # the only column not refuted: it is the one the table promises
             else:
                 value = self.child_bound(position, column, med, med + 1)
             if value > med:

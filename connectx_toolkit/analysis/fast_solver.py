@@ -297,7 +297,7 @@ class Solver:
         """(0-based column, exact score) of the best move, the most central among equals."""
         return self.best_move_bitboards(*parse_moves(moves))
 
-    def outcome_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> int:
+    def outcome_bitboards(self, current: int | np.uint64, mask: int | np.uint64, plies: int, at_least: int = -1) -> int:
         """1 (win), 0 (draw) or -1 (loss) for the player to move in a position not already won.
 
         Two null-window searches at most (is it a win? is it a loss?) instead of the exact score's
@@ -314,7 +314,7 @@ class Solver:
             return 0
         return -1 if _negamax(current, mask, plies, -1, 0, self.keys, self.values, self._nodes, self._order) < 0 else 0
 
-    def outcome_with_move_bitboards(self, current: int, mask: int, plies: int,
+    def outcome_with_move_bitboards(self, current: int | np.uint64, mask: int | np.uint64, plies: int,
                                     at_least: int = -1) -> tuple[int, int | None]:
         """(outcome, a column keeping it or None): the null-window questions of :meth:`outcome_bitboards`,
         asked here at the root one column at a time, in ``_negamax``'s own order (threats created, centre
@@ -341,7 +341,7 @@ class Solver:
         column = self._keeping(current, mask, plies, columns, 0)
         return (-1, None) if column is None else (0, column)
 
-    def move_keeping_bitboards(self, current: int, mask: int, plies: int, outcome: int) -> int:
+    def move_keeping_bitboards(self, current: int | np.uint64, mask: int | np.uint64, plies: int, outcome: int) -> int:
         """A column keeping a win (``outcome`` 1) or a draw (0) known beforehand: the one question that
         finds it, column by column at the root (as :meth:`outcome_with_move_bitboards` asks it)."""
         current, mask = np.uint64(current), np.uint64(mask)
@@ -375,7 +375,7 @@ class Solver:
                 return column
         return None
 
-    def outcome_and_move_bitboards(self, current: int, mask: int, plies: int, at_least: int = -1) -> tuple[int, int]:
+    def outcome_and_move_bitboards(self, current: int | np.uint64, mask: int | np.uint64, plies: int, at_least: int = -1) -> tuple[int, int]:
         """(outcome, column): the outcome for the player to move and the most central move that keeps
         it, or column -1 for a lost position (every move keeps a loss); ``at_least`` as for
         :meth:`outcome_bitboards`."""

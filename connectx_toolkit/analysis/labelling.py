@@ -13,7 +13,7 @@ a draw, every alternative is solved too, to say which moves would have kept the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, overload
 
 from connectx_toolkit.agents.core import Position
 from connectx_toolkit.agents.solver_engine.opening_book import book_move
@@ -107,6 +107,11 @@ class _Plan:
     jobs: list[list[Job]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     table: OutcomeTable | None = None
+
+    @overload
+    def with_table(self, position: Position, found: Value) -> Value: ...
+    @overload
+    def with_table(self, position: Position, found: None) -> Value | None: ...
 
     def with_table(self, position: Position, found: Value | None) -> Value | None:
         """``found`` (None for nothing) with the outcome table's bounds on ``position`` added."""

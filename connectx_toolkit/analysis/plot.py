@@ -17,6 +17,7 @@ def save_losing_moves_plot(analyses: Sequence[GameAnalysis], path: str) -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     names: list[str] = []
     for analysis in analyses:
@@ -47,7 +48,9 @@ def save_losing_moves_plot(analyses: Sequence[GameAnalysis], path: str) -> str:
     axes.set_xlim(-0.5, plies[-1] + 0.5)
     axes.set_xlabel("ply (stones on the board before the move)")
     axes.set_ylabel("outcome-losing moves")
-    axes.yaxis.get_major_locator().set_params(integer=True)
+    locator = axes.yaxis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+        locator.set_params(integer=True)
     axes.set_title(f"Moves that threw away a win or a draw, {len(analyses)} games", fontsize=10, pad=14)
     axes.legend(fontsize=8, loc="upper right")
     figure.tight_layout()

@@ -26,6 +26,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Callable, Sequence
 
 from connectx_toolkit.analysis.values import Value
@@ -40,8 +41,10 @@ SHORTEST_WAIT_SECONDS = 0.01
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds used so far by process ``pid``, or None where ``/proc`` cannot tell."""
+def process_cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds used so far by process ``pid``, or None where ``/proc`` cannot tell (or no pid)."""
+    if pid is None:
+        return None
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()  # the name, in parentheses, may hold spaces
@@ -92,7 +95,7 @@ def _die_with_parent() -> None:
 
 @dataclass
 class _Worker:
-    process: multiprocessing.Process
+    process: BaseProcess
     connection: Connection
     ready: bool = False
     job: Job | None = None

@@ -15,11 +15,14 @@ import socket
 import threading
 import webbrowser
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
+
+if TYPE_CHECKING:
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 __all__ = ["BoardError", "BoardOptions", "BoardServer", "load_game", "split_game_argument"]
 
@@ -34,7 +37,7 @@ class BoardError(ValueError):
 class BoardOptions:
     """What ``evaluate.py --board`` takes (the flags of the same names)."""
 
-    agent: "str | Callable[..., Any]" = "solver"
+    agent: "str | Callable[..., Any] | AgentSpec" = "solver"
     game: str | None = None
     config: Config | None = None  # None: the loaded game's board, else 6x7 four in a row
     port: int = 0

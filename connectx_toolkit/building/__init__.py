@@ -48,7 +48,7 @@ _PUBLIC = {
     "split_function": "targets",
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted(_PUBLIC)  # pyright: ignore[reportUnsupportedDunderAll]  the names are _PUBLIC's keys, loaded on first use by __getattr__
 
 
 def __getattr__(name: str) -> Any:

@@ -141,10 +141,10 @@ class _Gatherer:
             owner, qualname = value.__module__, value.__qualname__
             alias = f" as {name}" if qualname != name else ""
             self.imports[name] = f"from {owner} import {qualname}{alias}"
-        elif _is_literal(value) and _literal_text(value) is not None:
-            self.constants[name] = f"{name} = {self._as_written(name, _literal_text(value), value)}"
-        elif _array_text(value) is not None:
-            self.constants[name] = f"{name} = {self._as_written(name, _array_text(value), value)}"
+        elif _is_literal(value) and (text := _literal_text(value)) is not None:
+            self.constants[name] = f"{name} = {self._as_written(name, text, value)}"
+        elif (text := _array_text(value)) is not None:
+            self.constants[name] = f"{name} = {self._as_written(name, text, value)}"
         else:
             raise InputError(
                 f"global {name!r} used by {user}() is a {type(value).__name__} object, which cannot be carried into a "
@@ -289,7 +289,8 @@ def _class_source(cls: type) -> tuple[str, tuple[str, int]]:
     raise InputError(f"the source of class {cls.__name__} is not available: define it in a file or cell")
 
 
-def _single_definition(source: str, name: str, kinds: tuple[type, ...]) -> ast.AST:
+def _single_definition(source: str, name: str,
+                       kinds: tuple[type[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef], ...]) -> ast.AST:
     tree = ast.parse(source)
     if len(tree.body) != 1 or not isinstance(tree.body[0], kinds) or tree.body[0].name != name:
         raise InputError(f"the source found for {name} does not define {name} (was it redefined?)")
@@ -310,8 +311,11 @@ def _definition_time_names(node: ast.AST) -> set[str]:
                 roots += [d for d in statement.args.kw_defaults if d is not None]
             elif isinstance(statement, ast.ClassDef):
                 roots.append(statement)
-            elif not isinstance(statement, ast.AnnAssign) or statement.value is not None:
-                roots.append(statement.value if isinstance(statement, ast.AnnAssign) else statement)
+            elif isinstance(statement, ast.AnnAssign):
+                if statement.value is not None:
+                    roots.append(statement.value)
+            else:
+                roots.append(statement)
     names = {n.id for root in roots for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return names - set(dir(builtins))
 

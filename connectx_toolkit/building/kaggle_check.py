@@ -49,6 +49,8 @@ def _kaggle_rules() -> Any:
     """``building/kaggle_rules.py``, loaded by path: this script runs where the project is not importable."""
     path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "kaggle_rules.py")
     spec = importlib.util.spec_from_file_location("connectx_kaggle_rules", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its classes name it as their module
     spec.loader.exec_module(module)
@@ -122,9 +124,10 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
     nones: list[int] = []
     players = [watch_none(path, nones) if seat in seats else opponent for seat in range(2)]
     env.run(players)
-    final = env.steps[-1]
+    steps: list[list[Any]] = env.steps  # Structs (attribute access), which kaggle_environments types as dicts
+    final = steps[-1]
     seat = seats[0]
-    moves = sum(1 for step in env.steps[:-1] for s in seats if step[s].status == "ACTIVE")
+    moves = sum(1 for step in steps[:-1] for s in seats if step[s].status == "ACTIVE")
     durations = [
         log[s]["duration"]
         for log in env.logs

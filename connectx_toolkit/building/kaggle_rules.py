@@ -111,7 +111,7 @@ def entry_site(value: Any) -> tuple[str, int, str] | None:
         for name in ("__new__", "__init__"):
             method = value.__dict__.get(name)
             method = getattr(method, "__func__", method)
-            if hasattr(method, "__code__"):
+            if method is not None and hasattr(method, "__code__"):
                 return method.__code__.co_filename, method.__code__.co_firstlineno, f"{value.__name__}.{name}"
         return None
     code = getattr(value, "__code__", None)

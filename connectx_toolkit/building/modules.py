@@ -80,7 +80,7 @@ def optional_imports(tree: ast.Module) -> set[int]:
     function defined there, which runs later, outside it)."""
     guarded: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and any(
+        if isinstance(node, (ast.Try, ast.TryStar)) and any(
                 catches_import_errors(handler) for handler in node.handlers):
             stack: list[ast.AST] = list(node.body)
             while stack:

@@ -235,7 +235,9 @@ def build(
 
 
 def resolve_label(target: Target) -> str:
-    return getattr(target, "__qualname__", None) or os.fspath(target)
+    if callable(target):  # prepare() admits only functions defined with def, and each has a __qualname__
+        return getattr(target, "__qualname__")
+    return os.fspath(target)
 
 
 def check_writable(out: str) -> None:

@@ -12,7 +12,7 @@ its author wrote.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from connectx_toolkit.building.bundle import BUNDLE_ROOT, module_path
 from connectx_toolkit.building.errors import InputError
@@ -23,7 +23,7 @@ SINGLE_FILE_WAY_OUT = ("read data files with agents.core.resources.load_resource
                        "build a bundle (-o submission.tar.gz)")
 
 
-def where(site: list[Any] | None, modules: list[Module], bundle: bool) -> str:
+def where(site: list[Any] | None, modules: Sequence[Module], bundle: bool) -> str:
     """``/home/me/bot/main.py:9`` for a site reported as ``[file as it ran, line]``; ``?`` when unknown."""
     if not site:
         return "?"
@@ -45,7 +45,7 @@ def relative_note(path: str) -> str:
             f"{BUNDLE_ROOT}/{path.lstrip('./')}")
 
 
-def refusal(item: dict[str, Any], modules: list[Module], bundle: bool, found: bool) -> str:
+def refusal(item: dict[str, Any], modules: Sequence[Module], bundle: bool, found: bool) -> str:
     """The message for a read the agent cannot run without."""
     path, at = item["path"], where(item.get("site"), modules, bundle)
     if in_bundle_root(path):
@@ -62,7 +62,7 @@ def refusal(item: dict[str, Any], modules: list[Module], bundle: bool, found: bo
     return f"{text}: {SINGLE_FILE_WAY_OUT}"
 
 
-def note(item: dict[str, Any], modules: list[Module], bundle: bool) -> str:
+def note(item: dict[str, Any], modules: Sequence[Module], bundle: bool) -> str:
     """The note for a read that failed and that the agent lived through."""
     path, at = item["path"], where(item.get("site"), modules, bundle)
     if in_bundle_root(path):
@@ -79,7 +79,7 @@ def died_of(item: dict[str, Any], reason: str) -> bool:
     return bool(reason) and (repr(path)[1:-1] in reason or path in reason)
 
 
-def judge(report: dict[str, Any], modules: list[Module] = (), bundle: bool = False) -> list[str]:
+def judge(report: dict[str, Any], modules: Sequence[Module] = (), bundle: bool = False) -> list[str]:
     """Notes for the reads the agent lived through; ``InputError`` (one line) for one it cannot run without."""
     reads, tries = report.get("reads") or [], report.get("tries") or []
     if reads:

@@ -135,7 +135,7 @@ def script_only(tree: ast.Module) -> set[int]:
     skipped: set[int] = set()
     for node in tree.body:
         test = node.test if isinstance(node, ast.If) else None
-        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+        if (isinstance(node, ast.If) and isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
                 and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
                 and test.comparators[0].value == "__main__" and isinstance(test.ops[0], ast.Eq)):
             skipped.update(id(child) for statement in node.body for child in ast.walk(statement))

@@ -196,8 +196,8 @@ def _require_callable(entry: Entry) -> None:
         raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
     last = None
     for node in parse(module).body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if any(isinstance(t, ast.Name) and t.id == entry.function for t in targets):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry.function
+                                                for t in node.targets):
             last = node.value
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
             if binds_at_top_level(Module("", "", False, ast.unparse(node)), entry.function):

@@ -46,10 +46,12 @@ def package_folders(allowed: Iterable[str]) -> dict[str, str]:
             spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):
             continue
-        if spec is None or not spec.origin and not spec.submodule_search_locations:
+        if spec is None:
             continue
-        location = list(spec.submodule_search_locations or [])[:1] or [spec.origin]
-        folders[name] = os.path.dirname(os.path.abspath(location[0]))
+        location = next(iter(spec.submodule_search_locations or []), None) or spec.origin
+        if not location:  # neither a package's folder nor a module's file
+            continue
+        folders[name] = os.path.dirname(os.path.abspath(location))
     return folders
 
 

@@ -48,7 +48,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    p = Parser(prog=evaluate_program(), description=__doc__.split("\n\n")[0])
+    p = Parser(prog=evaluate_program(), description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("agents", nargs="*", metavar="AGENT", help="A and B: module in agents/, .py file, folder, TARGET:FUNCTION, random or negamax")
     match = p.add_argument_group("match (A B: which is stronger)",
                                  "-n also sets a league's games per pair and the gate's maximum; the gate takes --sprt, "

@@ -247,7 +247,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         log(_line(load.to_json()))
     stop = not load.passed
     for check in checks[1:]:
-        if stop:
+        if stop or context is None:  # no context only where the load failed
             check.detail = "not run (an earlier check failed)"
         else:
             started = time.monotonic()

@@ -94,9 +94,10 @@ def prepare(settings: MatchSettings) -> PreparedMatch:
         from connectx_toolkit.sandbox import require
 
         require()
-    specs = tuple(agent if isinstance(agent, AgentSpec) else
-                  resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path))
-                  for agent in settings.agents)
+    a, b = (agent if isinstance(agent, AgentSpec) else
+            resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path))
+            for agent in settings.agents)  # A and B
+    specs = (a, b)
     if suite is None:
         suite = match_suite(settings, settings.games)
     tasks = schedule(specs[0], specs[1], settings.games, suite, settings)
@@ -208,6 +209,7 @@ def sprt_summary(records: Sequence[GameRecord], settings: MatchSettings) -> dict
     from connectx_toolkit.evaluation.reports import stats
     from connectx_toolkit.evaluation.reports.summary import pair_counts
 
+    assert settings.sprt is not None, "only a match with an SPRT has its summary"
     elo0, elo1 = settings.sprt
     result = stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, settings.alpha, settings.beta)
     return {

@@ -49,7 +49,7 @@ def new_client(credentials: Credentials, response_processor: Callable[[Any], Non
     token = credentials.token
     if credentials.oauth_file:
         token = _oauth_token(credentials, env)
-    return KaggleClient(env=env, username=credentials.username, password=credentials.key, api_token=token,
+    return KaggleClient(env=env, username=credentials.username, password=credentials.key, api_token=token,  # pyright: ignore[reportArgumentType]  kagglesdk declares these `str = None`: None is its own default
                         response_processor=response_processor)
 
 
@@ -58,7 +58,7 @@ def _oauth_token(credentials: Credentials, env: Any) -> str:
 
     with KaggleClient(env=env) as client:
         try:
-            saved = KaggleCredentials.load(client, credentials.oauth_file)
+            saved = KaggleCredentials.load(client, credentials.oauth_file)  # pyright: ignore[reportArgumentType]  kagglesdk declares `file_path: str = None`: None is its own default
             token = saved.get_access_token() if saved else None
         except Exception as error:
             raise KaggleError(failure_line(error, "a fresh access token for the saved OAuth credentials",

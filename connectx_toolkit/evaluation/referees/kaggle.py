@@ -61,7 +61,7 @@ def play_kaggle(
     while not env.done:
         seat = _active_seat(env)
         actions, logs = [None, None], [{}, {}]
-        actions[seat], logs[seat] = agents[seat].act(env._Environment__get_shared_state(seat).observation)
+        actions[seat], logs[seat] = agents[seat].act(env._Environment__get_shared_state(seat).observation)  # pyright: ignore[reportAttributeAccessIssue]  Environment's private method, the observation its runner gives an agent
         if "duration" in logs[seat]:
             times[seat].append(float(logs[seat]["duration"]))
         try:
@@ -71,7 +71,7 @@ def play_kaggle(
             actions[seat] = f"not an integer: {actions[seat]!r}"
             env.step(actions, logs)
         if env.state[seat].status in (Status.ACTIVE, Status.INACTIVE, Status.DONE):
-            moves.append(env.steps[-1][seat].action)
+            moves.append(env.steps[-1][seat].action)  # pyright: ignore[reportAttributeAccessIssue]  a Struct (attribute access), typed as a dict by kaggle_environments
     return Played(steps=env.steps, statuses=[s.status for s in env.state], rewards=[s.reward for s in env.state],
                   moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
 

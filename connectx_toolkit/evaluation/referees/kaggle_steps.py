@@ -34,14 +34,15 @@ class Step(NamedTuple):
     mark: int = 0
 
 
-class KaggleSteps(Sequence):
+class KaggleSteps(Sequence[list[dict[str, Any]]]):
     """``env.steps`` of one game: the reset, the ordinary moves (``columns`` played, with their
     ``durations``, None for a forced opening move), then ``last``."""
 
     def __init__(self, rows: int, columns: int, act_timeout: float, overage: float, played: list[int],
                  durations: list[float | None], last: Step) -> None:
         self.shape = (rows, columns, act_timeout, overage)
-        self.played, self.durations, self.last = played, durations, tuple(last)
+        self.played, self.durations = played, durations
+        self.last: tuple[Any, ...] = tuple(last)
         self._expanded: list[list[dict[str, Any]]] | None = None
 
     def __len__(self) -> int:

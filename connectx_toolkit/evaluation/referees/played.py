@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove
 
@@ -45,7 +45,7 @@ class Played:
     it raised.
     """
 
-    steps: list[list[dict[str, Any]]]
+    steps: Sequence[list[dict[str, Any]]]  # a list, or the native referee's KaggleSteps (expanded when read)
     statuses: list[str]
     rewards: list[Any]
     moves: list[int]

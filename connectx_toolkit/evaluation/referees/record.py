@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.bank import bank_spent
@@ -67,7 +67,7 @@ class GameRecord:
     seed: int
     swapped: bool = False
     note: str = ""
-    steps: list[Any] = field(default_factory=list, repr=False)
+    steps: Sequence[Any] = field(default_factory=list, repr=False)  # a list, or KaggleSteps
     error: list[str | None] = field(default_factory=lambda: [None, None])
     logs: list[list[str]] = field(default_factory=lambda: [[], []])
     none_plies: list[list[int]] = field(default_factory=lambda: [[], []])

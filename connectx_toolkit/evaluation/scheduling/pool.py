@@ -257,6 +257,7 @@ class _Pool:
         """ERROR for the seat that was thinking, or None if the game goes back to ``pending``."""
         code = worker.exit_code(wait=EXIT_WAIT_SECONDS)
         task = worker.task
+        assert task is not None, "only a busy worker is settled"
         record = None
         if not worker.started() and task.game_id not in self.retried:
             # died before any move of this game: not this game's fault; play it again once
@@ -271,6 +272,7 @@ class _Pool:
     def _overdue(self, index: int, worker: _Worker, now: float) -> GameRecord:
         """TIMEOUT for the seat that was thinking; the worker is killed."""
         late = now > worker.limit
+        assert worker.task is not None, "only a busy worker is settled"
         record = forfeit(worker.task, worker.seat(), TIMEOUT,
                          "the game ran past its longest possible duration: killed" if late
                          else "no answer by the move's deadline: killed", worker.thinking_for(now))

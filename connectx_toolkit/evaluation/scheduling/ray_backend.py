@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 MAX_GAMES_PER_TASK = 8
 
 try:
-    import ray
+    import ray  # pyright: ignore[reportMissingImports]  optional (requirements-ray.txt): absent where it is not installed
 except ImportError as error:  # raised as the module's own ImportError so `--backend ray` can name the fix
     raise ModuleNotFoundError(
         "--backend ray needs Ray: pip install -r requirements-ray.txt", name="connectx_toolkit.evaluation.scheduling.ray_backend"

@@ -231,6 +231,8 @@ class AgentProcess:
         return {fd for fd, _ in self._poll.poll(0)} if self._poll is not None else set()
 
     def _send(self, message: dict[str, Any], before: bytes = b"") -> bool:
+        if self._sock is None:  # closed
+            return False
         try:
             self._sock.sendall(before + _frame(message))
             self._game_request = b""
@@ -391,7 +393,7 @@ def _unmap_shared_memory() -> None:
 
     munmap = ctypes.CDLL(None, use_errno=True).munmap
     munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
-    for arena in list(getattr(heap.BufferWrapper._heap, "_arenas", ())):
+    for arena in list(getattr(heap.BufferWrapper._heap, "_arenas", ())):  # pyright: ignore[reportAttributeAccessIssue]  multiprocessing's private heap, whose arenas are unmapped here
         try:
             address = ctypes.addressof(ctypes.c_char.from_buffer(arena.buffer))
         except (TypeError, ValueError, BufferError):

@@ -122,6 +122,8 @@ def load(kind: str, target: str, function: str) -> Callable[..., Any]:
         return entry
     if kind == MODULE:
         spec = importlib.util.find_spec(target)
+        if spec is None or spec.loader is None:  # as importing it would say
+            raise ModuleNotFoundError(f"No module named {target!r}", name=target)
         module = importlib.util.module_from_spec(spec)
         code = _module_code(spec)
         if code is None:  # a loader without code objects

@@ -17,10 +17,10 @@ def _unsupported(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-_ENCODER = encoder.c_make_encoder(None, _unsupported, encoder.encode_basestring_ascii, None, ":", ",", False,
-                                  False, True) if encoder.c_make_encoder else None
+_ENCODER = encoder.c_make_encoder(None, _unsupported, encoder.encode_basestring_ascii, None, ":", ",", False,  # pyright: ignore[reportAttributeAccessIssue]  json.encoder's C accelerator (None without it), which typeshed leaves out
+                                  False, True) if encoder.c_make_encoder else None  # pyright: ignore[reportAttributeAccessIssue]  as above
 _FALLBACK = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-_SCAN = scanner.make_scanner(json.JSONDecoder())
+_SCAN = scanner.make_scanner(json.JSONDecoder())  # pyright: ignore[reportArgumentType]  the context is the decoder, as in json.decoder; typeshed names make_scanner itself
 HEADER_BYTES = 4
 
 
