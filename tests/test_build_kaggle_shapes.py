@@ -577,3 +577,100 @@ def test_every_refusal_names_the_agents_file_and_line(outside):
         with pytest.raises(InputError) as caught:
             build(str(bot), outside / "submission.py")
         assert str(caught.value).startswith(f"{bot}{expected}"), str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Entries the source alone cannot name: Kaggle's last callable of the executed module
+
+RUN_TIME_ENTRIES = {
+    # a public numba MCTS ends so: the entry bound inside a top-level if (was "defines no top-level mcts_agent")
+    "bound inside an if": ('''
+        mp_or_sp = "sp"
+
+
+        def legal(obs, config):
+            return [c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0]
+
+
+        def sp_mcts_agent(obs, config):
+            return legal(obs, config)[0]
+
+
+        def mp_mcts_agent(obs, config):
+            return legal(obs, config)[-1]
+
+
+        if mp_or_sp == "sp":
+            mcts_agent = sp_mcts_agent
+        elif mp_or_sp == "mp":
+            mcts_agent = mp_mcts_agent
+    ''', "mcts_agent", "Kaggle's last callable of the executed module", "a function sp_mcts_agent"),
+    # agent = SimpleAgent(game), an instance without __call__ (was "'SimpleAgent' object is not callable")
+    "a non-callable agent": ('''
+        class SimpleAgent:
+            def __init__(self, game):
+                self.game = game
+
+            def act(self, obs, config):
+                return next(c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0)
+
+
+        def my_agent(obs, config):
+            return agent.act(obs, config)
+
+
+        game = "connectx"
+        agent = SimpleAgent(game)
+    ''', "my_agent", "agent if callable once the file has run, else Kaggle's last callable of the executed module",
+        "a function my_agent"),
+    "a computed name": ('''
+        def _first_open(obs, config):
+            return next(c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0)
+
+
+        for _name in ("opening_agent",):
+            globals()[_name] = _first_open
+    ''', "_first_open", "Kaggle's last callable of the executed module", "a function _first_open"),
+}
+
+
+@pytest.mark.parametrize("shape", ["single file", "bundle of a file", "bundle with its own main.py"])
+@pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
+def test_an_entry_the_source_cannot_name_is_kaggles_last_callable_of_the_executed_module(outside, case, shape):
+    source, function, reason, called = RUN_TIME_ENTRIES[case]
+    name = "main.py" if shape == "bundle with its own main.py" else "kaggle_agent.py"
+    folder = write(outside / "bot", {name: source})
+    out = outside / ("submission.py" if shape == "single file" else "submission.tar.gz")
+    if out.name.endswith(".tar.gz"):
+        sandbox_or_skip()
+    report = build(str(folder / name) if name != "main.py" else str(folder), out)
+    assert (report.function, report.reason) == (function, reason)
+    assert report.validation["entry"].startswith(called), report.validation["entry"]  # named as it is found
+    played = kaggle_plays(outside, out)
+    assert played["moves"] == unbuilt_moves(unbuilt(source)) == [first_open(c["board"]) for c in CASES]
+
+
+@pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
+def test_evaluate_plays_an_entry_the_source_cannot_name_as_kaggle_finds_it(outside, case, capsys):
+    from connectx_toolkit.cli import evaluate
+
+    source, function, _, _ = RUN_TIME_ENTRIES[case]
+    path = write(outside / "bot", {"kaggle_agent.py": source}) / "kaggle_agent.py"
+    spec = resolve_agent(str(path))
+    assert spec.kind == "file" and f"({function} as the source reads)" in spec.note
+    code = evaluate.main([str(path), "random", "-n", "2", "--workers", "1", "--no-progress", "--json",
+                          "--results", str(outside / "r.jsonl")])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["agents"][0]["errors"] == 0 and summary["agents"][0]["invalid"] == 0
+
+
+def test_the_gate_passes_an_entry_bound_inside_a_top_level_if(outside):
+    import subprocess
+
+    path = write(outside / "bot", {"mcts_agent.py": RUN_TIME_ENTRIES["bound inside an if"][0]}) / "mcts_agent.py"
+    done = subprocess.run([sys.executable, str(Path(ROOT) / "evaluate.py"), "--gate", str(path), "--baseline",
+                           "random", "-n", "4", "--workers", "2", "--json"], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["verdict"] == "PASS", (report.get("reasons"), done.stderr[-2000:])
+    assert "Kaggle calls the last callable of mcts_agent.py once it has run" in report["checks"][0]["note"]

@@ -28,6 +28,7 @@ class AgentShape:
     function: str
     last_callable: str | None
     reads_bundle_root: bool
+    kind: str = "function"  # what the entry is (``building.entry_point``): RUN_TIME_KINDS when found as the file runs
 
     @property
     def loads_as_is(self) -> bool:
@@ -40,7 +41,7 @@ def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
     entry = prepare(target, allow_imports=(ANY_EXTERNAL,), paths=paths)
     modules = discover(entry.module, entry.project, entry.virtual_modules)
     return AgentShape(tuple(m.name for m in modules), entry.function, last_callable(parse(modules[-1])),
-                      any(mentions_bundle_root(m) is not None for m in modules))
+                      any(mentions_bundle_root(m) is not None for m in modules), entry.kind)
 
 
 def bundle_folder(target: str, paths: Iterable[str] = ()) -> str:
