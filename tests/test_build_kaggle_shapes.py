@@ -674,3 +674,48 @@ def test_the_gate_passes_an_entry_bound_inside_a_top_level_if(outside):
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["verdict"] == "PASS", (report.get("reasons"), done.stderr[-2000:])
     assert "Kaggle calls the last callable of mcts_agent.py once it has run" in report["checks"][0]["note"]
+
+
+def test_one_missing_package_is_counted_once_with_the_pip_line(outside, capsys):
+    write(outside, {"one.py": """
+        import nosuch_torch
+        import nosuch_torch.nn as nn
+        from nosuch_torch import optim
+
+
+        def agent(obs, config):
+            return 0
+    """, "two.py": """
+        import nosuch_torch
+        import nosuch_torch.nn
+        import nosuch_numba
+
+
+        def agent(obs, config):
+            return 0
+    """})
+    with pytest.raises(InputError) as one:
+        build_text(str(outside / "one.py"))
+    assert str(one.value).startswith(f"{outside / 'one.py'}:1: `import nosuch_torch` in module one: no module")
+    assert f"{sys.executable} -m pip install nosuch_torch, then --allow-import nosuch_torch" in str(one.value)
+    with pytest.raises(InputError) as two:
+        build_text(str(outside / "two.py"))
+    assert str(two.value).startswith("2 imports the agent cannot run without: ")
+    assert str(two.value).endswith(f"not installed here: {sys.executable} -m pip install nosuch_torch nosuch_numba, "
+                                   "then --allow-import nosuch_torch --allow-import nosuch_numba")
+
+
+def test_an_optional_import_found_nowhere_gets_the_pip_line(outside):
+    write(outside, {"opt.py": """
+        try:
+            import nosuch_psutil
+        except ImportError:
+            nosuch_psutil = None
+
+
+        def agent(obs, config):
+            return [c for c in range(config.columns) if obs.board[c] == 0][0]
+    """})
+    report = build(str(outside / "opt.py"), outside / "submission.py")
+    (note,) = [note for note in report.notes if "nosuch_psutil" in note]
+    assert note.endswith(f"; to use it: {sys.executable} -m pip install nosuch_psutil, then --allow-import nosuch_psutil")

@@ -145,6 +145,18 @@ def _is_submodule(node: ast.ImportFrom, name: str) -> bool:
     return False
 
 
+def merely_calls(tree: ast.Module, caller: str, callee: str) -> bool:
+    """Whether the top-level function ``caller`` only returns ``callee(...)`` (``def connectx_bot(obs, config):
+    return agent(obs, config)``): Kaggle calling one plays the other."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == caller:
+            body = [item for item in node.body
+                    if not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant))]
+            return (len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call)
+                    and isinstance(body[0].value.func, ast.Name) and body[0].value.func.id == callee)
+    return False
+
+
 def last_callable(tree: ast.Module) -> str | None:
     """The name Kaggle's loader would call, or None when the module binds no callable."""
     callables = [name for name, is_callable in bindings(tree).items() if is_callable]
@@ -199,7 +211,8 @@ def entry_point(tree: ast.Module, named: str | None = None) -> EntryPoint | None
         kind = kinds[DEFAULT_FUNCTION] or "callable"
         own = f"the file's {_kind_word(kind)} agent" + (f", {kind.partition(', ')[2]}" if ", " in kind else "")
         if last not in (None, DEFAULT_FUNCTION):
-            return EntryPoint(DEFAULT_FUNCTION, f"{own}; Kaggle's loader alone would call {last}", kind)
+            delegate = ", which merely calls agent" if merely_calls(tree, last, DEFAULT_FUNCTION) else ""
+            return EntryPoint(DEFAULT_FUNCTION, f"{own}; Kaggle's loader alone would call {last}{delegate}", kind)
         return EntryPoint(DEFAULT_FUNCTION, own, kind)
     if last is None:
         return None
@@ -226,4 +239,5 @@ def _article(kind: str) -> str:
 
 __all__ = ["AGENT_AT_RUN_TIME", "AT_RUN_TIME", "DEFAULT_FUNCTION", "NOT_CALLABLE", "RUN_TIME_KINDS",
            "binds_computed_names", "conditional_names", "EntryPoint", "binding_kinds",
-           "binding_kinds_with_loops", "bindings", "entry_point", "last_callable"]
+           "binding_kinds_with_loops", "bindings", "entry_point", "last_callable",
+           "merely_calls"]

@@ -266,7 +266,7 @@ def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None
         note = (f"Kaggle calls the last callable of {os.path.basename(path)} once it has run ({shape.function} as "
                 f"the source reads)")
         return needs_build, None, note
-    if called != shape.function:
+    if called != shape.function and not shape.merely_calls:
         note = (f"Kaggle calls {called}, the last callable of {os.path.basename(path)}, not {shape.function}: pass "
                 f"{path}:{shape.function} to play {shape.function}, or build it (the builder makes "
                 f"{shape.function} the last callable)")
