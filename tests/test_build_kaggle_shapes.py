@@ -226,11 +226,13 @@ def test_optional_imports_are_built_without_and_noted(outside):
     })
     report = build(str(folder / "book_agent.py"), outside / "submission.py")
     at = f"{folder}/book_agent.py"
+    pip = f"; to use it: {sys.executable} -m pip install {{0}}, then --allow-import {{0}}"
     assert report.notes == [
         f"{at}:2: `from fast_book import BOOK` is optional (inside try/except ImportError): no module fast_book "
-        "here; built without it, the agent runs its fallback",
+        "here; built without it, the agent runs its fallback" + pip.format("fast_book"),
         f"{at}:6: `import numba_not_installed_here as numba` is optional (inside try/except ImportError): no module "
-        "numba_not_installed_here here; built without it, the agent runs its fallback",
+        "numba_not_installed_here here; built without it, the agent runs its fallback"
+        + pip.format("numba_not_installed_here"),
         f"{at}:10: `from accelerated import best_column` is optional (inside try/except ImportError): accelerated "
         f"cannot be built ({folder}/accelerated.py:1: `import cupy_not_installed_here` (no module "
         "cupy_not_installed_here here)); built without it, the agent runs its fallback",
@@ -267,7 +269,10 @@ def test_every_import_the_agent_cannot_run_without_is_named_in_one_message(outsi
     assert err == (f"build_submission.py: error: 3 imports the agent cannot run without: {folder}/main.py:1: "
                    f"`import fast_book` (no module fast_book here); {folder}/main.py:3: `from numba import njit` "
                    f"({numba}); {folder}/helper.py:1: `import scipy_fancy.optimize` (no module scipy_fancy here) "
-                   "(an import inside try/except ImportError is optional and left out)\n")
+                   "(an import inside try/except ImportError is optional and left out); not installed here: "
+                   f"{sys.executable} -m pip install fast_book{' numba' if 'no module' in numba else ''} scipy_fancy, "
+                   f"then --allow-import fast_book{' --allow-import numba' if 'no module' in numba else ''} "
+                   "--allow-import scipy_fancy\n")
 
 
 # ---------------------------------------------------------------------------------------------------
