@@ -67,10 +67,12 @@ def test_the_gate_report_reads_as_the_command_line_prints_it():
 
 
 def test_run_gate_returns_a_report_object():
-    report = run_gate(GateSettings(os.path.join(FIXTURES, "eval_agents", "no_callable.py"), "greedy"), progress=False)
-    assert isinstance(report, GateReport) and report["verdict"] == "FAIL" and report["candidate"] is None
-    lines = str(report).splitlines()  # a candidate that never loaded: no header, the checks not run, the reason
-    assert lines[0].startswith("  load        FAIL  ") and lines[1] == "  smoke       --    not run (an earlier check failed)"
+    candidate = os.path.join(FIXTURES, "eval_agents", "no_callable.py")
+    report = run_gate(GateSettings(candidate, "greedy"), progress=False)
+    assert isinstance(report, GateReport) and report["verdict"] == "FAIL" and report["candidate"] == candidate
+    lines = str(report).splitlines()  # a candidate that never loaded: the header, the checks not run, the reason
+    assert lines[0].startswith(f"gate: {candidate} against baseline greedy (act timeout 2 s")
+    assert lines[1].startswith("  load        FAIL  ") and lines[2] == "  smoke       --    not run (an earlier check failed)"
     assert lines[-2:] == ["FAIL", f"  - {report['reasons'][0]}"] and "defines no callable" in lines[-1]
 
 

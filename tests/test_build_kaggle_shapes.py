@@ -226,11 +226,13 @@ def test_optional_imports_are_built_without_and_noted(outside):
     })
     report = build(str(folder / "book_agent.py"), outside / "submission.py")
     at = f"{folder}/book_agent.py"
+    pip = f"; to use it: {sys.executable} -m pip install {{0}}, then --allow-import {{0}}"
     assert report.notes == [
         f"{at}:2: `from fast_book import BOOK` is optional (inside try/except ImportError): no module fast_book "
-        "here; built without it, the agent runs its fallback",
+        "here; built without it, the agent runs its fallback" + pip.format("fast_book"),
         f"{at}:6: `import numba_not_installed_here as numba` is optional (inside try/except ImportError): no module "
-        "numba_not_installed_here here; built without it, the agent runs its fallback",
+        "numba_not_installed_here here; built without it, the agent runs its fallback"
+        + pip.format("numba_not_installed_here"),
         f"{at}:10: `from accelerated import best_column` is optional (inside try/except ImportError): accelerated "
         f"cannot be built ({folder}/accelerated.py:1: `import cupy_not_installed_here` (no module "
         "cupy_not_installed_here here)); built without it, the agent runs its fallback",
@@ -267,7 +269,10 @@ def test_every_import_the_agent_cannot_run_without_is_named_in_one_message(outsi
     assert err == (f"build_submission.py: error: 3 imports the agent cannot run without: {folder}/main.py:1: "
                    f"`import fast_book` (no module fast_book here); {folder}/main.py:3: `from numba import njit` "
                    f"({numba}); {folder}/helper.py:1: `import scipy_fancy.optimize` (no module scipy_fancy here) "
-                   "(an import inside try/except ImportError is optional and left out)\n")
+                   "(an import inside try/except ImportError is optional and left out); not installed here: "
+                   f"{sys.executable} -m pip install fast_book{' numba' if 'no module' in numba else ''} scipy_fancy, "
+                   f"then --allow-import fast_book{' --allow-import numba' if 'no module' in numba else ''} "
+                   "--allow-import scipy_fancy\n")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -577,3 +582,145 @@ def test_every_refusal_names_the_agents_file_and_line(outside):
         with pytest.raises(InputError) as caught:
             build(str(bot), outside / "submission.py")
         assert str(caught.value).startswith(f"{bot}{expected}"), str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Entries the source alone cannot name: Kaggle's last callable of the executed module
+
+RUN_TIME_ENTRIES = {
+    # a public numba MCTS ends so: the entry bound inside a top-level if (was "defines no top-level mcts_agent")
+    "bound inside an if": ('''
+        mp_or_sp = "sp"
+
+
+        def legal(obs, config):
+            return [c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0]
+
+
+        def sp_mcts_agent(obs, config):
+            return legal(obs, config)[0]
+
+
+        def mp_mcts_agent(obs, config):
+            return legal(obs, config)[-1]
+
+
+        if mp_or_sp == "sp":
+            mcts_agent = sp_mcts_agent
+        elif mp_or_sp == "mp":
+            mcts_agent = mp_mcts_agent
+    ''', "mcts_agent", "Kaggle's last callable of the executed module", "a function sp_mcts_agent"),
+    # agent = SimpleAgent(game), an instance without __call__ (was "'SimpleAgent' object is not callable")
+    "a non-callable agent": ('''
+        class SimpleAgent:
+            def __init__(self, game):
+                self.game = game
+
+            def act(self, obs, config):
+                return next(c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0)
+
+
+        def my_agent(obs, config):
+            return agent.act(obs, config)
+
+
+        game = "connectx"
+        agent = SimpleAgent(game)
+    ''', "my_agent", "agent if callable once the file has run, else Kaggle's last callable of the executed module",
+        "a function my_agent"),
+    "a computed name": ('''
+        def _first_open(obs, config):
+            return next(c for c in (3, 2, 4, 1, 5, 0, 6) if obs.board[c] == 0)
+
+
+        for _name in ("opening_agent",):
+            globals()[_name] = _first_open
+    ''', "_first_open", "Kaggle's last callable of the executed module", "a function _first_open"),
+}
+
+
+@pytest.mark.parametrize("shape", ["single file", "bundle of a file", "bundle with its own main.py"])
+@pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
+def test_an_entry_the_source_cannot_name_is_kaggles_last_callable_of_the_executed_module(outside, case, shape):
+    source, function, reason, called = RUN_TIME_ENTRIES[case]
+    name = "main.py" if shape == "bundle with its own main.py" else "kaggle_agent.py"
+    folder = write(outside / "bot", {name: source})
+    out = outside / ("submission.py" if shape == "single file" else "submission.tar.gz")
+    if out.name.endswith(".tar.gz"):
+        sandbox_or_skip()
+    report = build(str(folder / name) if name != "main.py" else str(folder), out)
+    assert (report.function, report.reason) == (function, reason)
+    assert report.validation["entry"].startswith(called), report.validation["entry"]  # named as it is found
+    played = kaggle_plays(outside, out)
+    assert played["moves"] == unbuilt_moves(unbuilt(source)) == [first_open(c["board"]) for c in CASES]
+
+
+@pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
+def test_evaluate_plays_an_entry_the_source_cannot_name_as_kaggle_finds_it(outside, case, capsys):
+    from connectx_toolkit.cli import evaluate
+
+    source, function, _, _ = RUN_TIME_ENTRIES[case]
+    path = write(outside / "bot", {"kaggle_agent.py": source}) / "kaggle_agent.py"
+    spec = resolve_agent(str(path))
+    assert spec.kind == "file" and f"({function} as the source reads)" in spec.note
+    code = evaluate.main([str(path), "random", "-n", "2", "--workers", "1", "--no-progress", "--json",
+                          "--results", str(outside / "r.jsonl")])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["agents"][0]["errors"] == 0 and summary["agents"][0]["invalid"] == 0
+
+
+def test_the_gate_passes_an_entry_bound_inside_a_top_level_if(outside):
+    import subprocess
+
+    path = write(outside / "bot", {"mcts_agent.py": RUN_TIME_ENTRIES["bound inside an if"][0]}) / "mcts_agent.py"
+    done = subprocess.run([sys.executable, str(Path(ROOT) / "evaluate.py"), "--gate", str(path), "--baseline",
+                           "random", "-n", "4", "--workers", "2", "--json"], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["verdict"] == "PASS", (report.get("reasons"), done.stderr[-2000:])
+    assert "Kaggle calls the last callable of mcts_agent.py once it has run" in report["checks"][0]["note"]
+
+
+def test_one_missing_package_is_counted_once_with_the_pip_line(outside, capsys):
+    write(outside, {"one.py": """
+        import nosuch_torch
+        import nosuch_torch.nn as nn
+        from nosuch_torch import optim
+
+
+        def agent(obs, config):
+            return 0
+    """, "two.py": """
+        import nosuch_torch
+        import nosuch_torch.nn
+        import nosuch_numba
+
+
+        def agent(obs, config):
+            return 0
+    """})
+    with pytest.raises(InputError) as one:
+        build_text(str(outside / "one.py"))
+    assert str(one.value).startswith(f"{outside / 'one.py'}:1: `import nosuch_torch` in module one: no module")
+    assert f"{sys.executable} -m pip install nosuch_torch, then --allow-import nosuch_torch" in str(one.value)
+    with pytest.raises(InputError) as two:
+        build_text(str(outside / "two.py"))
+    assert str(two.value).startswith("2 imports the agent cannot run without: ")
+    assert str(two.value).endswith(f"not installed here: {sys.executable} -m pip install nosuch_torch nosuch_numba, "
+                                   "then --allow-import nosuch_torch --allow-import nosuch_numba")
+
+
+def test_an_optional_import_found_nowhere_gets_the_pip_line(outside):
+    write(outside, {"opt.py": """
+        try:
+            import nosuch_psutil
+        except ImportError:
+            nosuch_psutil = None
+
+
+        def agent(obs, config):
+            return [c for c in range(config.columns) if obs.board[c] == 0][0]
+    """})
+    report = build(str(outside / "opt.py"), outside / "submission.py")
+    (note,) = [note for note in report.notes if "nosuch_psutil" in note]
+    assert note.endswith(f"; to use it: {sys.executable} -m pip install nosuch_psutil, then --allow-import nosuch_psutil")

@@ -141,3 +141,14 @@ def test_a_file_whose_last_callable_is_agent_has_no_note(tmp_path):
     path = tmp_path / "plain.py"
     path.write_text("import random\n\nclass Memo:\n    pass\n\ndef agent(obs, config):\n    return 3\n")
     assert resolve_agent(str(path)).note == ""
+
+
+def test_no_note_where_kaggles_last_callable_merely_calls_agent(tmp_path):
+    path = tmp_path / "bot.py"
+    path.write_text("def agent(obs, config):\n    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n\n\n"
+                    "def connectx_bot(obs, config):\n    \"\"\"Kaggle's entry.\"\"\"\n    return agent(obs, config)\n")
+    spec = resolve_agent(str(path))
+    assert spec.kind == "file" and spec.note == ""
+    from connectx_toolkit.building import build_text
+
+    assert "agent" in build_text(str(path))[0]

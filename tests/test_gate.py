@@ -220,3 +220,45 @@ def test_the_projects_own_submission_passes_against_greedy():
     code, report, stderr = run_gate("--gate", os.path.join(ROOT, "submissions", "submission.py"), "--baseline", "greedy")
     assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
     assert report["risk_figures"]["max_bank_used_s"] > 0  # it does use the bank, legally
+
+
+def siblings(folder, helper_folder=None):
+    """``bot.py`` importing ``helper.py`` from beside it (or from ``helper_folder``, given with --path)."""
+    helper_folder = helper_folder or folder
+    helper_folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    (helper_folder / "helper.py").write_text(
+        "def column(obs, config):\n    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n")
+    (folder / "bot.py").write_text("import helper\n\n\ndef agent(obs, config):\n    return helper.column(obs, config)\n")
+    return folder / "bot.py"
+
+
+def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_and_its_build_passes(tmp_path):
+    bot = siblings(tmp_path / "bot")
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--gate", str(bot), "--baseline",
+                           "random", "-n", "4", "--workers", "2"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and lines[0].startswith(f"gate: {bot} against baseline random")  # a header, too
+    assert lines[1].startswith("  load        FAIL") and "No module named 'helper'" in lines[1]
+    (reason,) = [line for line in lines if line.startswith("  - ")]
+    assert reason == (f"  - load: {bot} needs modules of its own (bot.py:1 in <module>: ModuleNotFoundError: No module "
+                      f"named 'helper'), which Kaggle does not have when it is uploaded alone (clean room: python -I, alone in "
+                      f"an empty folder, no project): upload what "
+                      f"`python build_submission.py {bot} -o submission.py` writes, which inlines them")
+    built = tmp_path / "submission.py"
+    from connectx_toolkit.building import build
+
+    build(str(bot), built)
+    code, report, stderr = run_gate("--gate", str(built), "--baseline", "random", "-n", "4")
+    assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
+
+
+def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_path):
+    bot = siblings(tmp_path / "bot", tmp_path / "lib")
+    code, report, _ = run_gate("--gate", str(bot), "--path", str(tmp_path / "lib"), "--baseline", "random")
+    assert code == 1 and report["candidate"] == str(bot)
+    command = f"python build_submission.py {bot} --path {tmp_path / 'lib'} -o submission.py"
+    assert f"upload what `{command}` writes" in report["reasons"][0]
+    built = subprocess.run([sys.executable, os.path.join(ROOT, *command.split()[1:2]), *command.split()[2:]],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]  # the command it prints works as printed

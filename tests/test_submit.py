@@ -127,3 +127,15 @@ def test_bad_input_is_one_line_and_exit_2(kaggle, tmp_path, arguments, says):
     lines = [line for line in err.strip().splitlines() if not line.startswith("evaluate.py: note: ")]  # outside files
     assert lines == [f"evaluate.py: error: {says}"]
     assert kaggle.requests == []
+
+
+def test_a_raw_file_that_needs_its_siblings_is_never_uploaded_even_with_force(kaggle, tmp_path):
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "helper.py").write_text("def column(obs, config):\n    return [c for c in range(7) if obs.board[c] == 0][0]\n")
+    (folder / "bot.py").write_text("import helper\n\n\ndef agent(obs, config):\n    return helper.column(obs, config)\n")
+    code, out, err = submit(tmp_path, "--submit", str(folder / "bot.py"), "-m", "alone", "--force")
+    assert code == 1, err
+    assert uploads(kaggle) == [] and kaggle.created == []
+    assert f"not uploaded, even with --force: {folder / 'bot.py'} imports modules of its own" in out
+    assert f"python build_submission.py {folder / 'bot.py'} -o submission.py" in out

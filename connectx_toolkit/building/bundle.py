@@ -18,8 +18,9 @@ import os
 import tarfile
 import tempfile
 
-from connectx_toolkit.building.entry_point import bindings, last_callable
-from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper
+from connectx_toolkit.building.entry_point import (AGENT_AT_RUN_TIME, AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS,
+                                                  bindings, last_callable)
+from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper, run_time_entry
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.sources import Module, is_namespace
 
@@ -84,9 +85,15 @@ def main_source(label: str, modules: list[Module], function: str, rebuild: str,
     entry last."""
     entry = modules[-1]
     described = describe_entry(f"{entry.shown_name}.{function}", kind)
+    prefer = DEFAULT_FUNCTION if kind == AGENT_AT_RUN_TIME else None
     if entry.name == "main":
         source = entry.source
-        if last_callable(ast.parse(source)) != function:
+        if kind == AT_RUN_TIME:  # Kaggle's loader finds it in main.py as written
+            return source, True
+        if kind == AGENT_AT_RUN_TIME:
+            source = (source.rstrip("\n") + "\n" + APPENDED.format(function="agent, if callable,")
+                      + entry_wrapper(run_time_entry("dict(globals())", prefer), described, name=_fresh_name(source)))
+        elif last_callable(ast.parse(source)) != function:
             source = (source.rstrip("\n") + "\n" + APPENDED.format(function=function)
                       + entry_wrapper(function, described, name=_fresh_name(source)))
         return source, True
@@ -94,6 +101,12 @@ def main_source(label: str, modules: list[Module], function: str, rebuild: str,
         raise InputError("a module named main is not the entry: in a bundle main.py is Kaggle's entry; rename it")
     if entry.file_name:
         imports = RUN_FILE.format(module=entry.name, file=entry.file_name, function=function)
+        if kind in RUN_TIME_KINDS:
+            imports = imports.replace(f"_entry = _ENTRY_MODULE.{function}\n",
+                                      f"_entry = {run_time_entry('vars(_ENTRY_MODULE)', prefer)}\n")
+    elif kind in RUN_TIME_KINDS:
+        imports = (f"import {entry.name} as _entry_module\n\n"
+                   f"_entry = {run_time_entry('vars(_entry_module)', prefer)}\n")
     else:
         imports = IMPORT.format(module=entry.name, function=function)
     main = MAIN.format(label=label, module=entry.shown_name, function=function, rebuild=rebuild, root=BUNDLE_ROOT,

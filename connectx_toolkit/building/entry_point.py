@@ -15,6 +15,12 @@ import os
 from dataclasses import dataclass
 
 DEFAULT_FUNCTION = "agent"
+# Entries the source alone cannot name (a binding inside a top-level ``if`` or loop, a name bound through
+# ``globals()``, an ``agent`` that is not callable): the built file takes them from the executed module, as
+# Kaggle's loader does. ``function`` is then the name the source suggests, for the report only.
+AT_RUN_TIME = "Kaggle's last callable of the executed module"
+AGENT_AT_RUN_TIME = "agent if callable once the file has run, else Kaggle's last callable of the executed module"
+RUN_TIME_KINDS = (AT_RUN_TIME, AGENT_AT_RUN_TIME)
 # Values a name can be bound to that are never callable (a call or a subscript may give a callable).
 NOT_CALLABLE = (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp, ast.DictComp,
                 ast.SetComp, ast.GeneratorExp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)
@@ -139,23 +145,74 @@ def _is_submodule(node: ast.ImportFrom, name: str) -> bool:
     return False
 
 
+def merely_calls(tree: ast.Module, caller: str, callee: str) -> bool:
+    """Whether the top-level function ``caller`` only returns ``callee(...)`` (``def connectx_bot(obs, config):
+    return agent(obs, config)``): Kaggle calling one plays the other."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == caller:
+            body = [item for item in node.body
+                    if not (isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant))]
+            return (len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call)
+                    and isinstance(body[0].value.func, ast.Name) and body[0].value.func.id == callee)
+    return False
+
+
 def last_callable(tree: ast.Module) -> str | None:
     """The name Kaggle's loader would call, or None when the module binds no callable."""
     callables = [name for name, is_callable in bindings(tree).items() if is_callable]
     return callables[-1] if callables else None
 
 
+def conditional_names(tree: ast.Module) -> set[str]:
+    """Names bound only inside a top-level ``if``, ``for`` or ``while`` (whether they are bound, and to what,
+    is known once the file has run)."""
+    always = {name for name in bindings(ast.Module([node for node in tree.body
+                                                    if not isinstance(node, (ast.If, ast.For, ast.While))], []))}
+    return set(binding_kinds_with_loops(tree)) - always
+
+
+def binding_kinds_with_loops(tree: ast.Module) -> dict[str, str | None]:
+    """``binding_kinds`` with the bodies of top-level loops taken too."""
+    flat = top_level_statements(tree.body, loops=True)
+    return binding_kinds(ast.Module(flat, []))
+
+
+def binds_computed_names(tree: ast.Module) -> bool:
+    """Whether the top level binds names the source does not spell: ``globals()[name] = f``,
+    ``globals().update(...)``, ``exec(...)``, ``setattr(sys.modules[__name__], ...)``."""
+    for node in top_level_statements(tree.body, loops=True):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for inner in ast.walk(node):
+            if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                    and inner.func.id in ("globals", "vars", "locals", "exec", "setattr")):
+                return True
+    return False
+
+
 def entry_point(tree: ast.Module, named: str | None = None) -> EntryPoint | None:
-    """The entry of a module: ``named`` (from ``:FUNCTION``), else ``agent``, else the last callable."""
+    """The entry of a module: ``named`` (from ``:FUNCTION``), else ``agent``, else the last callable; where
+    the source alone cannot say, Kaggle's rule applied to the executed module (``RUN_TIME_KINDS``)."""
     kinds = binding_kinds(tree)
     last = last_callable(tree)
     if named is not None:
         return EntryPoint(named, "named by :FUNCTION", kinds.get(named) or "callable")
+    conditional = conditional_names(tree)
+    computed = binds_computed_names(tree)
+    if DEFAULT_FUNCTION in conditional or (DEFAULT_FUNCTION in kinds and kinds[DEFAULT_FUNCTION] is None):
+        # ``agent = SimpleAgent(game)``, ``agent = make()``, ``if ...: agent = f``: Kaggle calls its last callable
+        guess = DEFAULT_FUNCTION if kinds.get(DEFAULT_FUNCTION) else last or DEFAULT_FUNCTION
+        return EntryPoint(guess, AGENT_AT_RUN_TIME, AGENT_AT_RUN_TIME)
+    if DEFAULT_FUNCTION not in kinds and (computed or (last is None and conditional)
+                                          or any(kinds.get(name) for name in conditional)
+                                          or (last is not None and last in conditional)):
+        return EntryPoint(last or "?", AT_RUN_TIME, AT_RUN_TIME)
     if DEFAULT_FUNCTION in kinds:
         kind = kinds[DEFAULT_FUNCTION] or "callable"
         own = f"the file's {_kind_word(kind)} agent" + (f", {kind.partition(', ')[2]}" if ", " in kind else "")
         if last not in (None, DEFAULT_FUNCTION):
-            return EntryPoint(DEFAULT_FUNCTION, f"{own}; Kaggle's loader alone would call {last}", kind)
+            delegate = ", which merely calls agent" if merely_calls(tree, last, DEFAULT_FUNCTION) else ""
+            return EntryPoint(DEFAULT_FUNCTION, f"{own}; Kaggle's loader alone would call {last}{delegate}", kind)
         return EntryPoint(DEFAULT_FUNCTION, own, kind)
     if last is None:
         return None
@@ -180,4 +237,7 @@ def _article(kind: str) -> str:
     return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
-__all__ = ["DEFAULT_FUNCTION", "NOT_CALLABLE", "EntryPoint", "binding_kinds", "bindings", "entry_point", "last_callable"]
+__all__ = ["AGENT_AT_RUN_TIME", "AT_RUN_TIME", "DEFAULT_FUNCTION", "NOT_CALLABLE", "RUN_TIME_KINDS",
+           "binds_computed_names", "conditional_names", "EntryPoint", "binding_kinds",
+           "binding_kinds_with_loops", "bindings", "entry_point", "last_callable",
+           "merely_calls"]

@@ -216,6 +216,10 @@ class ReadWatcher:
         folder = os.path.dirname(self.own)
         self.bundle = folder if folder == "/kaggle_simulations/agent" else None
         self.checker = os.path.realpath(__file__)  # read back for a traceback through ``watch_none``'s frame
+        # The toolkit's own files (kaggle_rules.py loaded by path, the wrapper calling the agent): read back
+        # when a module formats the call stack at import (torch does), never the agent's data. The agents the
+        # toolkit links to (connectx_toolkit/agents -> ../agents) resolve outside it and stay watched.
+        self.toolkit = os.path.dirname(os.path.dirname(self.checker))
         self.created: set[str] = set()  # files the agent made itself: reading them back is no data read
         self.opened: dict[str, Opened] = {}
         self.skipped: set[str] = set()
@@ -252,6 +256,8 @@ class ReadWatcher:
         if creates and not reads:
             self.created.add(real)
             return
+        if reads and not creates and self.source_read_back(name):
+            return
         if self.exempt(real):
             if os.path.isabs(name):
                 self.skipped.add(name)  # the installation, the system: read again and again by imports
@@ -265,9 +271,24 @@ class ReadWatcher:
         if creates:
             self.created.add(real)
 
+    @staticmethod
+    def source_read_back(name: str) -> bool:
+        """Whether this is Python source read back through ``linecache`` (a traceback, a warning, ``inspect``,
+        ``traceback.format_stack()``, which torch runs at import): the source of code that ran, not data.
+        On Kaggle a missing source is no error either, only a traceback without its lines."""
+        if not name.endswith((".py", ".pyw")):
+            return False
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_globals.get("__name__") == "linecache":
+                return True
+            frame = frame.f_back
+        return False
+
     def exempt(self, real: str) -> bool:
-        """The submission itself, the checker, the system and the installation: not the agent's data."""
-        return (real in (self.own, self.checker) or (self.bundle is not None and real.startswith(self.bundle + os.sep))
+        """The submission itself, the toolkit, the system and the installation: not the agent's data."""
+        return (real in (self.own, self.checker) or real.startswith(self.toolkit + os.sep)
+                or (self.bundle is not None and real.startswith(self.bundle + os.sep))
                 or real.startswith(self.system) or any(real == p or real.startswith(p + os.sep) for p in self.installed))
 
     def site(self) -> list[Any] | None:

@@ -67,6 +67,15 @@ def call(agent: Callable[..., Any], observation: Any, configuration: Any) -> Any
     return agent(*(observation, configuration)[:count])
 
 
+def run_time_entry(namespace: str, prefer: str | None = None) -> str:
+    """An expression for the callable Kaggle's loader would take from the executed module whose dict is
+    ``namespace`` (an expression): its last callable (the loader's own dunders left out), or ``prefer``
+    where that is bound to a callable. A lambda, so that it binds no name of its own."""
+    rule = ("(lambda namespace, prefer: namespace[prefer] if callable(namespace.get(prefer)) else "
+            "[value for key, value in namespace.items() if callable(value) and not (key[:2] == '__' == key[-2:])][-1])")
+    return f"{rule}({namespace}, {prefer!r})"
+
+
 def entry_wrapper(value: str, described: str, name: str = "agent") -> str:
     """The wrapper's text: ``name(obs, config)`` calling the callable that the expression ``value`` gives."""
     return _WRAPPER.format(value=value, described=described, name=name)
@@ -74,6 +83,8 @@ def entry_wrapper(value: str, described: str, name: str = "agent") -> str:
 
 def describe_entry(qualified: str, kind: str) -> str:
     """``bot.act, a function``; ``main.agent, an object, an instance of Agent``: what the wrapper calls."""
+    if kind.startswith(("Kaggle's last callable", "agent if callable")):
+        return f"{kind} ({qualified} as the source reads)"
     if kind.startswith("object, "):
         return f"{qualified}, an {kind}"
     article = "an" if kind[:1] in "aeiou" else "a"
@@ -389,6 +400,6 @@ def summarize_traceback(stderr: str, toolkit: Toolkit = TOOLKIT) -> str:
 
 
 __all__ = ["CELL_ORIGINS", "GENERATED", "LoadFailure", "NO_CALLABLE", "TOOLKIT", "Toolkit", "WRAPPER_GLOBALS", "call",
-           "describe_callable", "describe_entry", "entry_site", "entry_wrapper", "forget_editable_installs",
+           "describe_callable", "describe_entry", "entry_site", "entry_wrapper", "run_time_entry", "forget_editable_installs",
            "format_agent_error", "is_loader_code", "is_wrapper", "is_wrapper_code", "last_callable", "library_name",
            "load_file", "loader_failure", "one_line", "raised_in", "summarize_traceback", "unwrapped"]

@@ -108,8 +108,9 @@ def project_dependencies(
 
     def cannot(where: str, statement: str, guarded: bool, message: str, short: str) -> None:
         if guarded:
+            install = install_hint(short) if NOT_INSTALLED in message else ""
             found.notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {short}; "
-                               "built without it, the agent runs its fallback")
+                               f"built without it, the agent runs its fallback{install}")
         else:
             found.problems.append(Problem(message, f"{where}: `{statement}` ({short})", short))
 
@@ -181,13 +182,31 @@ def project_dependencies(
     return found
 
 
+NOT_INSTALLED = "nor installed here"  # in ``missing``'s text for a package found nowhere
+
+
+def install_hint(reason: str) -> str:
+    """``; to use it: .../python -m pip install psutil, then --allow-import psutil`` for ``no module psutil here``."""
+    name = reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
+    return f"; to use it: {sys.executable} -m pip install {name}, then --allow-import {name}"
+
+
 def one_error(problems: list[Problem]) -> InputError:
-    """Every import the agent cannot run without, in one line."""
+    """Every import the agent cannot run without, in one line: one package once, at its first import (``import
+    torch`` and ``from torch import nn`` are one missing torch)."""
+    first: dict[str, Problem] = {}
+    for problem in problems:
+        first.setdefault(problem.reason, problem)
+    problems = list(first.values())
     if len(problems) == 1:
         return InputError(problems[0].message)
     listed = "; ".join(problem.short for problem in problems)
+    missing_names = [problem.reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
+                     for problem in problems if NOT_INSTALLED in problem.message]
+    install = (f"; not installed here: {sys.executable} -m pip install {' '.join(missing_names)}, then "
+               + " ".join(f"--allow-import {name}" for name in missing_names) if missing_names else "")
     return InputError(f"{len(problems)} imports the agent cannot run without: {listed} "
-                      "(an import inside try/except ImportError is optional and left out)")
+                      f"(an import inside try/except ImportError is optional and left out){install}")
 
 
 def missing(name: str, project: Project) -> str:
@@ -200,7 +219,7 @@ def missing(name: str, project: Project) -> str:
     where = f"under the import roots ({', '.join(roots)})" if roots else "in the project"
     if above is not None:
         return f"no module {name} {where}; it is in {display(above)}: add --path {display(above)}"
-    return (f"no module {name} {where}, nor installed here (if it is a package Kaggle's image has: "
+    return (f"no module {name} {where}, {NOT_INSTALLED} (if it is a package Kaggle's image has: "
             f"{sys.executable} -m pip install {name}, then --allow-import {name})")
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Union
 
 from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
 from connectx_toolkit.building.data import collect_resources
-from connectx_toolkit.building.entry_point import last_callable
+from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
@@ -207,7 +207,9 @@ def build(
         before_validation()
     if files:
         main = last_callable(parse(Module("main", "main.py", False, files["main.py"].decode("utf-8"))))
-        report = validate_bundle(files, main or "agent", timeout, packages=packages, modules=modules)
+        # an entry found when the file has run is whatever Kaggle's loader finds; the report names it
+        expected = None if entry.kind in RUN_TIME_KINDS else main or "agent"
+        report = validate_bundle(files, expected, timeout, packages=packages, modules=modules)
     else:
         report = validate(text, timeout, sandbox, packages=packages, modules=modules)
     report["notes"] = graph.notes + list(report.get("notes") or [])

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from connectx_toolkit.building.pipeline import prepare, render_bundle
 from connectx_toolkit.building.bundle import mentions_bundle_root, unpacked
-from connectx_toolkit.building.entry_point import last_callable
+from connectx_toolkit.building.entry_point import last_callable, merely_calls
 from connectx_toolkit.building.modules import discover
 from connectx_toolkit.building.sources import ANY_EXTERNAL, parse
 
@@ -28,14 +28,19 @@ class AgentShape:
     function: str
     last_callable: str | None
     reads_bundle_root: bool
+    merely_calls: bool = False  # the last callable only returns function(...): calling one plays the other
+    kind: str = "function"  # what the entry is (``building.entry_point``): RUN_TIME_KINDS when found as the file runs
 
 
 def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
     """The shape of ``target`` (any import allowed: nothing is uploaded). Raises ``BuildError`` (one line)."""
     entry = prepare(target, allow_imports=(ANY_EXTERNAL,), paths=paths)
     modules = discover(entry.module, entry.project, entry.virtual_modules)
-    return AgentShape(tuple(m.name for m in modules), entry.function, last_callable(parse(modules[-1])),
-                      any(mentions_bundle_root(m) is not None for m in modules))
+    tree = parse(modules[-1])
+    last = last_callable(tree)
+    return AgentShape(tuple(m.name for m in modules), entry.function, last,
+                      any(mentions_bundle_root(m) is not None for m in modules),
+                      last is not None and merely_calls(tree, last, entry.function), entry.kind)
 
 
 def bundle_folder(target: str, paths: Iterable[str] = ()) -> str:

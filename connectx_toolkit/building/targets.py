@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.building.closure import gather
-from connectx_toolkit.building.entry_point import DEFAULT_FUNCTION, NOT_CALLABLE, entry_point
+from connectx_toolkit.building.entry_point import (DEFAULT_FUNCTION, NOT_CALLABLE, RUN_TIME_KINDS, conditional_names,
+                                                  entry_point)
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.notebook import module_name, notebook_module
 from connectx_toolkit.building.roots import locate, unique
@@ -187,9 +188,12 @@ def _with_roots(project: Project, *roots: str) -> Project:
 
 
 def _require_callable(entry: Entry) -> None:
-    """The entry module must bind the function at top level, to something that can be called."""
+    """The entry module must bind the function at top level (inside a top-level ``if`` or loop counts), to
+    something that can be called; an entry found when the file has run is Kaggle's loader's to find."""
+    if entry.kind in RUN_TIME_KINDS:
+        return
     module = _entry_module(entry)
-    if not binds_at_top_level(module, entry.function):
+    if not binds_at_top_level(module, entry.function) and entry.function not in conditional_names(parse(module)):
         wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
         functions = [n.name for n in parse(module).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         hint = f" (its functions: {', '.join(functions)}; pick one with AGENT:FUNCTION)" if functions else ""

@@ -16,7 +16,8 @@ import hashlib
 import textwrap
 import zlib
 
-from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper
+from connectx_toolkit.building.entry_point import AGENT_AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS
+from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper, run_time_entry
 from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\
@@ -202,7 +203,11 @@ def render(
     parts.append(f"# {'-' * 96}\n" + LOADER)
     described = describe_entry(f"{modules[-1].shown_name}.{function}" if not modules[-1].file_name
                                else f"{function} of {modules[-1].file_name}", kind)
-    parts.append(entry_wrapper(f"_module({agent_module!r}).{function}", described))
+    if kind in RUN_TIME_KINDS:
+        value = run_time_entry(f"vars(_module({agent_module!r}))", DEFAULT_FUNCTION if kind == AGENT_AT_RUN_TIME else None)
+    else:
+        value = f"_module({agent_module!r}).{function}"
+    parts.append(entry_wrapper(value, described))
     return "\n\n".join(parts)
 
 

@@ -65,7 +65,7 @@ def _package_mounts(packages: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(mounts)
 
 
-def validate_bundle(files: dict[str, bytes], entry: str, timeout: float = VALIDATION_TIMEOUT_S, *,
+def validate_bundle(files: dict[str, bytes], entry: str | None, timeout: float = VALIDATION_TIMEOUT_S, *,
                     packages: dict[str, str] | None = None, modules: Sequence[Module] = ()) -> dict:
     """Kaggle's checks on a bundle unpacked at /kaggle_simulations/agent, where Kaggle unpacks one: always in
     a bubblewrap sandbox, which binds the folder there. Without bubblewrap, an ``InputError`` saying how to
@@ -108,12 +108,12 @@ def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
         return json.load(handle)
 
 
-def _judged(report: dict, entry: str = "agent", modules: list[Module] | None = None, bundle: bool = False) -> dict:
+def _judged(report: dict, entry: str | None = "agent", modules: list[Module] | None = None, bundle: bool = False) -> dict:
     """The report, with what Kaggle would refuse turned into errors (a data file the build left out, a
     wrong entry) and the reads the agent lived through into ``notes``."""
     report["notes"] = judge(report, modules or [], bundle)
     _told_where_written(report, modules or [])
-    if report.get("ok") and report.get("last_callable") != entry:
+    if report.get("ok") and entry is not None and report.get("last_callable") != entry:
         report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not {entry}")
     return report
 

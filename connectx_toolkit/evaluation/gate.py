@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
@@ -153,7 +154,7 @@ def run(settings: GateSettings, log: Callable[[str], None] | None = None, progre
     if context is not None and progress:
         context.progress = progress_bar(most_games(settings), unit="game", desc="gate")
     try:
-        report = run_gate(context, load, log=log)
+        report = run_gate(context, load, log=log, settings=settings)
         end_early(context.progress if context else None)  # the SPRT or a failed check may stop before the most
     finally:
         if context is not None and context.progress is not None:
@@ -203,10 +204,18 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
 
         problem, load_s = clean_room_load(os.path.abspath(settings.candidate), sandbox=settings.sandbox)
         if problem:
+            rebuild = build_command(settings.candidate, settings.path)
             load.passed, load.detail = False, f"{settings.candidate}: {problem}"
-            load.reasons.append(f"load: {settings.candidate} cannot be loaded as a Kaggle submission "
-                                f"(clean room: python -I, an empty folder, no project): {problem}; "
-                                f"upload what build_submission.py {settings.candidate} writes instead")
+            if candidate.kind == BUILT:  # it imports modules of its own: beside it here, not on Kaggle
+                load.data["needs_its_modules"] = rebuild  # --submit never uploads it, even with --force
+                load.reasons.append(
+                    f"load: {settings.candidate} needs modules of its own ({problem}), which Kaggle does not have "
+                    f"when it is uploaded alone (clean room: python -I, alone in an empty folder, no project): upload what "
+                    f"`{rebuild}` writes, which inlines them")
+            else:
+                load.reasons.append(f"load: {settings.candidate} cannot be loaded as a Kaggle submission "
+                                    f"(clean room: python -I, alone in an empty folder, no project): {problem}; "
+                                    f"upload what `{rebuild}` writes instead")
             return None, load
     else:
         load_s = None
@@ -226,6 +235,12 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
                                                                                                     candidate)), load
 
 
+def build_command(candidate: str, paths: Any = ()) -> str:
+    """The command that builds ``candidate`` into one uploadable file, with the import roots the run used."""
+    return " ".join(["python build_submission.py", shlex.quote(candidate),
+                     *(f"--path {shlex.quote(path)}" for path in paths or ()), "-o submission.py"])
+
+
 def _check_suite(openings: str | None, config: Config, seed: int) -> None:
     from connectx_toolkit.evaluation.scheduling.openings import OpeningError, load_suite
 
@@ -235,14 +250,19 @@ def _check_suite(openings: str | None, config: Config, seed: int) -> None:
         raise GateUsage(str(error)) from None
 
 
-def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Every check in order; returns the report (``verdict``, ``reasons``, ``checks`` ...)."""
+def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None,
+             settings: GateSettings | None = None) -> dict[str, Any]:
+    """Every check in order; returns the report (``verdict``, ``reasons``, ``checks`` ...). Without a context
+    (the candidate failed to load) the header names the agents as ``settings`` gives them."""
     checks = [load, Check("smoke"), Check("validation"), Check("baseline"), Check("builtins")]
     runners = {"smoke": check_smoke, "validation": check_validation, "baseline": check_baseline,
                "builtins": check_builtins}
-    if log and context:
-        log(_header(context.candidate.name, context.baseline.name, context.settings.act_timeout,
-                    context.config.as_dict()))
+    settings = context.settings if context else settings
+    names = ((context.candidate.name, context.baseline.name) if context
+             else (settings.candidate, settings.baseline) if settings else (None, None))
+    config = context.config.as_dict() if context else settings.config.as_dict() if settings else None
+    if log and names[0] is not None:
+        log(_header(names[0], names[1], settings.act_timeout, config))
     if log:
         log(_line(load.to_json()))
     stop = not load.passed
@@ -270,10 +290,10 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         "reasons": reasons,
         "warnings": warnings,
         "risk_figures": figures,
-        "candidate": context.candidate.name if context else None,
-        "baseline": context.baseline.name if context else None,
-        "act_timeout": context.settings.act_timeout if context else None,
-        "config": context.config.as_dict() if context else None,
+        "candidate": names[0],
+        "baseline": names[1],
+        "act_timeout": settings.act_timeout if settings else None,
+        "config": config,
         "games": context.played if context else 0,
         "checks": [check.to_json() for check in checks],
     }

@@ -89,6 +89,12 @@ def submit(settings: Any, path: str, description: str, force: bool, out: IO[str]
         passed = report["verdict"] == "PASS"
         if not as_json:
             out.write(render_verdict(report) + "\n")
+        rebuild = next((check["needs_its_modules"] for check in report["checks"] if check.get("needs_its_modules")), None)
+        if rebuild:  # uploaded alone it cannot load on Kaggle, whatever --force says
+            _finish(out, as_json, report, None, forced=False,
+                    text=f"not uploaded, even with --force: {path} imports modules of its own, which Kaggle would not "
+                         f"have; build it first: {rebuild}")
+            return 1
         if not passed and not force:
             _finish(out, as_json, report, None, forced=False,
                     text="not uploaded: the gate failed (--force uploads anyway)")

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from io import StringIO
 from typing import Any, Callable
 
+from connectx_toolkit.building.entry_point import RUN_TIME_KINDS
 from connectx_toolkit.building.kaggle_rules import LoadFailure, call, load_file
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUILTIN, BUNDLE, CALLABLE, FILE, MODULE
 from connectx_toolkit.evaluation.seats.agent_server import CALLABLES, load
@@ -258,11 +259,17 @@ def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None
         raise AgentSpecError(f"agent {path!r}: {error}") from None
     called = shape.last_callable or shape.function
     note = ""
-    if called != shape.function:
+    needs_build = len(shape.modules) > 1 or shape.reads_bundle_root
+    if shape.kind in RUN_TIME_KINDS:
+        # the source alone cannot say (a binding inside a top-level if or loop, a computed name, a non-callable
+        # agent): played as Kaggle's loader finds it once the file has run, and built the same way
+        note = (f"Kaggle calls the last callable of {os.path.basename(path)} once it has run ({shape.function} as "
+                f"the source reads)")
+        return needs_build, None, note
+    if called != shape.function and not shape.merely_calls:
         note = (f"Kaggle calls {called}, the last callable of {os.path.basename(path)}, not {shape.function}: pass "
                 f"{path}:{shape.function} to play {shape.function}, or build it (the builder makes "
                 f"{shape.function} the last callable)")
-    needs_build = len(shape.modules) > 1 or shape.reads_bundle_root
     return needs_build, (called if needs_build else None), note
 
 

@@ -3,13 +3,14 @@
 ``python -I`` in an empty temporary folder, with the editable install of this project forgotten, then
 Kaggle's own loader (``get_last_callable``), its failure told in one line: all three from
 ``building/kaggle_rules.py``, loaded by path (it depends on nothing in the project), as the builder's
-validation does. A file that only loads because the project or files beside it are importable here
-fails, as it would on Kaggle.
+validation does. The file is copied alone into an empty folder, as Kaggle's servers hold an uploaded file: a
+file that only loads because the project or files beside it are importable here fails, as it would on Kaggle.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,9 +44,14 @@ sys.__stderr__.write("LOAD-OK %.6f\\n" % seconds)
 def clean_room_load(path: str, sandbox: bool = False) -> tuple[str | None, float | None]:
     """(None, seconds Kaggle's loader took) if it gets a callable from ``path`` in a clean room, else (one
     line saying why, None)."""
-    path = os.path.abspath(path)
-    argv = [sys.executable, "-I", "-c", _SCRIPT, KAGGLE_RULES, path]
     with tempfile.TemporaryDirectory(prefix="connectx-clean-room-") as empty:
+        # Alone in a folder of its own, as Kaggle's servers hold an uploaded file: Kaggle's loader puts the
+        # file's folder on sys.path, and the files beside it here are not uploaded with it.
+        alone = os.path.join(empty, "upload", os.path.basename(path))
+        os.makedirs(os.path.dirname(alone))
+        shutil.copyfile(path, alone)
+        path = alone
+        argv = [sys.executable, "-I", "-c", _SCRIPT, KAGGLE_RULES, path]
         try:
             if sandbox:
                 from connectx_toolkit.sandbox import Sandbox
