@@ -261,7 +261,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
     names = ((context.candidate.name, context.baseline.name) if context
              else (settings.candidate, settings.baseline) if settings else (None, None))
     config = context.config.as_dict() if context else settings.config.as_dict() if settings else None
-    if log and names[0] is not None:
+    if log and names[0] is not None and settings is not None and config is not None:
         log(_header(names[0], names[1], settings.act_timeout, config))
     if log:
         log(_line(load.to_json()))
