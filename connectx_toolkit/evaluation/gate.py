@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, move_shares, steady_overage
 from connectx_toolkit.evaluation.referees.played import KAGGLE, Status
 from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
@@ -303,13 +304,10 @@ def risk(context: GateContext) -> tuple[dict[str, Any], list[str]]:
                             f"{record.game_id}): a machine slower than this one may run out")
         slowest, tightest = 0.0, (0.0, 0.0, "", None)  # (share of what the clock allowed, seconds, check, record)
         for check, index, record in context.seats:
-            left = bank
-            for seconds in record.times_of(index):
+            for seconds, share in move_shares(record.times_of(index), act, bank):
                 slowest = max(slowest, seconds)
-                share = seconds / (act + left) if act + left > 0 else 1.0
                 if share > tightest[0]:
                     tightest = (share, seconds, check, record)
-                left -= max(0.0, seconds - act)
         figures["max_move_s"] = round(slowest, 4)
         figures["tightest_move_share"] = round(tightest[0], 4)
         if tightest[0] > SLOWEST_WARN_SHARE and tightest[3] is not None:
@@ -371,8 +369,6 @@ def check_smoke(context: GateContext, check: Check) -> None:
 def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
     """The one projection that fails: a seat spending its typical overage on every move of a game that
     fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
-    from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, steady_overage
-
     settings, config = context.settings, context.config
     overage = steady_overage(games, settings.act_timeout)
     need = full_board_need(overage, config.rows, config.columns)
