@@ -50,7 +50,9 @@ from typing import Any, Callable, Sequence
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, move_shares, steady_overage
 from connectx_toolkit.evaluation.referees.played import KAGGLE, Status
-from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
+from connectx_toolkit.evaluation.settings import (
+    DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError, check_games, check_sprt,
+)
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
@@ -83,6 +85,12 @@ class GateSettings(PlaySettings):
     sprt: tuple[float, float] = DEFAULT_SPRT
     alpha: float = DEFAULT_ALPHA
     beta: float = DEFAULT_BETA
+
+    def __post_init__(self) -> None:
+        """The gate's rules on top of :class:`PlaySettings`'; raises ``GateUsage``."""
+        super().__post_init__()
+        check_games(self.games)
+        check_sprt(self.sprt, self.alpha, self.beta)
 
 
 @dataclass
@@ -169,20 +177,11 @@ def most_games(settings: GateSettings) -> int:
 
 
 def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
-    """Validate the settings and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
+    """Resolve both agents (the settings checked their own fields when they were made); a candidate that
+    fails to load is a FAIL, not bad input."""
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
-    sprt = settings.sprt
-    if not sprt[0] < sprt[1]:
-        raise GateUsage("--sprt ELO0 ELO1 needs ELO0 < ELO1")
-    if not (0 < settings.alpha < 1 and 0 < settings.beta < 1):
-        raise GateUsage("--alpha and --beta must lie strictly between 0 and 1")
-    if settings.act_timeout <= 0:
-        raise GateUsage("--act-timeout must be > 0")
-    try:
-        config = settings.config
-    except ValueError as error:
-        raise GateUsage(str(error)) from None
+    config = settings.config
     try:
         baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
