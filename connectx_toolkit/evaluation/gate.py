@@ -54,6 +54,7 @@ from connectx_toolkit.evaluation.settings import (
     DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError, check_games, check_sprt,
 )
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
+from connectx_toolkit.evaluation.reports.stats import Z95
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -491,7 +492,7 @@ def builtin_games(games: int) -> int:
     return count + count % 2
 
 
-def paired_interval(differences: Sequence[float], z: float = 1.959963984540054) -> tuple[float, float]:
+def paired_interval(differences: Sequence[float], z: float = Z95) -> tuple[float, float]:
     """95 % normal interval of the mean of paired differences; (0, 0) without data."""
     n = len(differences)
     if n == 0:
