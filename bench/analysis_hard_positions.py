@@ -26,7 +26,7 @@ from connectx_toolkit.analysis.solving import WARM_UP
 from connectx_toolkit.analysis.values import trivial_value
 from connectx_toolkit.analysis.workers import Job, SolverPool
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 
 
 def off_book_jobs(path: str, first: int, last: int) -> list[list[Job]]:

@@ -298,13 +298,13 @@ def test_an_answer_later_than_the_bank_is_a_timeout_even_if_it_came():
 
     session = make_session(os.path.join(AGENTS, "leftmost.py"), act_timeout=1.0)
     try:
-        session.overage_left = 0.5
+        session.bank.left = 0.5
         session._apply(AgentMove(3, 1.6))
         assert session.game.forfeit.reason.startswith("timeout:") and session.game.moves == []
-        session.game.forfeit, session.overage_left = None, 0.5
+        session.game.forfeit, session.bank.left = None, 0.5
         session.game.play(0)  # the human's move, then the agent's, just within the bank
         session._apply(AgentMove(3, 1.4))
         assert session.game.forfeit is None and session.game.moves == [0, 3]
-        assert abs(session.overage_left - 0.1) < 1e-9
+        assert abs(session.bank.left - 0.1) < 1e-9
     finally:
         session.close()

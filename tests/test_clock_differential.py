@@ -5,7 +5,8 @@ one fixed 42-ply game that nobody wins, so a steady spender lives long enough to
 same two agent files are played (1) through the gate's own path (``GateContext.match``: the native referee,
 each agent in its own process, killed at its deadline) and (2) by ``Environment.run`` with the files'
 paths, as Kaggle runs a submission (it loads the file inside move 1 and waits for a hung move, then rules
-TIMEOUT). The per-game statuses and the move of the TIMEOUT must be equal.
+TIMEOUT). The per-game statuses and the move of the TIMEOUT must be equal, and equal to what the toolkit's
+one owner of the rule (``evaluation.referees.bank``) rules on the move times each run recorded.
 
 The clock is scaled by 1/20 (act timeout 0.1 s, a 3 s bank): the rule (``duration - actTimeout >
 remainingOverageTime``, the bank drawn by ``max(0, duration - actTimeout)`` per move) is the same at any
@@ -20,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.evaluation.referees.bank import Bank, bank_spent
 
 SCALE = 1 / 20  # of Kaggle's 2 s act timeout and 60 s bank
 
@@ -61,7 +63,7 @@ def drawn_game(seed: int = 7) -> list[int]:
     """A 42-ply game of 6x7 in which nobody ever has four in a row (found by seeded random play)."""
     rng = random.Random(seed)
     while True:
-        position, moves = Position(Config(6, 7, 4)), []
+        position, moves = Position(Config()), []
         while position.moves < 42:
             safe = [c for c in position.legal_moves() if not position.is_winning_move(c)]
             if not safe:
@@ -87,7 +89,7 @@ def by_gate(profile_path: str, opponent_path: str, act: float, bank: float) -> t
     from connectx_toolkit.evaluation.gate import GateContext, GateSettings
     from connectx_toolkit.evaluation.referees.record import GameTask
 
-    config = Config(6, 7, 4)
+    config = Config()
     settings = GateSettings(candidate=profile_path, baseline=opponent_path, act_timeout=act, overage=bank, workers=1)
     profiled, opponent = AgentSpec(profile_path, "file", profile_path), AgentSpec(opponent_path, "file", opponent_path)
     context = GateContext(settings, profiled, opponent, config)
@@ -133,13 +135,23 @@ def print_table(rows: list[tuple[str, tuple, tuple]], scale: float) -> None:
         def cell(run):
             return run[0] + (f" @{run[1]}" if run[1] else "")
 
-        spent = [sum(max(0.0, t - 2 * scale) for t in run[2]) / scale for run in (gate_run, kaggle_run)]
+        spent = [bank_spent(run[2], 2 * scale) / scale for run in (gate_run, kaggle_run)]
         print(f"{name:<32} {cell(gate_run):<12} {cell(kaggle_run):<12} {spent[0]:>13.1f} / {spent[1]:.1f}")
+
+
+def ruled(times: list[float], act: float, bank: float) -> tuple[str, int | None]:
+    """(status, the move that timed out or None) by the toolkit's rule, from a seat's recorded move times."""
+    clock = Bank(act, bank)
+    for number, seconds in enumerate(times, start=1):
+        if clock.times_out(seconds):
+            return "TIMEOUT", number
+        clock.charge(seconds)
+    return "DONE", None
 
 
 def test_the_fixed_game_is_a_full_board_nobody_wins():
     moves = drawn_game()
-    position = Position(Config(6, 7, 4))
+    position = Position(Config())
     for column in moves:
         assert not position.is_winning_move(column)
         position = position.played(column)
@@ -150,8 +162,10 @@ def test_every_profile_ends_as_on_kaggle(tmp_path):
     with ProcessPoolExecutor(len(PROFILES)) as pool:
         rows = list(pool.map(play_both, PROFILES, [tmp_path] * len(PROFILES), [SCALE] * len(PROFILES)))
     print_table(rows, SCALE)
+    act, bank = 2.0 * SCALE, 60.0 * SCALE
     for name, gate_run, kaggle_run in rows:
         assert gate_run[:2] == kaggle_run[:2] == EXPECTED[name], name
+        assert ruled(kaggle_run[2], act, bank) == ruled(gate_run[2], act, bank) == EXPECTED[name], name
 
 
 @pytest.mark.slow
@@ -159,5 +173,5 @@ def test_3_s_a_move_at_kaggles_real_clock_is_done_on_both(tmp_path):
     rows = [play_both("3 s/move", tmp_path, 1.0)]
     print_table(rows, 1.0)
     (name, gate_run, kaggle_run), = rows
-    assert gate_run[:2] == kaggle_run[:2] == ("DONE", None)
+    assert gate_run[:2] == kaggle_run[:2] == ruled(kaggle_run[2], 2.0, 60.0) == ("DONE", None)
     assert 18 < sum(t - 2 for t in gate_run[2]) < 30  # ~1 s of bank on each of 21 moves

@@ -32,7 +32,7 @@ from connectx_toolkit.agents.solver_engine.opening_book import encode_book
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_book.bin")
 DEFAULT_CHECKPOINT = os.path.join(ROOT, "tools", "book_checkpoint.txt")
 

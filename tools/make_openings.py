@@ -34,7 +34,7 @@ from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "scheduling", "openings_6x7.txt")
 
 

@@ -50,7 +50,7 @@ from connectx_toolkit.analysis.outcome_table import CENTRE_FIRST, DEFAULT_CHECKP
 from tools.make_book import canonical_position, largest_prime_at_most, output_problem, write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_outcomes.bin")
 
 

@@ -20,7 +20,7 @@ from connectx_toolkit.agents.core import Config, Position
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_DIR = os.path.join(ROOT, "tests", "data")
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 
 
 def sign(value: int) -> int:

@@ -32,7 +32,7 @@ from ..core.position import Position
 from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4OT"
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 UNKNOWN = 0  # the byte of a slot the table does not know; otherwise byte = outcome + 2
 _HEIGHT = STANDARD.rows + 1  # bits per column in Pons' layout
 _COLUMN = (1 << _HEIGHT) - 1

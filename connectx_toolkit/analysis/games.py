@@ -19,7 +19,7 @@ from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsRea
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 
 
 class AnalysisInputError(ValueError):

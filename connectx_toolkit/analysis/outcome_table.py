@@ -14,7 +14,7 @@ from connectx_toolkit.agents.core import Config, Position
 
 __all__ = ["CENTRE_FIRST", "DEFAULT_CHECKPOINT", "DEFAULT_PLY", "outcome_moves", "read_checkpoint", "settle"]
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 DEFAULT_PLY = 7
 DEFAULT_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "outcomes_ply7.txt")
 CENTRE_FIRST = Position(STANDARD).geometry.center_order  # 3, 2, 4, 1, 5, 0, 6

@@ -27,7 +27,7 @@ from connectx_toolkit.analysis.values import Value, trivial_value
 
 __all__ = ["PositionSolver", "compiled_solver_available"]
 
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 PYTHON_TABLE_ENTRIES = 1_000_000
 WARM_UP = "2577713147446472141546176336233136"  # a quiet 34-stone position: solved at once
 

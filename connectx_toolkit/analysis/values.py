@@ -14,7 +14,7 @@ from connectx_toolkit.agents.core import Config, Position
 
 __all__ = ["OUTCOME_RANK", "Value", "canonical_key", "score_range", "trivial_value", "win_score"]
 
-CELLS = Config(6, 7, 4).cells
+CELLS = Config().cells
 OUTCOME_RANK = {"loss": 0, "draw": 1, "win": 2}
 
 

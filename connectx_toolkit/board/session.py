@@ -21,7 +21,8 @@ from connectx_toolkit.board.game import BoardGame, Ending
 from connectx_toolkit.board.values import ValueService
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
-from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status, kaggle_configuration
+from connectx_toolkit.evaluation.referees.bank import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Bank
+from connectx_toolkit.evaluation.referees.played import Status, kaggle_configuration
 from connectx_toolkit.evaluation.referees.native import checked_action
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN
 
@@ -63,7 +64,7 @@ class BoardSession:
         self.serial = 0  # numbers each state snapshot: the page never renders an older one over a newer one
         self.thinking = False
         self.fresh_agent = True
-        self.overage_left = overage
+        self.bank = Bank(act_timeout, overage)  # the agent's clock in the game being played
         self.last_seconds: float | None = None
         if loaded is not None and values is not None:
             values.label(loaded)
@@ -96,7 +97,7 @@ class BoardSession:
                                                        "reason": ending.reason},
                 "values": self._values(shown, ending),
                 "game": self._loaded_state(),
-                "clock": {"act_timeout": self.act_timeout, "overage_left": round(self.overage_left, 3),
+                "clock": {"act_timeout": self.act_timeout, "overage_left": round(max(0.0, self.bank.left), 3),
                           "last_seconds": None if self.last_seconds is None else round(self.last_seconds, 3)},
             }
 
@@ -257,7 +258,7 @@ class BoardSession:
 
     def _restart_clock(self) -> None:
         self.fresh_agent = True
-        self.overage_left = self.overage
+        self.bank = Bank(self.act_timeout, self.overage)
         self.last_seconds = None
 
     def _changed(self, cancel: bool = False) -> None:
@@ -321,8 +322,8 @@ class BoardSession:
                 return
             fresh, self.fresh_agent = self.fresh_agent, False
             observation = {"board": self.game.board(), "mark": self.game.to_move + 1, "step": len(self.game.moves),
-                           "remainingOverageTime": self.overage_left}
-            deadline = self.act_timeout + self.overage_left
+                           "remainingOverageTime": self.bank.left}
+            deadline = self.bank.deadline
         configuration = kaggle_configuration(self.config.as_dict(), self.act_timeout)
         try:
             if fresh:
@@ -340,8 +341,8 @@ class BoardSession:
     def _apply(self, answer: AgentMove) -> None:
         """The referee's ruling on the agent's answer, as Kaggle's ConnectX interpreter rules."""
         self.last_seconds = answer.seconds
-        late = answer.timed_out or answer.seconds - self.act_timeout > self.overage_left  # Kaggle's TIMEOUT rule
-        self.overage_left = max(0.0, self.overage_left - max(0.0, answer.seconds - self.act_timeout))
+        late = answer.timed_out or self.bank.times_out(answer.seconds)
+        self.bank.charge(answer.seconds)
         agent, human = 1 - self.human_seat, self.human_seat
         if late:
             self.game.forfeit = Ending(human, (), f"{TIMEOUT}: {self.agent_name} ran out of time")

@@ -32,9 +32,10 @@ from typing import IO, TYPE_CHECKING, Any, Sequence
 from connectx_toolkit.cli.program import EVALUATE, evaluate_program, rerun_command
 from connectx_toolkit.evaluation.referees.played import (DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE,
                                                          REFEREES)
-from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, DEFAULT_BACKEND, PROCESS
+from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, DEFAULT_BACKEND
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
-from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, UsageError, positive_int, seconds
+from connectx_toolkit.evaluation.settings import (DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError,
+                                                   positive_int, seconds)
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
@@ -117,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for root in args.path:  # checked before any agent, whatever its form
             if not os.path.isdir(os.path.expanduser(root)):
                 raise UsageError(f"--path {root}: no such folder")
+        PlaySettings(**play_settings(args))  # their own rules, whatever the mode, before anything runs
         check_sandbox(args)
         from connectx_toolkit.board import cli as board_cli
 
@@ -226,8 +228,6 @@ def check_sandbox(args: argparse.Namespace) -> None:
         names = list(dict.fromkeys(name for name in names if name and not name.endswith(".tar.gz")))
         say_outside_note(names, evaluate_program())
         return
-    if args.backend != PROCESS:
-        raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
     try:
         require()
     except SandboxUnavailable as error:
@@ -274,9 +274,8 @@ def match_settings(args: argparse.Namespace) -> MatchSettings:
     """``evaluate.py A B`` (or ``--resume FILE``) and its options."""
     from connectx_toolkit.evaluation.head_to_head import MatchSettings
 
-    if not args.resume and len(args.agents) != 2:
-        raise UsageError(f"give two agents (A B), got {len(args.agents)}")
-    results = args.results or (None if args.resume else default_results_path(args.agents))
+    named = not args.resume and len(args.agents) == 2  # else MatchSettings refuses them, or the header names them
+    results = args.results or (default_results_path(args.agents) if named else None)
     return MatchSettings(
         agents=tuple(args.agents), games=args.games, sprt=(args.sprt[0], args.sprt[1]) if args.sprt else None,
         alpha=args.alpha, beta=args.beta, results=results, resume=args.resume, progress=not args.no_progress,
@@ -286,8 +285,6 @@ def match_settings(args: argparse.Namespace) -> MatchSettings:
 
 def play_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The fields of ``PlaySettings`` (how games are played), from the flags of the same names."""
-    from connectx_toolkit.evaluation.settings import PlaySettings
-
     values = {item.name: getattr(args, item.name) for item in fields(PlaySettings)}
     values["path"] = tuple(values["path"])
     return values

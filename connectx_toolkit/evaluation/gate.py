@@ -49,9 +49,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, move_shares, steady_overage
 from connectx_toolkit.evaluation.referees.played import KAGGLE, Status
-from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
+from connectx_toolkit.evaluation.settings import (
+    DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError, check_games, check_sprt,
+)
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
+from connectx_toolkit.evaluation.reports.stats import Z95
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -83,6 +87,12 @@ class GateSettings(PlaySettings):
     sprt: tuple[float, float] = DEFAULT_SPRT
     alpha: float = DEFAULT_ALPHA
     beta: float = DEFAULT_BETA
+
+    def __post_init__(self) -> None:
+        """The gate's rules on top of :class:`PlaySettings`'; raises ``GateUsage``."""
+        super().__post_init__()
+        check_games(self.games)
+        check_sprt(self.sprt, self.alpha, self.beta)
 
 
 @dataclass
@@ -169,20 +179,11 @@ def most_games(settings: GateSettings) -> int:
 
 
 def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
-    """Validate the settings and resolve both agents; a candidate that fails to load is a FAIL, not bad input."""
+    """Resolve both agents (the settings checked their own fields when they were made); a candidate that
+    fails to load is a FAIL, not bad input."""
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 
-    sprt = settings.sprt
-    if not sprt[0] < sprt[1]:
-        raise GateUsage("--sprt ELO0 ELO1 needs ELO0 < ELO1")
-    if not (0 < settings.alpha < 1 and 0 < settings.beta < 1):
-        raise GateUsage("--alpha and --beta must lie strictly between 0 and 1")
-    if settings.act_timeout <= 0:
-        raise GateUsage("--act-timeout must be > 0")
-    try:
-        config = settings.config
-    except ValueError as error:
-        raise GateUsage(str(error)) from None
+    config = settings.config
     try:
         baseline = resolve_agent(settings.baseline, sandbox=settings.sandbox, paths=tuple(settings.path))
     except AgentSpecError as error:
@@ -323,13 +324,10 @@ def risk(context: GateContext) -> tuple[dict[str, Any], list[str]]:
                             f"{record.game_id}): a machine slower than this one may run out")
         slowest, tightest = 0.0, (0.0, 0.0, "", None)  # (share of what the clock allowed, seconds, check, record)
         for check, index, record in context.seats:
-            left = bank
-            for seconds in record.times_of(index):
+            for seconds, share in move_shares(record.times_of(index), act, bank):
                 slowest = max(slowest, seconds)
-                share = seconds / (act + left) if act + left > 0 else 1.0
                 if share > tightest[0]:
                     tightest = (share, seconds, check, record)
-                left -= max(0.0, seconds - act)
         figures["max_move_s"] = round(slowest, 4)
         figures["tightest_move_share"] = round(tightest[0], 4)
         if tightest[0] > SLOWEST_WARN_SHARE and tightest[3] is not None:
@@ -391,8 +389,6 @@ def check_smoke(context: GateContext, check: Check) -> None:
 def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
     """The one projection that fails: a seat spending its typical overage on every move of a game that
     fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
-    from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, steady_overage
-
     settings, config = context.settings, context.config
     overage = steady_overage(games, settings.act_timeout)
     need = full_board_need(overage, config.rows, config.columns)
@@ -516,7 +512,7 @@ def builtin_games(games: int) -> int:
     return count + count % 2
 
 
-def paired_interval(differences: Sequence[float], z: float = 1.959963984540054) -> tuple[float, float]:
+def paired_interval(differences: Sequence[float], z: float = Z95) -> tuple[float, float]:
     """95 % normal interval of the mean of paired differences; (0, 0) without data."""
     n = len(differences)
     if n == 0:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.display import MatchResult
-from connectx_toolkit.evaluation.referees.played import REFEREES
 from connectx_toolkit.evaluation.referees.record import DRAW, WIN, GameRecord, score_of
-from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, PROCESS
-from connectx_toolkit.evaluation.settings import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError
+from connectx_toolkit.evaluation.settings import (
+    DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError, check_games, check_sprt,
+)
 
 __all__ = ["MatchRun", "MatchSettings", "PreparedMatch", "play", "prepare"]
 
@@ -44,6 +44,14 @@ class MatchSettings(PlaySettings):
     resume: str | None = None
     progress: bool = True
 
+    def __post_init__(self) -> None:
+        """The match's rules on top of :class:`PlaySettings`'; raises ``UsageError``."""
+        super().__post_init__()
+        if not self.resume and len(self.agents) != 2:  # a resumed run's header names them
+            raise UsageError(f"give two agents (A B), got {len(self.agents)}")
+        check_games(self.games)
+        check_sprt(self.sprt, self.alpha, self.beta)
+
 
 @dataclass
 class PreparedMatch:
@@ -67,9 +75,10 @@ class MatchRun:
 
 
 def prepare(settings: MatchSettings) -> PreparedMatch:
-    """Check every input before anything is written and open the results file.
+    """Check every input before anything is written and open the results file (the settings checked their
+    own fields when they were made).
 
-    Raises ``UsageError`` for bad settings, and with their own one line ``AgentSpecError`` (an agent that
+    Raises ``UsageError`` for a ``resume`` of another pairing, and with their own one line ``AgentSpecError`` (an agent that
     cannot be used), ``OpeningError``, ``ResultsError`` (a results file that cannot be written or resumed),
     ``BackendUnavailable`` and ``sandbox.SandboxUnavailable``.
     """
@@ -86,10 +95,7 @@ def prepare(settings: MatchSettings) -> PreparedMatch:
         suite = [[int(c) for c in line] for line in header["suite"]]
     else:
         log, done = None, []
-        if len(settings.agents) != 2:
-            raise UsageError(f"give two agents (A B), got {len(settings.agents)}")
         suite = None
-    check(settings)
     if settings.sandbox:  # before any agent code runs, the load checks included
         from connectx_toolkit.sandbox import require
 
@@ -126,23 +132,6 @@ def resumed(settings: MatchSettings, header: dict[str, Any]) -> MatchSettings:
         sprt=tuple(header["sprt"]) if header["sprt"] else None, alpha=float(header["alpha"]),
         beta=float(header["beta"]), path=tuple(settings.path) or tuple(header.get("paths", ())),
     )
-
-
-def check(settings: MatchSettings) -> None:
-    """The settings' own sense (what argparse cannot check for the Python API); raises ``UsageError``."""
-    if settings.games < 1:
-        raise UsageError(f"games must be >= 1, got {settings.games}")
-    if settings.referee not in REFEREES:
-        raise UsageError(f"referee must be one of {', '.join(REFEREES)}, got {settings.referee!r}")
-    if settings.backend not in BACKENDS:
-        raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, got {settings.backend!r}")
-    if settings.sandbox and settings.backend != PROCESS:
-        raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
-    if settings.sprt:
-        if not (0 < settings.alpha < 1 and 0 < settings.beta < 1):
-            raise UsageError("--alpha and --beta must lie strictly between 0 and 1")
-        if not settings.sprt[0] < settings.sprt[1]:
-            raise UsageError(f"--sprt needs ELO0 < ELO1, got {settings.sprt[0]:g} {settings.sprt[1]:g}")
 
 
 def play(match: PreparedMatch) -> MatchRun:

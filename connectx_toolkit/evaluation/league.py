@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.settings import DEFAULT_GAMES, PlaySettings, UsageError
+from connectx_toolkit.evaluation.settings import DEFAULT_GAMES, PlaySettings, UsageError, check_games
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.reports.progress import progress_bar
@@ -52,6 +52,16 @@ class LeagueSettings(PlaySettings):
     games: int = DEFAULT_GAMES
     directory: str | None = None
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        """The league's rules on top of :class:`PlaySettings`'; raises ``LeagueUsage``."""
+        super().__post_init__()
+        names = list(self.agents)
+        if len(names) < 2:
+            raise LeagueUsage("--league needs at least two agents")
+        if len(set(names)) != len(names):
+            raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
+        check_games(self.games)
 
 
 @dataclass(frozen=True)
@@ -85,19 +95,16 @@ def complete(league: League) -> dict[str, Any]:
 
 
 def prepare(settings: LeagueSettings) -> League:
-    """Check the settings and resolve the agents (raises ``LeagueUsage``)."""
+    """Resolve the agents, the openings and the backend, and make the directory (the settings checked their
+    own fields when they were made); raises ``LeagueUsage``."""
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
     from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, backend_runner, match_suite
     from connectx_toolkit.evaluation.scheduling.openings import OpeningError
 
-    names = list(settings.agents)
-    if len(names) < 2:
-        raise LeagueUsage("--league needs at least two agents")
-    if len(set(names)) != len(names):
-        raise LeagueUsage(f"--league lists an agent twice: {' '.join(names)}")
+    config = settings.config
     try:
-        config = settings.config
-        specs = tuple(resolve_agent(name, sandbox=settings.sandbox, paths=tuple(settings.path)) for name in names)
+        specs = tuple(resolve_agent(name, sandbox=settings.sandbox, paths=tuple(settings.path))
+                      for name in settings.agents)
         suite = match_suite(settings, settings.games)
         backend_runner(settings.backend)
     except (AgentSpecError, OpeningError, BackendUnavailable, ValueError) as error:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from connectx_toolkit.evaluation.referees.bank import overage_of
 from connectx_toolkit.evaluation.referees.played import Status
 
 
@@ -79,7 +80,7 @@ class KaggleSteps(Sequence[list[dict[str, Any]]]):
                     row -= 1
                 board[column + row * columns] = seat + 1
                 if duration is not None:
-                    banks[seat] -= max(0, duration - act_timeout)
+                    banks[seat] -= overage_of(duration, act_timeout)
                 actions = (column, 0) if seat == 0 else (0, column)
                 statuses = (Status.INACTIVE, Status.ACTIVE) if seat == 0 else (Status.ACTIVE, Status.INACTIVE)
                 steps.append(_step(number, board, actions, (0, 0), statuses, banks))

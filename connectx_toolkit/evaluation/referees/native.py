@@ -5,8 +5,8 @@ same step records (``toJSON()["steps"]``): the action check (``None`` is the sch
 ``True``/``False``, numpy integers, strings, negatives and non-whole numbers are INVALID; a column out
 of range or full is "Invalid column", which Kaggle turns into INVALID; a whole float in range crashes
 Kaggle's interpreter, which ``referees.kaggle`` records as INVALID and so does this), the overage bank
-(``bank -= max(0, duration - actTimeout)`` after every move, TIMEOUT when ``duration - actTimeout >
-bank``), rewards (1/-1 for a win, 0 for a draw, None for the offender of a forfeit) and ``episodeSteps``.
+(``referees.bank``'s rule: ``overage_of`` drawn after every move, TIMEOUT by ``times_out``), rewards
+(1/-1 for a win, 0 for a draw, None for the offender of a forfeit) and ``episodeSteps``.
 ``tests/test_referee_differential.py`` proves it identical to Kaggle's on thousands of games.
 """
 
@@ -16,6 +16,7 @@ import math
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
+from connectx_toolkit.evaluation.referees.bank import overage_of, times_out
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
 from connectx_toolkit.evaluation.referees.played import (
     DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
@@ -75,7 +76,7 @@ def play_native(
             else:
                 statuses[seat], statuses[other] = INACTIVE, ACTIVE
         if duration is not None:
-            banks[seat] -= max(0, duration - act_timeout)
+            banks[seat] -= overage_of(duration, act_timeout)
         if 1 + len(played) >= episode_steps - 1:  # the steps so far, the reset included
             for either in (0, 1):
                 if statuses[either] in (ACTIVE, INACTIVE):
@@ -129,7 +130,7 @@ def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> t
     column out of range or full is still INVALID), or a forfeit ``(status, None)``: TIMEOUT, ERROR, or
     INVALID for an action the schema rejects; ``(INVALID, float)`` for a whole float in range, on which
     Kaggle's interpreter crashes."""
-    if move.timed_out or move.seconds - act_timeout > bank:
+    if move.timed_out or times_out(move.seconds, act_timeout, bank):
         return TIMEOUT, None
     if move.error is not None:
         return ERROR, None

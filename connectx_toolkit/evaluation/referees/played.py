@@ -5,14 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
+# Kaggle's clock and its defaults belong to ``bank``; re-exported here, where the referees' other defaults are
+from connectx_toolkit.evaluation.referees.bank import DEFAULT_ACT_TIMEOUT as DEFAULT_ACT_TIMEOUT
+from connectx_toolkit.evaluation.referees.bank import DEFAULT_OVERAGE as DEFAULT_OVERAGE
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove
 
 NATIVE, KAGGLE = "native", "kaggle"  # Kaggle's rules written out (fast), or kaggle_environments' Environment
 REFEREES = (NATIVE, KAGGLE)
 DEFAULT_REFEREE = NATIVE
 EPISODE_STEPS = 1000  # Kaggle's default episodeSteps
-DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout for ConnectX: seconds per move
-DEFAULT_OVERAGE = 60.0  # Kaggle's remainingOverageTime at the start of an episode: the bank
 RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration agents see)
 AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)
 

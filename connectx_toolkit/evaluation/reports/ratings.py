@@ -26,6 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
+from connectx_toolkit.evaluation.reports.stats import Z95
+
 ELO_PER_NEPER = 400.0 / np.log(10.0)
 
 
@@ -103,7 +105,7 @@ def _strongly_connected(scored: np.ndarray) -> bool:
 
 
 def rate(names: Sequence[str], points: np.ndarray, games: np.ndarray, prior: float = 1.0,
-         z: float = 1.959963984540054) -> list[Rating]:
+         z: float = Z95) -> list[Rating]:
     """Ratings with their ``z``-sigma (default 95 %) intervals, best first."""
     elo = fit(points, games, prior)
     spread = z * np.sqrt(np.clip(np.diag(covariance(elo, games, prior)), 0.0, None))

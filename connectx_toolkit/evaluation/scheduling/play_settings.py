@@ -1,7 +1,9 @@
 """How games are played: the board, the openings, Kaggle's clock and where the games run.
 
 One frozen object travels from the front door (``evaluate.py``'s flags, the Python API, the gate, the
-league) down to the match, the pool and its workers; each takes the fields it needs from it.
+league) down to the match, the pool and its workers; each takes the fields it needs from it. It checks its
+own fields when it is made, whichever door made it, and so do the settings built on it (a match's, the
+gate's, the league's): bad input is one ``UsageError`` line, which ``evaluate.py`` turns into exit 2.
 """
 
 from __future__ import annotations
@@ -9,14 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE, REFEREES
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "PROCESS", "PlaySettings", "RAY"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "PROCESS", "PlaySettings", "RAY", "UsageError"]
 
 PROCESS, RAY = "process", "ray"  # local worker processes, or a Ray cluster
 BACKENDS = (PROCESS, RAY)
 DEFAULT_BACKEND = PROCESS
+
+
+class UsageError(ValueError):
+    """Bad input to a front door (``evaluate.py``, the gate, the league, the Python API): one line for the
+    user; the command line exits 2. (``evaluation.settings.UsageError``: defined here, where the settings
+    that raise it first are.)"""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,7 +51,32 @@ class PlaySettings:
     referee: str = DEFAULT_REFEREE  # "native" (Kaggle's rules, fast) or "kaggle" (kaggle_environments' Environment)
     pin_cores: bool | None = None  # None: the backend's default (the process backend pins, Ray does not)
 
+    def __post_init__(self) -> None:
+        """Each field's rule, once for every door; raises ``UsageError``."""
+        try:
+            Config(self.rows, self.columns, self.inarow)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if self.workers is not None and not (type(self.workers) is int and self.workers >= 1):
+            raise UsageError(f"workers must be an integer >= 1, got {self.workers!r}")
+        if not _number(self.act_timeout) or not self.act_timeout > 0:
+            raise UsageError(f"--act-timeout must be > 0, got {self.act_timeout!r}")
+        if not _number(self.overage) or not self.overage >= 0:
+            raise UsageError(f"--overage must be >= 0, got {self.overage!r}")
+        if not (type(self.memory_mb) is int and self.memory_mb >= 0):
+            raise UsageError(f"--memory-mb must be an integer >= 0 (0: no cap), got {self.memory_mb!r}")
+        if self.referee not in REFEREES:
+            raise UsageError(f"referee must be one of {', '.join(REFEREES)}, got {self.referee!r}")
+        if self.backend not in BACKENDS:
+            raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.sandbox and self.backend != PROCESS:
+            raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
+
     @property
     def config(self) -> Config:
         """The board: ``rows`` x ``columns``, ``inarow`` to win."""
         return Config(self.rows, self.columns, self.inarow)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
