@@ -76,7 +76,7 @@ def test_usage_and_errors_name_the_command_as_it_was_run(capsys, monkeypatch, ar
         evaluate.main(["--help"])
     assert capsys.readouterr().out.startswith(f"usage: {name} ")
     assert evaluate.main(["--rows", "0"]) == 2
-    assert capsys.readouterr().err == f"{name}: error: argument --rows: '0' must be >= 1\n"
+    assert capsys.readouterr().err == f"{name}: error: --rows must be an integer >= 1, got 0\n"
     assert evaluate.main(["--board", "a", "b"]) == 2  # a line printed by the board's own command code
     assert capsys.readouterr().err == f"{name}: error: --board plays one agent, got a b\n"
 
@@ -104,7 +104,7 @@ def console_script(folder, name: str, module: str) -> str:
 
 @pytest.mark.parametrize("command, script, module, bad, says", [
     ("connectx-evaluate", "evaluate.py", "connectx_toolkit.cli.evaluate", ["--rows", "0"],
-     "error: argument --rows: '0' must be >= 1"),
+     "error: --rows must be an integer >= 1, got 0"),
     ("connectx-build", "build_submission.py", "connectx_toolkit.cli.build_submission", ["--timeout", "0"],
      "error: --timeout must be positive"),
 ])

@@ -66,37 +66,46 @@ def test_a_rule_gives_one_message_from_the_command_line_and_from_python(argv, bu
     assert str(refused.value) == message
 
 
-# The rules only Python can break (evaluate.py's parser refuses such flags itself, with argparse's line)
-PYTHON_ONLY = [
-    (dict(referee="nobody"), "referee must be one of native, kaggle, got 'nobody'", ["--referee", "nobody"]),
-    (dict(backend="cloud"), "backend must be one of process, ray, got 'cloud'", ["--backend", "cloud"]),
-    (dict(rows=0), "rows must be an integer >= 1, got 0", ["--rows", "0"]),
-    (dict(inarow=2.5), "inarow must be an integer >= 1, got 2.5", ["--inarow", "2.5"]),
-    (dict(workers=0), "workers must be an integer >= 1, got 0", ["--workers", "0"]),
+# How games are played: the same rule, the same message, from every door (the command line parses the flag's
+# number and leaves its range to the settings)
+PLAY_RULES = [
+    (dict(referee="nobody"), "--referee must be one of native, kaggle, got 'nobody'", ["--referee", "nobody"]),
+    (dict(backend="cloud"), "--backend must be one of process, ray, got 'cloud'", ["--backend", "cloud"]),
+    (dict(rows=0), "--rows must be an integer >= 1, got 0", ["--rows", "0"]),
+    (dict(inarow=-2), "--inarow must be an integer >= 1, got -2", ["--inarow", "-2"]),
+    (dict(workers=0), "--workers must be an integer >= 1, got 0", ["--workers", "0"]),
     (dict(overage=-1.0), "--overage must be >= 0, got -1.0", ["--overage", "-1"]),
     (dict(act_timeout=float("nan")), "--act-timeout must be > 0, got nan", ["--act-timeout", "nan"]),
 ]
 
 
-@pytest.mark.parametrize("fields, message, flags", PYTHON_ONLY, ids=[rule[1] for rule in PYTHON_ONLY])
+@pytest.mark.parametrize("fields, message, flags", PLAY_RULES, ids=[rule[1] for rule in PLAY_RULES])
 def test_every_settings_door_checks_how_games_are_played(fields, message, flags, capsys, tmp_path):
     """A match, the gate (which once checked neither the referee nor the backend) and a league refuse the same
-    bad field with the same message; the command line refuses the flag in one line."""
+    bad field with the same message, and so does the command line."""
     builders = [lambda: PlaySettings(**fields), lambda: play_match("greedy", "random", **fields),
                 lambda: GateSettings("greedy", "random", **fields), lambda: LeagueSettings(("greedy", "random"), **fields)]
     for build in builders:
         with pytest.raises(UsageError) as refused:
             build()
         assert str(refused.value) == message
-    line = cli_error(["--gate", "greedy", "--baseline", "random", *flags], capsys, tmp_path)
-    assert line.startswith("evaluate.py: error:") and flags[0] in line
+    for argv in (["--gate", "greedy", "--baseline", "random", *flags], ["greedy", "random", *flags]):
+        assert cli_error(argv, capsys, tmp_path) == f"evaluate.py: error: {message}"
+
+
+def test_a_flag_that_is_no_number_is_refused_by_the_parser_and_a_python_value_of_the_wrong_type_by_the_settings(
+        capsys, tmp_path):
+    assert cli_error(["greedy", "random", "--inarow", "2.5"], capsys, tmp_path) == \
+        "evaluate.py: error: argument --inarow: '2.5' is not an integer"
+    with pytest.raises(UsageError, match=r"^--inarow must be an integer >= 1, got 2.5$"):
+        PlaySettings(inarow=2.5)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("build", [lambda: MatchSettings(agents=("a", "b"), games=0),
                                    lambda: GateSettings("a", "b", games=0),
                                    lambda: LeagueSettings(("a", "b"), games=0)])
 def test_games_below_one_are_refused_by_every_door(build, capsys, tmp_path):
-    with pytest.raises(UsageError, match=r"^games must be an integer >= 1, got 0$"):
+    with pytest.raises(UsageError, match=r"^--games must be an integer >= 1, got 0$"):
         build()
     assert "--games" in cli_error(["greedy", "random", "-n", "0"], capsys, tmp_path)
 

@@ -35,7 +35,7 @@ from connectx_toolkit.evaluation.referees.played import (DEFAULT_ACT_TIMEOUT, DE
 from connectx_toolkit.evaluation.scheduling.play_settings import BACKENDS, DEFAULT_BACKEND
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.settings import (DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError,
-                                                   positive_int, seconds)
+                                                   integer, number)
 
 if TYPE_CHECKING:
     from connectx_toolkit.evaluation.gate import GateSettings
@@ -54,7 +54,7 @@ def build_parser() -> Parser:
     match = p.add_argument_group("match (A B: which is stronger)",
                                  "-n also sets a league's games per pair and the gate's maximum; the gate takes --sprt, "
                                  "--alpha and --beta too")
-    match.add_argument("-n", "--games", type=positive_int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
+    match.add_argument("-n", "--games", type=integer, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
     match.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
     match.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"SPRT false positive rate (default {DEFAULT_ALPHA:g})")
     match.add_argument("--beta", type=float, default=DEFAULT_BETA, help=f"SPRT false negative rate (default {DEFAULT_BETA:g})")
@@ -66,17 +66,17 @@ def build_parser() -> Parser:
     gate.add_argument("--gate", metavar="CANDIDATE", help="pre-upload gate for CANDIDATE")
     gate.add_argument("--baseline", metavar="BASELINE", help="the gate's baseline")
     rules = p.add_argument_group("game rules (Kaggle's ConnectX configuration)")
-    rules.add_argument("--rows", type=positive_int, default=6, help="board rows (default 6)")
-    rules.add_argument("--columns", type=positive_int, default=7, help="board columns (default 7)")
-    rules.add_argument("--inarow", type=positive_int, default=4, help="stones in a row that win (default 4)")
-    rules.add_argument("--act-timeout", type=seconds, default=DEFAULT_ACT_TIMEOUT,
+    rules.add_argument("--rows", type=integer, default=6, help="board rows (default 6)")
+    rules.add_argument("--columns", type=integer, default=7, help="board columns (default 7)")
+    rules.add_argument("--inarow", type=integer, default=4, help="stones in a row that win (default 4)")
+    rules.add_argument("--act-timeout", type=number, default=DEFAULT_ACT_TIMEOUT,
                        help=f"seconds per move (Kaggle: {DEFAULT_ACT_TIMEOUT:g})")
-    rules.add_argument("--overage", type=seconds, default=DEFAULT_OVERAGE,
+    rules.add_argument("--overage", type=number, default=DEFAULT_OVERAGE,
                        help=f"overage bank per game in seconds (Kaggle: {DEFAULT_OVERAGE:g})")
     play = p.add_argument_group("how games are played (a match, a league and the gate alike)")
     play.add_argument("--openings", help="ply depth or file of move strings (default: the shipped suite / depth 4)")
     play.add_argument("--seed", type=int, default=0, help="seeds openings order and every game (default 0)")
-    play.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
+    play.add_argument("--referee", metavar="{" + ",".join(REFEREES) + "}", default=DEFAULT_REFEREE,
                       help="native: Kaggle's ConnectX rules, proven identical and over 20x faster here (default); "
                            "kaggle: kaggle_environments' own Environment")
     play.add_argument("--path", action="append", default=[], metavar="DIR",
@@ -85,8 +85,8 @@ def build_parser() -> Parser:
                       help="run every agent in a bubblewrap sandbox: no network, no home directory, private /tmp")
     play.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
                       help="memory an agent may allocate (0: no cap)")
-    play.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: all cores)")
-    play.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+    play.add_argument("--workers", type=integer, default=None, help="worker processes (default: all cores)")
+    play.add_argument("--backend", metavar="{" + ",".join(BACKENDS) + "}", default=DEFAULT_BACKEND,
                       help="local worker processes (default) or a Ray cluster")
     play.add_argument("--pin-cores", action=argparse.BooleanOptionalAction, default=None,
                       help="start each worker and its two agents on one CPU, so a move's round trip stays on one "

@@ -10,7 +10,7 @@ from typing import Callable
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings, UsageError
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_BETA", "DEFAULT_GAMES", "PlaySettings", "UsageError", "check_games", "check_sprt",
-           "positive_id", "positive_int", "seconds"]
+           "integer", "number", "positive_id", "positive_int"]
 
 DEFAULT_GAMES = 100  # a match's games (``-n``), a league's per match, the gate's against its baseline at most
 DEFAULT_ALPHA = DEFAULT_BETA = 0.05  # an SPRT's false positive and false negative rates (a match's, the gate's)
@@ -19,7 +19,7 @@ DEFAULT_ALPHA = DEFAULT_BETA = 0.05  # an SPRT's false positive and false negati
 def check_games(games: object) -> None:
     """The rule of a match's, the gate's and a league's ``games`` (``-n``); raises ``UsageError``."""
     if not (type(games) is int and games >= 1):
-        raise UsageError(f"games must be an integer >= 1, got {games!r}")
+        raise UsageError(f"--games must be an integer >= 1, got {games!r}")
 
 
 def check_sprt(sprt: tuple[float, float] | None, alpha: float, beta: float) -> None:
@@ -32,6 +32,22 @@ def check_sprt(sprt: tuple[float, float] | None, alpha: float, beta: float) -> N
         raise UsageError(f"--sprt needs ELO0 < ELO1, got {shown}")
     if not (0 < alpha < 1 and 0 < beta < 1):
         raise UsageError("--alpha and --beta must lie strictly between 0 and 1")
+
+
+def integer(text: str) -> int:
+    """An option's whole number, parsed only: the settings it fills say which values they take."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def number(text: str) -> float:
+    """An option's number, parsed only: the settings it fills say which values they take."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def positive_int(text: str) -> int:
@@ -55,15 +71,4 @@ def _whole_number(text: str, not_a_number: str, below_one: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} {not_a_number}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} {below_one}")
-    return value
-
-
-def seconds(text: str) -> float:
-    """An option's seconds, at least 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value

@@ -56,9 +56,9 @@ class PlaySettings:
         try:
             Config(self.rows, self.columns, self.inarow)
         except ValueError as error:
-            raise UsageError(str(error)) from None
+            raise UsageError(f"--{error}") from None  # "rows must be ...": the flag's name, as the other rules
         if self.workers is not None and not (type(self.workers) is int and self.workers >= 1):
-            raise UsageError(f"workers must be an integer >= 1, got {self.workers!r}")
+            raise UsageError(f"--workers must be an integer >= 1, got {self.workers!r}")
         if not _number(self.act_timeout) or not self.act_timeout > 0:
             raise UsageError(f"--act-timeout must be > 0, got {self.act_timeout!r}")
         if not _number(self.overage) or not self.overage >= 0:
@@ -66,9 +66,9 @@ class PlaySettings:
         if not (type(self.memory_mb) is int and self.memory_mb >= 0):
             raise UsageError(f"--memory-mb must be an integer >= 0 (0: no cap), got {self.memory_mb!r}")
         if self.referee not in REFEREES:
-            raise UsageError(f"referee must be one of {', '.join(REFEREES)}, got {self.referee!r}")
+            raise UsageError(f"--referee must be one of {', '.join(REFEREES)}, got {self.referee!r}")
         if self.backend not in BACKENDS:
-            raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+            raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.sandbox and self.backend != PROCESS:
             raise UsageError("--sandbox runs games on the local process backend; drop --backend ray")
 
