@@ -25,6 +25,7 @@ import time
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import pytest
 
@@ -99,7 +100,7 @@ def site_listing(site_packages: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Installed:
+def installed(tmp_path_factory) -> Iterator[Installed]:
     work = tmp_path_factory.mktemp("wheel")
     seconds = {}
 
@@ -142,7 +143,8 @@ def installed(tmp_path_factory) -> Installed:
     added = sorted(site_listing(site_packages) - before)
     print("\n".join([f"{what}: {s:.1f} s" for what, s in seconds.items()]
                     + [f"the wheel added to site-packages: {added}", f"name takers: {name_takers}"]))
-    return Installed(prefix, python, site_packages, str(wheel), added, name_takers, seconds)
+    yield Installed(prefix, python, site_packages, str(wheel), added, name_takers, seconds)
+    shutil.rmtree(work, ignore_errors=True)  # the environment is ~700 MB; pytest keeps its last three temp folders
 
 
 @pytest.fixture
