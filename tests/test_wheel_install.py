@@ -7,7 +7,7 @@ with ``--no-deps``), beside two packages that take the generic names the toolkit
 installed, stand-ins that raise on import take their place). Then, from an empty folder and with no PYTHONPATH,
 the console scripts, the Python API and the board run, and the checkout is never importable.
 
-Slow (a virtual environment and its installs: about a minute from pip's cache), so marked ``wheel``: excluded
+Slow (a virtual environment and its installs: 45-55 s of its 75-95 s, from pip's cache), so marked ``wheel``: excluded
 from the default run, run by .ci/run as a step of its own (``bash run.sh test -m wheel -n 0``).
 """
 
