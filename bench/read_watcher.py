@@ -41,7 +41,7 @@ def each_once_us(paths: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--opens", type=int, default=20_000)
-    parser.add_argument("--check", default=os.path.join(ROOT, "building", "kaggle_check.py"))
+    parser.add_argument("--check", default=os.path.join(ROOT, "connectx_toolkit", "building", "kaggle_check.py"))
     args = parser.parse_args()
     check = runpy.run_path(args.check)
     with tempfile.NamedTemporaryFile(delete=False) as scratch:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import subprocess
 import sys
 
@@ -18,6 +19,7 @@ from connectx_toolkit.building import build_text
 from connectx_toolkit.building.validation import CHECK_SCRIPT, validate
 from connectx_toolkit.sandbox import SandboxUnavailable, require
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What the editable install makes importable: the package, and the checkout's own top-level names beside it.
 PROJECT_MODULES = ("connectx_toolkit", "connectx_toolkit.building", "agents", "tools", "build_submission", "evaluate")
 FOUND = """
@@ -91,3 +93,24 @@ def test_a_submission_that_imports_the_project_fails_validation(tmp_path, stage,
     report = validate(build_text(str(bot))[0], sandbox=sandbox)
     assert not report["ok"]
     assert report["reason"].startswith(STAGES[stage]) and FAILURES[module] in report["reason"], report["reason"]
+
+
+def test_another_package_named_agents_is_not_the_project(tmp_path):
+    """openai-agents installs a package ``agents`` (and kaggle_environments has an agents.py): the clean room
+    must not take it for the toolkit's agents and refuse itself, yet must still refuse the checkout's agents/."""
+    other = tmp_path / "other"
+    (other / "agents").mkdir(parents=True)
+    (other / "agents" / "__init__.py").write_text("raise ImportError('not the toolkit')\n")
+    found = clean_python(tmp_path, f"""
+import json, runpy, sys
+forget = runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]
+rules = sys.modules["connectx_kaggle_rules"]
+forget()
+answers = [rules.project_importable()]
+sys.path.insert(0, {str(other)!r})
+answers.append(rules.project_importable())
+sys.path.insert(0, {ROOT!r})  # the checkout's root: its agents/ is the toolkit's
+answers.append(rules.project_importable())
+print(json.dumps(answers))
+""")
+    assert found == [None, None, "agents"]

@@ -35,7 +35,7 @@ from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STANDARD = Config()
-DEFAULT_OUTPUT = os.path.join(ROOT, "evaluation", "scheduling", "openings_6x7.txt")
+DEFAULT_OUTPUT = os.path.join(ROOT, "connectx_toolkit", "evaluation", "scheduling", "openings_6x7.txt")
 
 
 @dataclass(frozen=True)

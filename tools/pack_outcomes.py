@@ -5,7 +5,7 @@ outcome only (with ``--moves``, the moves the checkpoint has too), one byte per 
 zlib-compressed (:mod:`agents.solver_engine.outcome_table`). Positions the checkpoint does not hold yet are unknown in
 the table, so a partial checkpoint packs into a partial table that the agent reads as such.
 
-    python tools/pack_outcomes.py --checkpoint analysis/data/outcomes_ply8.txt
+    python tools/pack_outcomes.py --checkpoint connectx_toolkit/analysis/data/outcomes_ply8.txt
     python tools/pack_outcomes.py --checkpoint part1.txt part2.txt --ply 8 --out table.bin
 
 Every key is checked against the ply's positions (``positions_at``: about 4 s for ply 8), and a key
@@ -24,7 +24,7 @@ from tools.make_book import write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PLY = 8
-DEFAULT_CHECKPOINT = os.path.join(ROOT, "analysis", "data", "outcomes_ply8.txt")
+DEFAULT_CHECKPOINT = os.path.join(ROOT, "connectx_toolkit", "analysis", "data", "outcomes_ply8.txt")
 DEFAULT_OUT = os.path.join(ROOT, "agents", "data", "connect4_outcomes_ply8.bin")
 
 

@@ -5,7 +5,8 @@ Run as ``python -I building/kaggle_check.py SUBMISSION REPORT`` with an empty wo
 that an editable install (run.sh's ``pip install -e .``) puts there, so the file sees what it sees on
 Kaggle (the standard library, numpy and kaggle_environments, nothing next to it). The script
 
-1. confirms the project is not importable (``import agents`` and ``import connectx_toolkit`` must fail);
+1. confirms the project is not importable (``import connectx_toolkit`` must fail, and ``import agents`` must not
+   find the toolkit's own agents);
 2. loads the file with ``kaggle_environments.agent.get_last_callable`` — Kaggle's own loader — and times it,
    noting the name the callable is bound to and what kind of callable it is (``entry``);
 3. plays Kaggle's validation episode (the file against itself) and one game against each built-in agent,
@@ -319,8 +320,10 @@ class AllowedPackages(importlib.abc.MetaPathFinder):
 
 def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
     forget_editable_installs()
-    if importlib.util.find_spec("agents") is not None or importlib.util.find_spec(rules.PACKAGE) is not None:
-        return {"ok": False, "reason": "the project is importable in the check interpreter (not a clean room)"}
+    importable = rules.project_importable()
+    if importable:
+        return {"ok": False, "reason": f"the project is importable in the check interpreter as {importable} (not a "
+                                       "clean room)"}
     packages = packages or {}
     if packages:
         sys.meta_path.append(AllowedPackages(packages))

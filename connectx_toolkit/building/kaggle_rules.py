@@ -12,7 +12,7 @@
   library frame it was raised in. The builder's frames (the single file's loader, the entry wrapper) are
   never the agent's: an error raised by calling the entry itself is told at the entry's definition.
 - :func:`forget_editable_installs`: what a clean room undoes first (Kaggle's interpreter has no checkout and no
-  toolkit).
+  toolkit), and :func:`project_importable`: what it then checks.
 
 Standard library only, and no import of the project: ``building/kaggle_check.py`` and the load checks load
 this file by path in a ``python -I`` interpreter where the project is not importable.
@@ -226,6 +226,27 @@ def forget_editable_installs() -> None:
     sys.modules[PACKAGE] = None  # pyright: ignore[reportArgumentType]  (None is how sys.modules says "no such module")
 
 
+# The built-in agents a submission embeds as the package ``agents``: the checkout's agents/ (the toolkit's
+# ``agents`` is a link to it), or the copy inside an installed wheel.
+_OWN_AGENTS = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "agents"))
+
+
+def project_importable() -> str | None:
+    """The name under which the project is importable here (a clean room must answer None): ``connectx_toolkit``,
+    or ``agents`` when that name finds the toolkit's own agents. Another package called ``agents`` is not the
+    project (openai-agents installs one; once kaggle_environments is imported, on Kaggle too, it is its
+    lux_ai_s3/agents.py): a submission embeds its ``agents`` and never imports that one."""
+    import importlib.util
+
+    if importlib.util.find_spec(PACKAGE) is not None:
+        return PACKAGE
+    spec = importlib.util.find_spec("agents")
+    if spec is None:
+        return None
+    folders = list(spec.submodule_search_locations or ()) + ([os.path.dirname(spec.origin)] if spec.origin else [])
+    return "agents" if any(os.path.realpath(folder) == _OWN_AGENTS for folder in folders) else None
+
+
 # -- one line for an agent's error ------------------------------------------------------------------------
 
 _PROJECT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -402,4 +423,4 @@ def summarize_traceback(stderr: str, toolkit: Toolkit = TOOLKIT) -> str:
 __all__ = ["CELL_ORIGINS", "GENERATED", "LoadFailure", "NO_CALLABLE", "TOOLKIT", "Toolkit", "WRAPPER_GLOBALS", "call",
            "describe_callable", "describe_entry", "entry_site", "entry_wrapper", "run_time_entry", "forget_editable_installs",
            "format_agent_error", "is_loader_code", "is_wrapper", "is_wrapper_code", "last_callable", "library_name",
-           "load_file", "loader_failure", "one_line", "raised_in", "summarize_traceback", "unwrapped"]
+           "load_file", "loader_failure", "one_line", "project_importable", "raised_in", "summarize_traceback", "unwrapped"]

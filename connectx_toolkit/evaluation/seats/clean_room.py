@@ -26,8 +26,9 @@ rules = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = rules
 spec.loader.exec_module(rules)
 rules.forget_editable_installs()
-if importlib.util.find_spec("agents") is not None:
-    sys.__stderr__.write("LOAD-ANSWER the project is importable in the check interpreter\\n")
+importable = rules.project_importable()
+if importable:
+    sys.__stderr__.write("LOAD-ANSWER the project is importable in the check interpreter as " + importable + "\\n")
     raise SystemExit(0)
 try:
     _, seconds = rules.load_file(sys.argv[2])
