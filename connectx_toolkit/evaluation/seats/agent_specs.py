@@ -12,7 +12,8 @@ The kinds of agent, looked up in this order:
 - a single ``.py`` file (or any existing file): loaded per game exactly as Kaggle loads a submission —
   ``kaggle_environments.agent.build_agent`` reads the source and, on the first move, ``exec``s it and takes
   the last callable (``get_last_callable``);
-- a folder (``main.py`` or a package), or a file with ``:FUNCTION``: built once, here, with the
+- a folder (``main.py`` or a package), a notebook (what it writes with ``%%writefile``, or a function of its
+  cells), or a file with ``:FUNCTION``: built once, here, with the
   submission builder (``building.build_text``, not validated, any import allowed since nothing is
   uploaded) into a temporary file that is then loaded per game like any submission. Each load runs the
   agent's modules in private module objects, so two seats, or two versions of one bot whose modules
@@ -108,13 +109,18 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
     from connectx_toolkit.building import BuildError, split_function
+    from connectx_toolkit.building.notebook import notebook_parts
 
     try:
         base, function = split_function(spec)
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
     if base.endswith(".py") or os.sep in base or os.path.exists(base):
-        if base.endswith(".ipynb"):
+        if notebook_parts(base) is not None:
+            # what it writes with %%writefile, or a function of its cells: a bundle when it reads
+            # /kaggle_simulations/agent (its written data files are there), else one built file
+            if _reads_bundle_root(spec, paths):
+                return _resolve_bundle(spec, paths)
             return _resolve_built(spec, sandbox, paths)
         if function is None and base.endswith(".tar.gz"):
             return _resolve_bundle(spec, None)
@@ -157,7 +163,10 @@ def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSp
     path = _write_built(text)
     problem = _check_loads(path, sandbox)
     if problem:
-        raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: {problem}")
+        from connectx_toolkit.building.validation import told_where_written
+
+        raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: "
+                             f"{told_where_written(problem, modules)}")
     notes = list(dict.fromkeys(note for module in modules for note in module.notes))
     return AgentSpec(name, BUILT, path, note="; ".join(notes)), ""
 
@@ -195,14 +204,16 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
     from connectx_toolkit.building import ANY_EXTERNAL, BuildError, build_text
 
+    from connectx_toolkit.building.validation import told_where_written
+
     try:
-        text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
+        text, modules, _ = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     path = _write_built(text)
     problem = _check_loads(path, sandbox)
-    if problem:
-        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
+    if problem:  # a notebook's line named by its cell, as the builder names it
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {told_where_written(problem, modules)}")
     return AgentSpec(spec, BUILT, path)
 
 
