@@ -77,6 +77,7 @@ class AgentSpec:
     target: str
     function: str = "agent"
     folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
+    load_s: float | None = None  # a "bundle": seconds Kaggle's loader took on its main.py in the load check
     note: str = ""  # one line the user should read before the games (what Kaggle would call, and why)
 
     def load(self) -> Callable[[Any, Any], Any]:
@@ -251,10 +252,10 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     atexit.register(shutil.rmtree, folder, True)
     main = f"{BUNDLE_ROOT}/main.py"
-    problem = _check_loads(main, True, ((folder, BUNDLE_ROOT),))
+    problem, seconds = _timed_load_check(main, True, ((folder, BUNDLE_ROOT),))
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
-    return AgentSpec(spec, BUNDLE, main, folder=folder)
+    return AgentSpec(spec, BUNDLE, main, folder=folder, load_s=seconds)
 
 
 def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None, str]:
@@ -312,7 +313,14 @@ def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = (
 
 
 def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:
-    """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
+    """Execute the file with Kaggle's loader in a child process; None if it yields a callable, else why not."""
+    return _timed_load_check(path, sandbox, mounts)[0]
+
+
+def _timed_load_check(path: str, sandbox: bool = False,
+                      mounts: "tuple[tuple[str, str], ...]" = ()) -> tuple[str | None, float | None]:
+    """Execute the file with Kaggle's loader in a child process: (None, the seconds the loader took) if it
+    yields a callable, else (one line saying why not, None).
 
     The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
     answer travels as plain UTF-8 bytes, never a pickle: the child runs the agent's code, and unpickling
@@ -337,11 +345,13 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
     try:
         if receive.poll(LOAD_CHECK_SECONDS):
             answer = receive.recv_bytes(maxlength=_ANSWER_BYTES).decode("utf-8", "replace")
-            return answer.splitlines()[0] if answer.strip() else None
-        return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s"
+            if answer.startswith(_LOADED):
+                return None, float(answer[len(_LOADED):])
+            return (answer.splitlines()[0] if answer.strip() else "the loader answered nothing"), None
+        return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s", None
     except (EOFError, OSError):
         join()
-        return f"the loader process died (exit code {exit_code()})"
+        return f"the loader process died (exit code {exit_code()})", None
     finally:
         if exit_code() is None:
             kill()
@@ -349,6 +359,7 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
 
 
 _ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
+_LOADED = "\0loaded in "  # the answer of a file that loaded, before the loader's seconds (no message starts so)
 _SANDBOXED_LOAD = """import sys
 from multiprocessing.connection import Connection
 from connectx_toolkit.evaluation.seats.agent_specs import _load_in_child
@@ -361,8 +372,8 @@ def _load_in_child(path: str, send: Any) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     try:
-        load_file(path)
-        send.send_bytes(b"")
+        seconds = load_file(path)[1]
+        send.send_bytes(f"{_LOADED}{seconds:.6f}".encode("utf-8"))
     except LoadFailure as failure:
         send.send_bytes(str(failure).encode("utf-8", "replace")[:_ANSWER_BYTES])
     except BaseException as error:  # anything the file does wrong is the answer, not a crash (SystemExit...)
