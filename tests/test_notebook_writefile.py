@@ -157,7 +157,7 @@ def test_a_written_data_file_goes_into_the_bundle(tmp_path):
     assert context.load_s is not None
 
 
-def test_the_written_file_is_named_and_ambiguity_is_one_line(tmp_path):
+def test_the_written_file_is_named_and_ambiguity_is_one_line(tmp_path, monkeypatch):
     path = notebook(tmp_path, ["%%writefile a.py\ndef agent(obs, config):\n    return 0",
                                "%%writefile b.py\ndef agent(obs, config):\n    return 1\n\ndef other(obs, config):\n"
                                "    return 2", "%%writefile w.json\n[]"])
@@ -171,6 +171,10 @@ def test_the_written_file_is_named_and_ambiguity_is_one_line(tmp_path):
         build_text(f"{path}:c.py")
     with pytest.raises(BuildError, match=r"w\.json is a data file .* not Python"):
         build_text(f"{path}:w.json")
+    monkeypatch.chdir(tmp_path)  # named from the notebook's folder, as a user types it
+    assert "return 1" in build_text("nb.ipynb:b.py")[0]
+    with pytest.raises(AgentSpecError, match=r"w\.json is a data file"):
+        resolve_agent("nb.ipynb:w.json")
 
 
 def test_a_writefile_cell_is_not_gathered_as_the_notebooks_code(tmp_path):

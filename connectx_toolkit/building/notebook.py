@@ -278,7 +278,7 @@ def written_agent(path: str, files: dict[str, WrittenFile], file: str | None, fu
     and without either the notebook's agent is its written ``main.py``, or its one written ``.py``. A
     ``function`` no written file defines is the cells'. ``InputError`` (one line) where it is ambiguous."""
     shown = display(path)
-    python = [name for name in files if name.endswith(".py")]
+    python = sorted((name for name in files if name.endswith(".py")), key=lambda name: not name.endswith("main.py"))
     if file is not None:
         matches = [name for name in files if name == file] or [name for name in files
                                                                if name.rpartition("/")[2] == file]

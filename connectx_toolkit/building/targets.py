@@ -86,7 +86,8 @@ def resolve_target(target: Any, project: Project = Project(), function: str | No
         raise InputError(f"{target!r} names {named} but function={function!r}")
     wanted = named or function
     path = os.path.expanduser(base)
-    if os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~"):
+    if (os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~")
+            or notebook_parts(base) is not None):
         entry = _path_entry(target, path, wanted, project)
     else:
         entry = _settle_function(_module_entry(target, base, wanted or DEFAULT_FUNCTION, project), wanted)

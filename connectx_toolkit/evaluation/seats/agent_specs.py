@@ -116,7 +116,7 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
         base, function = split_function(spec)
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
-    if base.endswith(".py") or os.sep in base or os.path.exists(base):
+    if base.endswith(".py") or os.sep in base or os.path.exists(base) or notebook_parts(base) is not None:
         if notebook_parts(base) is not None:
             # what it writes with %%writefile, or a function of its cells: a bundle when it reads
             # /kaggle_simulations/agent (its written data files are there), else one built file
