@@ -178,6 +178,21 @@ def archive_bytes(files: dict[str, bytes]) -> bytes:
     return compressed.getvalue()
 
 
+def packed_size(folder: str) -> int:
+    """Bytes of the ``.tar.gz`` the files of an unpacked bundle ``folder`` pack to (``archive_bytes``), caches
+    left out."""
+    files: dict[str, bytes] = {}
+    for directory, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        for name in names:
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(directory, name)
+            with open(path, "rb") as handle:
+                files[os.path.relpath(path, folder).replace(os.sep, "/")] = handle.read()
+    return len(archive_bytes(files))
+
+
 def unpack(archive: str, folder: str) -> None:
     """Unpack a bundle into ``folder`` as Kaggle does (files only, nothing outside it), readable by all.
 
@@ -221,4 +236,4 @@ def mentions_bundle_root(module: Module) -> int | None:
 
 
 __all__ = ["BUNDLE_ROOT", "archive_bytes", "bundle_files", "data_files", "is_bundle", "mentions_bundle_root",
-           "unpack", "unpacked"]
+           "packed_size", "unpack", "unpacked"]

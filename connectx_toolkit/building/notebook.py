@@ -1,27 +1,41 @@
 """An agent written in a Jupyter notebook, ``NOTEBOOK.ipynb:FUNCTION``, taken without running the notebook.
 
-The code cells are read in order. Shell lines (``!pip install ...``), line magics (``%time``) and
-``get_ipython()`` calls become ``pass``; cells run by a cell magic other than ``%%time``/``%%writefile``/
-``%%capture`` (``%%bash``, ``%%html``...) are left out, and for those three only the magic line goes. Then
-FUNCTION and, transitively, every top-level statement binding a global it uses (imports, helpers,
-classes, constants, from any cell; ``symtable`` tells a function's globals from its locals) become one
-module, in notebook order. Statements that bind nothing it needs — ``env.run(...)``, ``evaluate(...)``,
-``render(...)``, loops, prints — never reach the submission.
+A notebook that writes its agent with ``%%writefile main.py`` (any name) builds to what it writes: each
+``%%writefile`` cell's text is that file, exactly as IPython writes it (the magic line gone, ``-a``
+appending), and the written files form the agent's folder: its ``.py`` files import each other, its other
+files are the folder's data files (a bundle carries them). ``written_files`` reads them; the notebook's other
+cells are no part of such an agent.
+
+Otherwise the code cells are read in order. Shell lines (``!pip install ...``), line magics (``%time``) and
+``get_ipython()`` calls become ``pass``; cells run by a cell magic other than ``%%time``/``%%capture``
+(``%%bash``, ``%%html``, ``%%writefile``, whose text the notebook writes, never runs) are left out, and for
+those two only the magic line goes. Then FUNCTION and, transitively, every top-level statement binding a
+global it uses (imports, helpers, classes, constants, from any cell; ``symtable`` tells a function's globals
+from its locals) become one module, in notebook order. Statements that bind nothing it needs —
+``env.run(...)``, ``evaluate(...)``, ``render(...)``, loops, prints — never reach the submission.
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
+import hashlib
 import json
 import os
 import re
+import shlex
+import shutil
 import symtable
+import tempfile
+import textwrap
 from dataclasses import dataclass
 
+from connectx_toolkit.building.entry_point import bindings
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.sources import Module, display, with_origins
 
-KEPT_CELL_MAGICS = ("time", "writefile", "capture", "timeit")  # their body is Python
+KEPT_CELL_MAGICS = ("time", "capture", "timeit")  # their body is Python, run by the notebook
+KAGGLE_WORKING = "/kaggle/working/"  # a Kaggle notebook's working directory: where its relative names land
 IPYTHON_LINE = re.compile(r"^(\s*)(?:[!%].*|[\w.,\s]+=\s*[!%].*|.*\bget_ipython\(\).*)$")  # `x = !ls` too
 
 
@@ -162,4 +176,147 @@ def module_name(path: str) -> str:
     return stem if stem.isidentifier() and not stem[0].isdigit() else f"_{stem}"
 
 
-__all__ = ["module_name", "notebook_cells", "notebook_module", "python_of"]
+@dataclass(frozen=True)
+class WrittenFile:
+    """A file a notebook writes with ``%%writefile``: its name (relative, ``/`` separated), its text, and the
+    cells that wrote it (1-based: the last one that overwrote it and every later ``-a`` append)."""
+
+    name: str
+    text: str
+    cells: tuple[int, ...]
+
+
+def _writefile(cell: str) -> tuple[str, bool, str] | None:
+    """(file name, append, text) when ``cell`` is a ``%%writefile`` cell, as IPython reads it: a trailing
+    newline added, leading blank lines dropped, the cell dedented (which empties whitespace-only lines), the
+    magic on the first line at its first column, the rest of the cell written as it is."""
+    if not cell.endswith("\n"):
+        cell += "\n"
+    lines = cell.splitlines(keepends=True)
+    while lines and lines[0].isspace():
+        lines.pop(0)
+    lines = textwrap.dedent("".join(lines)).splitlines(keepends=True)
+    if not lines or not lines[0].startswith("%%"):
+        return None
+    magic, _, arguments = lines[0][2:].rstrip().partition(" ")
+    if magic != "writefile":
+        return None
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+    append = any(word in ("-a", "--append") for word in words)
+    names = [word for word in words if not word.startswith("-")]
+    if len(names) != 1:
+        return None  # IPython refuses it: nothing is written
+    return _relative(names[0]), append, "".join(lines[1:])
+
+
+def _relative(name: str) -> str:
+    """The written file's name in the agent's folder: a name under Kaggle's working directory (or relative
+    to the notebook's) as it is, any other absolute name by its own name."""
+    name = os.path.expanduser(name).replace("\\", "/")
+    if name.startswith(KAGGLE_WORKING):
+        name = name[len(KAGGLE_WORKING):]
+    name = os.path.normpath(name).replace(os.sep, "/")
+    if os.path.isabs(name) or name.startswith("../") or name in ("", ".", ".."):
+        return os.path.basename(name.rstrip("/")) or "file"
+    return name.removeprefix("./")
+
+
+def written_files(path: str) -> dict[str, WrittenFile]:
+    """The files the notebook writes with ``%%writefile``, by name, in the order first written."""
+    written: dict[str, WrittenFile] = {}
+    for number, cell in enumerate(notebook_cells(path), start=1):
+        found = _writefile(cell)
+        if found is None:
+            continue
+        name, append, text = found
+        before = written.get(name)
+        if append and before is not None:
+            written[name] = WrittenFile(name, before.text + text, before.cells + (number,))
+        else:
+            written[name] = WrittenFile(name, text, (number,))
+    return written
+
+
+_FOLDERS: dict[str, str] = {}  # content hash -> the folder holding those written files (this process's)
+
+
+def written_folder(files: dict[str, WrittenFile]) -> str:
+    """A folder holding exactly ``files`` (one per distinct content in this process, removed at exit): the
+    agent's folder, as the notebook leaves its working directory."""
+    digest = hashlib.sha256(json.dumps(sorted((f.name, f.text) for f in files.values())).encode()).hexdigest()
+    folder = _FOLDERS.get(digest)
+    if folder is not None and os.path.isdir(folder):
+        return folder
+    folder = tempfile.mkdtemp(prefix="connectx-notebook-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.chmod(folder, 0o755)
+    for written in files.values():
+        target = os.path.join(folder, *written.name.split("/"))
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(written.text)
+        os.chmod(target, 0o644)
+    _FOLDERS[digest] = folder
+    return folder
+
+
+def _top_level_names(text: str) -> set[str]:
+    try:
+        return set(bindings(ast.parse(text)))
+    except SyntaxError:
+        return set()
+
+
+def written_agent(path: str, files: dict[str, WrittenFile], file: str | None, function: str | None) -> str | None:
+    """The written file that is the agent, or None when the agent is the notebook's cells.
+
+    ``file`` (``NOTEBOOK.ipynb:FILE``) names it: a written name, or a written file's own name when only one
+    has it. Else ``function`` is taken from the written ``.py`` that defines it (``main.py`` among several),
+    and without either the notebook's agent is its written ``main.py``, or its one written ``.py``. A
+    ``function`` no written file defines is the cells'. ``InputError`` (one line) where it is ambiguous."""
+    shown = display(path)
+    python = sorted((name for name in files if name.endswith(".py")), key=lambda name: not name.endswith("main.py"))
+    if file is not None:
+        matches = [name for name in files if name == file] or [name for name in files
+                                                               if name.rpartition("/")[2] == file]
+        if len(matches) != 1:
+            listed = ", ".join(files) or "no file with %%writefile"
+            raise InputError(f"{shown} writes {'no file ' + file if not matches else file + ' more than once'} "
+                             f"(it writes {listed})")
+        if not matches[0].endswith(".py"):
+            raise InputError(f"{matches[0]} is a data file {shown} writes, not Python: name its .py, "
+                             f"{shown}:{python[0] if python else 'main.py'}")
+        return matches[0]
+    if function is not None:
+        defining = [name for name in python if function in _top_level_names(files[name].text)]
+        mains = [name for name in defining if name.rpartition("/")[2] == "main.py"]
+        if len(defining) > 1 and len(mains) != 1:
+            raise InputError(f"{function} is defined in {', '.join(defining)}, which {shown} writes: name the file, "
+                             f"{shown}:{defining[0]}:{function}")
+        return (mains or defining or [None])[0]
+    mains = [name for name in python if name.rpartition("/")[2] == "main.py"]
+    if len(mains) == 1:
+        return mains[0]
+    if len(python) == 1:
+        return python[0]
+    if python:
+        raise InputError(f"{shown} writes {', '.join(python)}: name the agent's file, {shown}:{python[0]}")
+    return None
+
+
+def notebook_parts(target: str) -> tuple[str, str | None] | None:
+    """``("nb.ipynb", "main.py")`` for ``nb.ipynb:main.py``, ``("nb.ipynb", None)`` for ``nb.ipynb``; None for a
+    target that names no notebook."""
+    if target.endswith(".ipynb"):
+        return target, None
+    notebook, sep, file = target.rpartition(".ipynb:")
+    if sep and notebook and file:
+        return notebook + ".ipynb", file
+    return None
+
+
+__all__ = ["WrittenFile", "module_name", "notebook_cells", "notebook_module", "notebook_parts", "python_of",
+           "written_agent", "written_files", "written_folder"]

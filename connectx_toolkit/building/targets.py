@@ -3,7 +3,9 @@
 The forms, tried in this order:
 
 1. a function object (from Python): gathered with its closure (``building.closure``);
-2. a notebook, ``NOTEBOOK.ipynb:FUNCTION``: the function and what it uses (``building.notebook``);
+2. a notebook, ``NOTEBOOK.ipynb[:FILE][:FUNCTION]``: a file it writes with ``%%writefile`` (``main.py``, or
+   the one ``.py`` it writes, or the one that defines FUNCTION), built as that file in a folder of the files
+   the notebook writes; else FUNCTION and what it uses from its cells (``building.notebook``);
 3. a path to a ``.py`` file or a folder, anywhere. A file's folder is its import root, as on Kaggle (the
    loader puts a submission's folder on ``sys.path``); a file inside a package is also importable under
    its dotted name, so its relative imports work. A folder is ``main.py`` in it (Kaggle's multi-file
@@ -28,7 +30,8 @@ from connectx_toolkit.building.closure import gather
 from connectx_toolkit.building.entry_point import (DEFAULT_FUNCTION, NOT_CALLABLE, RUN_TIME_KINDS, conditional_names,
                                                   entry_point)
 from connectx_toolkit.building.errors import InputError
-from connectx_toolkit.building.notebook import module_name, notebook_module
+from connectx_toolkit.building.notebook import (WrittenFile, module_name, notebook_module, notebook_parts,
+                                              written_agent, written_files, written_folder)
 from connectx_toolkit.building.roots import locate, unique
 from connectx_toolkit.building.sources import Module, Project, agent_names, binds_at_top_level, display, parse, read_source
 
@@ -57,6 +60,8 @@ def split_function(target: str) -> tuple[str, str | None]:
     if not sep or not base:
         return target, None
     if not function.isidentifier():
+        if base.endswith(".ipynb"):
+            return target, None  # NOTEBOOK.ipynb:FILE: a file the notebook writes
         raise InputError(f"{target!r}: {function!r} after ':' is not a function name")
     return base, function
 
@@ -81,7 +86,8 @@ def resolve_target(target: Any, project: Project = Project(), function: str | No
         raise InputError(f"{target!r} names {named} but function={function!r}")
     wanted = named or function
     path = os.path.expanduser(base)
-    if os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~"):
+    if (os.sep in base or base.endswith(".py") or os.path.exists(path) or base.startswith("~")
+            or notebook_parts(base) is not None):
         entry = _path_entry(target, path, wanted, project)
     else:
         entry = _settle_function(_module_entry(target, base, wanted or DEFAULT_FUNCTION, project), wanted)
@@ -120,8 +126,11 @@ def _module_entry(target: str, name: str, function: str, project: Project) -> En
 
 
 def _path_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
-    if path.endswith(".ipynb") and os.path.isfile(path):
-        entry = _notebook_entry(target, os.path.abspath(path), function, project)
+    notebook = notebook_parts(path)
+    if notebook is not None and (os.path.isfile(notebook[0]) or notebook[1] is not None):
+        if not os.path.isfile(notebook[0]):
+            raise InputError(f"unknown agent {target!r}: no notebook {notebook[0]}")
+        entry = _notebook_entry(target, os.path.abspath(notebook[0]), notebook[1], function, project)
     else:
         entry = _settle_function(_locate_path(target, path, function or DEFAULT_FUNCTION, project), function)
     # The file names the agent by its path in the repository, or else by its folder's or file's own name:
@@ -132,11 +141,43 @@ def _path_entry(target: str, path: str, function: str | None, project: Project) 
     return replace(entry, label=short, rebuild=f"python build_submission.py {short}")
 
 
-def _notebook_entry(target: str, path: str, function: str | None, project: Project) -> Entry:
-    """A notebook's function and what it uses, as one module in memory; the notebook's folder is its root."""
+def _notebook_entry(target: str, path: str, file: str | None, function: str | None, project: Project) -> Entry:
+    """The file the notebook writes with ``%%writefile`` that is the agent, built as that file in a folder of
+    every file the notebook writes (its other files are its modules and data); else the notebook's function
+    and what it uses from its cells, as one module in memory, the notebook's folder its root (after the
+    folder of its written files: a cell may import a module the notebook writes)."""
+    files = written_files(path)
+    chosen = written_agent(path, files, file, function)
+    folder = written_folder(files) if files else None
+    if chosen is not None and folder is not None:
+        located = os.path.join(folder, *chosen.split("/"))
+        entry = _locate_path(target, located, function or DEFAULT_FUNCTION, project)
+        entry = _settle_function(replace(entry, virtual=_written_modules(path, files, chosen, folder)), function)
+        cells = ", ".join(str(cell) for cell in files[chosen].cells)
+        return replace(entry, reason=f"{entry.reason}; {chosen} as {display(path)} writes it "
+                                     f"(%%writefile, cell{'s' if ',' in cells else ''} {cells})")
     module, function = notebook_module(path, function, module_name(path))
     reason = "named by :FUNCTION" if function and target.endswith(f":{function}") else "the notebook's function agent"
-    return Entry(target, module.name, function, _with_roots(project, os.path.dirname(path)), (module,), reason=reason)
+    roots = (folder, os.path.dirname(path)) if folder else (os.path.dirname(path),)
+    home = replace(project, home=project.home or os.path.dirname(path))  # its bundle: the notebook's folder
+    return Entry(target, module.name, function, _with_roots(home, *roots), (module,), reason=reason)
+
+
+def _written_modules(notebook: str, files: dict[str, WrittenFile], chosen: str, folder: str) -> tuple[Module, ...]:
+    """The written modules beside the agent's file, each told to be where the notebook writes it (beside the
+    notebook: ``main.py:7``, not the temporary folder's), its text as written."""
+    home = chosen.rpartition("/")[0]
+    if f"{home}/__init__.py".lstrip("/") in files:
+        return ()  # a package: its modules are named from the folder, as any package's
+    modules = []
+    for name, written in files.items():
+        stem = name[len(home) + 1:] if home else name
+        if not name.endswith(".py") or "/" in stem or not stem[:-3].isidentifier():
+            continue
+        where = os.path.join(os.path.dirname(notebook), *name.split("/"))
+        modules.append(Module(stem[:-3], os.path.join(folder, *name.split("/")), False, written.text,
+                              ((1, max(1, written.text.count("\n")), where, 1),)))
+    return tuple(modules)
 
 
 def _locate_path(target: str, path: str, function: str, project: Project) -> Entry:

@@ -118,18 +118,24 @@ def _judged(report: dict, entry: str | None = "agent", modules: list[Module] | N
     return report
 
 
+def told_where_written(text: str, modules: Sequence[Module]) -> str:
+    """``text`` (a failure in one line) with each ``file.py:N in`` of a module gathered from a notebook or a
+    script told where its user wrote the line (``In [3], line 2``, ``nb.ipynb cell 4, line 2``), not the
+    line of the module as embedded: the builder's messages and the evaluator's name it alike."""
+    for module in modules:
+        if module.origins:
+            pattern = re.compile(re.escape(file_name(module)) + r":(\d+)(?= in )")
+            text = pattern.sub(lambda match, module=module: module.where(int(match.group(1))), text)
+    return text
+
+
 def _told_where_written(report: dict, modules: list[Module]) -> None:
-    """The failure texts of a module gathered from a notebook or a script name the cell (``In [3], line 2``)
-    or the user's file and line, not the line of the module as embedded."""
-    gathered = [(re.compile(re.escape(file_name(module)) + r":(\d+)(?= in )"), module) for module in modules
-                if module.origins]
-    if not gathered:
+    """The failure texts of the report, told where their lines were written (``told_where_written``)."""
+    if not any(module.origins for module in modules):
         return
 
     def told(text: str) -> str:
-        for pattern, module in gathered:
-            text = pattern.sub(lambda match: module.where(int(match.group(1))), text)
-        return text
+        return told_where_written(text, modules)
 
     if isinstance(report.get("reason"), str):
         report["reason"] = told(report["reason"])

@@ -219,7 +219,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
                                     f"upload what `{rebuild}` writes instead")
             return None, load
     else:
-        load_s = None
+        load_s = candidate.load_s if candidate.kind == BUNDLE else None  # its main.py at /kaggle_simulations/agent
     load.passed = True
     load.detail = f"{candidate.kind} {settings.candidate}" + (
         " (loaded by Kaggle's loader in a clean room)" if candidate.kind == FILE else
@@ -301,7 +301,16 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
 
 
 def upload_size(argument: str, candidate: Any) -> int | None:
-    """Bytes of what would be uploaded: the candidate file or bundle as given (a folder is built first)."""
+    """Bytes of what would be uploaded: the candidate ``.py`` or ``.tar.gz`` as given; a bundle folder (or a
+    notebook run as one) as the .tar.gz its files, as the evaluator unpacked them, pack to; anything else
+    built (a folder, FILE:FUNCTION, a notebook) as the file the builder writes of it."""
+    given = os.path.isfile(argument) and argument.endswith((".py", ".tar.gz"))
+    if candidate.kind == BUNDLE and not given and candidate.folder and os.path.isdir(candidate.folder):
+        from connectx_toolkit.building.bundle import packed_size
+
+        return packed_size(candidate.folder)
+    if candidate.kind == BUILT and not given and os.path.isfile(candidate.target):
+        return os.path.getsize(candidate.target)
     if candidate.kind in LOADED_FROM_FILE and os.path.isfile(argument):
         return os.path.getsize(argument)
     return None

@@ -12,7 +12,8 @@ The kinds of agent, looked up in this order:
 - a single ``.py`` file (or any existing file): loaded per game exactly as Kaggle loads a submission —
   ``kaggle_environments.agent.build_agent`` reads the source and, on the first move, ``exec``s it and takes
   the last callable (``get_last_callable``);
-- a folder (``main.py`` or a package), or a file with ``:FUNCTION``: built once, here, with the
+- a folder (``main.py`` or a package), a notebook (what it writes with ``%%writefile``, or a function of its
+  cells), or a file with ``:FUNCTION``: built once, here, with the
   submission builder (``building.build_text``, not validated, any import allowed since nothing is
   uploaded) into a temporary file that is then loaded per game like any submission. Each load runs the
   agent's modules in private module objects, so two seats, or two versions of one bot whose modules
@@ -76,6 +77,7 @@ class AgentSpec:
     target: str
     function: str = "agent"
     folder: str = ""  # a "bundle": the unpacked folder the sandbox shows at /kaggle_simulations/agent
+    load_s: float | None = None  # a "bundle": seconds Kaggle's loader took on its main.py in the load check
     note: str = ""  # one line the user should read before the games (what Kaggle would call, and why)
 
     def load(self) -> Callable[[Any, Any], Any]:
@@ -108,13 +110,18 @@ def resolve_agent(spec: "str | Callable[..., Any]", sandbox: bool = False, paths
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError("empty agent name" if isinstance(spec, str) else f"not an agent: {spec!r}")
     from connectx_toolkit.building import BuildError, split_function
+    from connectx_toolkit.building.notebook import notebook_parts
 
     try:
         base, function = split_function(spec)
     except BuildError as error:
         raise AgentSpecError(str(error)) from None
-    if base.endswith(".py") or os.sep in base or os.path.exists(base):
-        if base.endswith(".ipynb"):
+    if base.endswith(".py") or os.sep in base or os.path.exists(base) or notebook_parts(base) is not None:
+        if notebook_parts(base) is not None:
+            # what it writes with %%writefile, or a function of its cells: a bundle when it reads
+            # /kaggle_simulations/agent (its written data files are there), else one built file
+            if _reads_bundle_root(spec, paths):
+                return _resolve_bundle(spec, paths)
             return _resolve_built(spec, sandbox, paths)
         if function is None and base.endswith(".tar.gz"):
             return _resolve_bundle(spec, None)
@@ -157,7 +164,10 @@ def _resolve_callable(agent: Callable[..., Any], sandbox: bool) -> tuple[AgentSp
     path = _write_built(text)
     problem = _check_loads(path, sandbox)
     if problem:
-        raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: {problem}")
+        from connectx_toolkit.building.validation import told_where_written
+
+        raise AgentSpecError(f"agent {name} cannot be loaded as the file the builder makes of it: "
+                             f"{told_where_written(problem, modules)}")
     notes = list(dict.fromkeys(note for module in modules for note in module.notes))
     return AgentSpec(name, BUILT, path, note="; ".join(notes)), ""
 
@@ -195,14 +205,16 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
     """A folder or ``FILE:FUNCTION``: built into a temporary file, then loaded like a submission."""
     from connectx_toolkit.building import ANY_EXTERNAL, BuildError, build_text
 
+    from connectx_toolkit.building.validation import told_where_written
+
     try:
-        text = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)[0]
+        text, modules, _ = build_text(spec, allow_imports=(ANY_EXTERNAL,), paths=paths)
     except BuildError as error:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     path = _write_built(text)
     problem = _check_loads(path, sandbox)
-    if problem:
-        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}")
+    if problem:  # a notebook's line named by its cell, as the builder names it
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {told_where_written(problem, modules)}")
     return AgentSpec(spec, BUILT, path)
 
 
@@ -240,10 +252,10 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     atexit.register(shutil.rmtree, folder, True)
     main = f"{BUNDLE_ROOT}/main.py"
-    problem = _check_loads(main, True, ((folder, BUNDLE_ROOT),))
+    problem, seconds = _timed_load_check(main, True, ((folder, BUNDLE_ROOT),))
     if problem:
         raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
-    return AgentSpec(spec, BUNDLE, main, folder=folder)
+    return AgentSpec(spec, BUNDLE, main, folder=folder, load_s=seconds)
 
 
 def _kaggle_entry(path: str, paths: "tuple[str, ...]") -> tuple[bool, str | None, str]:
@@ -301,7 +313,14 @@ def _resolve_file(path: str, sandbox: bool = False, paths: "tuple[str, ...]" = (
 
 
 def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str], ...]" = ()) -> str | None:
-    """Execute the file with Kaggle's loader in a child process; None if it yields a callable.
+    """Execute the file with Kaggle's loader in a child process; None if it yields a callable, else why not."""
+    return _timed_load_check(path, sandbox, mounts)[0]
+
+
+def _timed_load_check(path: str, sandbox: bool = False,
+                      mounts: "tuple[tuple[str, str], ...]" = ()) -> tuple[str | None, float | None]:
+    """Execute the file with Kaggle's loader in a child process: (None, the seconds the loader took) if it
+    yields a callable, else (one line saying why not, None).
 
     The child is forked, or with ``sandbox`` a fresh interpreter inside a sandbox that sees the file. Its
     answer travels as plain UTF-8 bytes, never a pickle: the child runs the agent's code, and unpickling
@@ -326,11 +345,13 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
     try:
         if receive.poll(LOAD_CHECK_SECONDS):
             answer = receive.recv_bytes(maxlength=_ANSWER_BYTES).decode("utf-8", "replace")
-            return answer.splitlines()[0] if answer.strip() else None
-        return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s"
+            if answer.startswith(_LOADED):
+                return None, float(answer[len(_LOADED):])
+            return (answer.splitlines()[0] if answer.strip() else "the loader answered nothing"), None
+        return f"loading took longer than {LOAD_CHECK_SECONDS:.0f} s", None
     except (EOFError, OSError):
         join()
-        return f"the loader process died (exit code {exit_code()})"
+        return f"the loader process died (exit code {exit_code()})", None
     finally:
         if exit_code() is None:
             kill()
@@ -338,6 +359,7 @@ def _check_loads(path: str, sandbox: bool = False, mounts: "tuple[tuple[str, str
 
 
 _ANSWER_BYTES = 4096  # a one-line answer; a longer message is the agent talking, not the loader
+_LOADED = "\0loaded in "  # the answer of a file that loaded, before the loader's seconds (no message starts so)
 _SANDBOXED_LOAD = """import sys
 from multiprocessing.connection import Connection
 from connectx_toolkit.evaluation.seats.agent_specs import _load_in_child
@@ -350,8 +372,8 @@ def _load_in_child(path: str, send: Any) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     try:
-        load_file(path)
-        send.send_bytes(b"")
+        seconds = load_file(path)[1]
+        send.send_bytes(f"{_LOADED}{seconds:.6f}".encode("utf-8"))
     except LoadFailure as failure:
         send.send_bytes(str(failure).encode("utf-8", "replace")[:_ANSWER_BYTES])
     except BaseException as error:  # anything the file does wrong is the answer, not a crash (SystemExit...)
