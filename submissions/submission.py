@@ -7,7 +7,7 @@
 #          agents.solver_engine.negamax, agents.solver_engine.depth_search,
 #          agents.solver_engine.outcome_table, agents.solver_engine.time_manager, agents.solver
 # Data: connect4_book.bin (855,556 bytes), connect4_outcomes.bin (134,793 bytes), connect4_outcomes_ply8.bin (45,667 bytes)
-# Sources sha256: 91a1d92bb88b0c18c1b6334adbf67346d9dc36c8bec8f184550f599de2b7ab9e
+# Sources sha256: f9ae068cd92ed638be2c34e0b6cbb3565ab12bd1f87e21ecc5fabf1f46b3efdb
 
 
 import base64 as _base64
@@ -1327,12 +1327,12 @@ class ExactSolver:
 
     def _test(self, position: Position, result: RootAnalysis, med: int) -> None:
         """Is the root's score above ``med``? Narrows ``result``; the proving column moves to the front."""
-        guaranteed = result.known is not None and result.known > med  # some column scores above ``med``
+        promised = result.known if result.known is not None and result.known > med else None  # some column scores above ``med``
         for column in result.columns:
             if result.upper[column] <= med:
                 continue
-            if guaranteed and sum(result.upper[c] > med for c in result.columns) == 1:
-                value = result.known  # the only column not refuted: it is the one the table promises
+            if promised is not None and sum(result.upper[c] > med for c in result.columns) == 1:
+                value = promised  # the only column not refuted: it is the one the table promises
             else:
                 value = self.child_bound(position, column, med, med + 1)
             if value > med:
@@ -1547,7 +1547,7 @@ from ..core.position import Position
 from ..core.resources import has_resource, load_resource
 
 MAGIC = b"C4OT"
-STANDARD = Config(6, 7, 4)
+STANDARD = Config()
 UNKNOWN = 0  # the byte of a slot the table does not know; otherwise byte = outcome + 2
 _HEIGHT = STANDARD.rows + 1  # bits per column in Pons' layout
 _COLUMN = (1 << _HEIGHT) - 1
@@ -1960,7 +1960,7 @@ def choose(position: Position, clock: MoveClock) -> int:
         lost = bounds is not None and bounds[1] < 0
         while True:  # once with the normal budget, once more if the move turns out hard
             analysis = exact.analyse(position, clock.phase_end(EXACT_SHARE), bounds)  # resumes from the table
-            if analysis.finished or analysis.outcome_known():
+            if analysis.best is not None and (analysis.finished or analysis.outcome_known()):
                 return analysis.best
             columns = analysis.plausible()
             if len(columns) == 1:
