@@ -161,3 +161,18 @@ def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_p
                      "opening ply with the real observation, as Kaggle would call it there; Kaggle's games start from "
                      "the empty board: --openings 0 plays from it)"], out
     assert "RuntimeError: second call (2 games)" in out
+
+
+@pytest.mark.parametrize("sandbox", [False, True])
+def test_an_agent_that_starts_processes_each_move_plays_without_error(capsys, tmp_path, sandbox):
+    if sandbox:
+        from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+        try:
+            require()
+        except SandboxUnavailable as error:
+            pytest.skip(str(error))
+    summary = run_json(capsys, tmp_path, fixture("starts_processes"), "random", "-n", "2",
+                       *(["--sandbox"] if sandbox else []))
+    agent, _ = summary["agents"]
+    assert agent["errors"] == agent["invalid"] == agent["timeouts"] == 0, agent["error_messages"]

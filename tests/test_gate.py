@@ -236,3 +236,9 @@ def test_a_forfeit_while_the_opening_is_forced_says_so():
     assert code == 1 and report["checks"][1]["passed"] is False
     assert any("RuntimeError: second call (at ply " in reason and "while its 4-ply opening was forced" in reason
                for reason in report["reasons"]), report["reasons"]
+
+
+def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():
+    starts = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py")
+    code, report, stderr = run_gate("--gate", starts, "--baseline", "random", "-n", "4")
+    assert [check["passed"] for check in report["checks"][:3]] == [True, True, True], (report.get("reasons"), stderr)
