@@ -211,3 +211,77 @@ def test_workers_and_their_agents_share_a_core_unless_told_not_to(tmp_path):
 
     assert [first_choice(record) for record in pinned] == [0, 0]  # one CPU
     assert [first_choice(record) for record in free] == [cpus - 1, cpus - 1]
+
+
+def _running(pid: int) -> bool:
+    """Is ``pid`` a live process (not gone, not a zombie waiting to be reaped)?"""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _still_running(pids: list[int], wait: float = 2.0) -> list[int]:
+    """The ``pids`` still running after at most ``wait`` seconds (a SIGKILL takes a moment to land)."""
+    limit = time.monotonic() + wait
+    while (alive := [pid for pid in pids if _running(pid)]) and time.monotonic() < limit:
+        time.sleep(0.02)
+    return alive
+
+
+def _started_pids(path) -> list[int]:
+    return [int(pid) for pid in path.read_text().split()]
+
+
+@pytest.mark.parametrize("referee", ["native", "kaggle"])
+def test_an_agent_may_start_processes_and_none_outlives_its_game(tmp_path, monkeypatch, referee):
+    """Kaggle runs an agent that starts a multiprocessing Pool and Process each move; here its process used to
+    be a fork of a daemonic worker ("daemonic processes are not allowed to have children"). Whatever it
+    leaves running is killed when the game ends, while its own process is kept for the next game."""
+    from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("PIDS_FILE", str(pids))
+    hosts = KeptAgents()
+    try:
+        record = play_game(fixture("starts_processes"), resolve_agent("random"), [3, 3], referee=referee,
+                           hosts=hosts)
+        assert record.outcomes[0] in ("win", "loss", "draw") and record.error == [None, None], record.error
+        started = _started_pids(pids)
+        assert len(started) == 3 * len(record.move_times[0]) >= 3 * 4
+        assert _still_running(started) == []
+        assert all(process.alive() for process in hosts._idle)  # the agents' own processes are kept
+    finally:
+        hosts.close()
+
+
+def test_what_an_agent_started_dies_with_it_at_its_deadline(tmp_path, monkeypatch):
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("PIDS_FILE", str(pids))
+    monkeypatch.setenv("HANG_AT_STEP", "2")
+    record = play_game(fixture("starts_processes"), resolve_agent("random"), act_timeout=0.5, overage=0.0)
+    assert record.outcomes[0] == "timeout"
+    started = _started_pids(pids)
+    assert len(started) == 6 and _still_running(started) == []
+
+
+def test_an_agent_may_start_processes_in_the_sandbox(tmp_path):
+    from connectx_toolkit.evaluation.seats.agent_process import _process_tree
+    from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    hosts = KeptAgents(sandbox=True)
+    try:
+        record = play_game(fixture("starts_processes"), resolve_agent("random"), [3, 3], hosts=hosts)
+        assert record.error == [None, None], record.error
+        process = next(process for process in hosts._idle if process.spec.name.endswith("starts_processes.py"))
+        host = process._host_pid(_process_tree(process.pid))
+        assert host is not None and process.alive()
+        assert _still_running(_process_tree(host)[1:]) == []  # the pool and the background process are gone
+    finally:
+        hosts.close()

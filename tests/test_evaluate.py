@@ -134,3 +134,45 @@ def test_no_pin_cores_lets_agents_use_every_cpu(capsys, tmp_path):
         assert len(games) == 2
         # the agent's first column: seat 0 plays ply 0, seat 1 ply 1 (no opening)
         assert [game["moves"][1 if game["swapped"] else 0] for game in games] == [expected, expected], extra
+
+
+@pytest.mark.parametrize("referee", ["native", "kaggle"])
+def test_an_agent_that_sets_itself_up_at_step_0_or_1_plays_from_openings(capsys, tmp_path, referee):
+    """Kaggle starts every game from the empty board; the suite's 4-ply openings call each seat at its opening
+    plies (steps 0-3), so an agent setting up its globals at step 0 or 1 has them (before: NameError, 4 of 4)."""
+    summary = run_json(capsys, tmp_path, fixture("sets_up_at_step_0_or_1"), "random", "-n", "4", "--referee", referee)
+    stateful, _ = summary["agents"]
+    assert stateful["errors"] == stateful["invalid"] == stateful["timeouts"] == 0, stateful["error_messages"]
+    assert stateful["moves"] >= 4 * 2  # its forced opening plies are calls, timed as Kaggle times them
+    with open(tmp_path / "r.jsonl") as handle:
+        records = [json.loads(line) for line in handle.read().splitlines()[1:]]
+    for record in records:
+        assert record["moves"][:4] == record["opening"] and len(record["opening"]) == 4
+        assert [len(answers) for answers in record["forced_answers"]] == [2, 2]
+
+
+def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_path):
+    code = evaluate.main([fixture("fails_in_its_second_call"), "random", "-n", "2", "--workers", "2",
+                          "--results", str(tmp_path / "r.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = [line for line in out.splitlines() if "while the opening was forced" in line]
+    assert lines == ["fails_in_its_second_call.py: 2 of its forfeits came while the opening was forced (called at an "
+                     "opening ply with the real observation, as Kaggle would call it there; Kaggle's games start from "
+                     "the empty board: --openings 0 plays from it)"], out
+    assert "RuntimeError: second call (2 games)" in out
+
+
+@pytest.mark.parametrize("sandbox", [False, True])
+def test_an_agent_that_starts_processes_each_move_plays_without_error(capsys, tmp_path, sandbox):
+    if sandbox:
+        from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+        try:
+            require()
+        except SandboxUnavailable as error:
+            pytest.skip(str(error))
+    summary = run_json(capsys, tmp_path, fixture("starts_processes"), "random", "-n", "2",
+                       *(["--sandbox"] if sandbox else []))
+    agent, _ = summary["agents"]
+    assert agent["errors"] == agent["invalid"] == agent["timeouts"] == 0, agent["error_messages"]

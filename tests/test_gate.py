@@ -262,3 +262,25 @@ def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_p
     built = subprocess.run([sys.executable, os.path.join(ROOT, *command.split()[1:2]), *command.split()[2:]],
                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert built.returncode == 0, built.stderr[-2000:]  # the command it prints works as printed
+
+
+def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
+    """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke games start from
+    4-ply openings, whose plies it is called at as Kaggle would call it, so it never meets a NameError."""
+    stateful = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py")
+    code, report, stderr = run_gate("--gate", stateful, "--baseline", "random", "-n", "4")
+    assert [check["passed"] for check in report["checks"][:3]] == [True, True, True], (report.get("reasons"), stderr)
+
+
+def test_a_forfeit_while_the_opening_is_forced_says_so():
+    failing = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "fails_in_its_second_call.py")
+    code, report, _ = run_gate("--gate", failing, "--baseline", "random", "-n", "4")
+    assert code == 1 and report["checks"][1]["passed"] is False
+    assert any("RuntimeError: second call (at ply " in reason and "while its 4-ply opening was forced" in reason
+               for reason in report["reasons"]), report["reasons"]
+
+
+def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():
+    starts = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py")
+    code, report, stderr = run_gate("--gate", starts, "--baseline", "random", "-n", "4")
+    assert [check["passed"] for check in report["checks"][:3]] == [True, True, True], (report.get("reasons"), stderr)

@@ -224,3 +224,51 @@ def test_an_opening_that_ends_the_game_is_refused():
         with pytest.raises(ValueError):
             play([CallablePlayer(_first_legal)] * 2, {"rows": 6, "columns": 7, "inarow": 4}, 2.0, 60.0,
                  [0, 1, 0, 1, 0, 1, 0])
+
+
+def test_openings_call_each_seat_at_its_forced_plies_on_both_referees(monkeypatch):
+    """From an opening, each seat is called at each of its opening plies with the real observation (as Kaggle
+    would call it in a game that reached them), on Kaggle's clock; the opening's column is played instead of
+    its answer, and an error or a timeout there is that seat's forfeit. Both referees agree on all of it."""
+    from connectx_toolkit.evaluation.scheduling.openings import generate
+
+    rng = random.Random(40)
+    forced_forfeits: set[str] = set()
+    played_through = 0
+    for game in range(200):  # ~10 s here: both referees, Kaggle's the slow one
+        shape = {"rows": rng.randint(3, 7), "columns": rng.randint(3, 8), "inarow": rng.randint(3, 5)}
+        opening = rng.choice(generate(Config(shape["rows"], shape["columns"], shape["inarow"]), rng.randint(1, 8),
+                                      4, game))
+        kinds = (rng.choice(KINDS), rng.choice(KINDS))
+        act_timeout, overage = rng.choice([2.0, 0.5]), rng.choice([60.0, 0.0, 3.5])
+        kaggle, native, seen_k, seen_n = play_both(monkeypatch, game, shape, kinds, opening, act_timeout, overage)
+        label = f"game {game}: {shape} {kinds} {opening} {act_timeout} {overage}"
+        assert_same(kaggle, native, seen_k, seen_n, label)
+        assert native.forced_answers == kaggle.forced_answers, label
+        reached = min(len(opening), len(seen_n))  # every opening ply reached was a call at its own step
+        assert [observation["step"] for observation, _ in seen_n[:reached]] == list(range(reached)), label
+        assert native.moves[:len(opening)] == list(opening)[:len(native.moves)], label
+        assert [len(answers) for answers in native.forced_answers] == [
+            len(range(seat, min(len(opening), len(native.moves)), 2)) for seat in (0, 1)], label
+        if len(native.moves) < len(opening):  # a seat forfeited while the opening was forced
+            forced_forfeits.update(status for status in native.statuses if status != "DONE")
+        else:
+            played_through += 1
+    assert forced_forfeits == {"ERROR", "TIMEOUT"}  # an invalid answer at a forced ply is not played, so no forfeit
+    assert played_through > 120
+
+
+def test_a_forced_ply_is_timed_and_charged_to_the_bank(monkeypatch):
+    clock = ScriptedClock()
+
+    def slow_then_fast(obs, config):
+        clock.now += 5.0 if obs.step < 2 else 0.0  # 3 s of bank at each of its forced plies
+        return _legal(obs, config)[-1]
+
+    for play in (play_kaggle, play_native):
+        monkeypatch.setattr("kaggle_environments.agent.perf_counter", clock)
+        played = play([CallablePlayer(slow_then_fast, clock), CallablePlayer(slow_then_fast, clock)],
+                      {"rows": 6, "columns": 7, "inarow": 4}, 2.0, 60.0, [3, 3, 2, 4])
+        assert played.move_times[0][:2] == [5.0, 0.0] and played.move_times[1][:2] == [5.0, 0.0]
+        assert played.steps[2][1]["observation"]["remainingOverageTime"] == 57.0
+        assert played.forced_answers == [[6, 6], [6, 6]] and played.moves[:4] == [3, 3, 2, 4]

@@ -28,7 +28,9 @@ def spec(name: str):
 def test_play_game_replays_the_opening_through_the_referee():
     record = play_game(resolve_agent("greedy"), resolve_agent("random"), [3, 3, 2], seed=7)
     assert record.moves[:3] == [3, 3, 2]
-    assert len(record.move_times[0]) + len(record.move_times[1]) == len(record.moves) - 3
+    # every ply was a timed call, the opening's included (its answers kept, the opening's columns played)
+    assert len(record.move_times[0]) + len(record.move_times[1]) == len(record.moves)
+    assert [len(answers) for answers in record.forced_answers] == [2, 1]
     # the referee's first recorded step after reset already shows the opening's first stone
     assert record.steps[1][0]["observation"]["board"][5 * 7 + 3] == 1
     final = Position.from_moves(record.moves, Config())

@@ -199,6 +199,10 @@ def play_all(base: Path, sandbox: bool, monkeypatch) -> dict:
 
 
 def first_own_move(game: dict, seat: int) -> int | None:
+    """The seat's first answer: at a forced opening ply (where the opening's column was played) or after."""
+    forced = game.get("forced_answers", [[], []])[seat]
+    if forced:
+        return forced[0]
     moves = game["moves"]
     for index in range(len(game["opening"]), len(moves)):
         if index % 2 == seat:

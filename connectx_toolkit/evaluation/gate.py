@@ -565,6 +565,10 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
             seat = example.seats[0]
             error = example.error[seat] if example.error and example.error[seat] else ""
             note = f": {error}" if error else f": {example.note}" if example.note else ""
+            ply = example.opening_forfeit_ply(0)
+            if ply is not None:  # the game began at an opening: say so, Kaggle's begin at the empty board
+                note += (f" (at ply {ply}, while its {len(example.opening)}-ply opening was forced: the agent is "
+                         f"called at each opening ply with the real observation, as Kaggle would call it there)")
             what = {INVALID: "invalid move (e.g. a numpy integer, a float, a full column)",
                     ERROR: "error (an exception or a crashed process)",
                     TIMEOUT: "timeout (a move over the act timeout)"}[outcome]

@@ -15,6 +15,7 @@ PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # con
 PROJECT_ROOT = os.path.dirname(PACKAGE_DIR)  # where connectx_toolkit is imported from: the checkout, or site-packages
 CONFINE_SCRIPT = os.path.join(PACKAGE_DIR, "sandbox", "confine.py")
 DEFAULT_TMP_MB = 64  # the private /tmp: enough for an agent's scratch files, small enough to fill harmlessly
+SHM_MB = 64  # the private /dev/shm's size
 DEFAULT_MAX_PROCESSES = 16  # processes *and threads* of the sandbox's uid (the game's own worker is one)
 PROBE_TIMEOUT_S = 60.0
 # Unused uids for sandboxes started by root: one per sandbox, so that each one's process count is its own.
@@ -95,6 +96,8 @@ class Sandbox:
         # The private /tmp comes first, so that a project or Python environment kept under /tmp (a fresh
         # clone, a CI checkout) is bound on top of it rather than hidden by it.
         command += ["--perms", "1777", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+        # a private /dev/shm, as a container has: multiprocessing's locks and queues (a Pool) live there
+        command += ["--perms", "1777", "--size", str(SHM_MB * 1024 * 1024), "--tmpfs", "/dev/shm"]
         covered = ["/usr", "/proc", "/dev"]  # bound whole: whatever lies below them exists inside
         made: set[str] = set()  # directories made empty inside: only they exist, not what lies below
         for path, target in _readable_paths():

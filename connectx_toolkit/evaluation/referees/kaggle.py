@@ -1,7 +1,9 @@
 """One game on Kaggle's own ``Environment`` (kaggle-environments), each seat a ``Player``.
 
 The loop is ``Environment.run``'s own (Kaggle's ``Agent.act`` for the active seat, then ``env.step``),
-written out so that we can (1) force both seats through an opening first, (2) start with the overage
+written out so that we can (1) play an opening first (each seat is called at its opening plies through
+Kaggle's ``Agent.act``, so timed and charged to its bank, an error or timeout there Kaggle's own forfeit;
+the opening's column is stepped instead of its answer: see ``referees.native``), (2) start with the overage
 bank we were asked for, (3) survive an action that crashes the referee itself (a float: ``board[3.0]``
 raises TypeError inside the interpreter) by re-submitting it as the non-integer it is, which Kaggle's
 schema check then records as INVALID. Kaggle's ``Agent`` times each call of a small proxy callable that
@@ -44,24 +46,37 @@ def play_kaggle(
     for state in env.state:
         state.observation.remainingOverageTime = overage
     moves: list[int] = []
-    for column in opening:
+    errors: list[str | None] = [None, None]
+    none_plies: list[list[int]] = [[], []]
+    forced = [True]  # the proxies' switch: an answer at a forced ply is not played, so it is no None played
+    agents = [Agent(_proxy(player, seat, errors, none_plies, moves, forced), env) for seat, player in enumerate(players)]
+    times: list[list[float]] = [[], []]
+    forced_answers: list[list[int | None]] = [[], []]
+    note = ""
+    for column in opening:  # each seat called at its opening plies as Kaggle would, the opening's column played
         seat = _active_seat(env)
         actions: list[Any] = [None, None]
+        logs: list[dict[str, Any]] = [{}, {}]
+        answer, logs[seat] = agents[seat].act(_observation(env, seat))
+        times[seat].append(float(logs[seat]["duration"]))
+        if isinstance(answer, BaseException):  # ERROR or TIMEOUT, which Kaggle's own step records
+            actions[seat] = answer
+            env.step(actions, logs)
+            break
+        forced_answers[seat].append(answer if type(answer) is int else None)
         actions[seat] = int(column)
-        env.step(actions, [{}, {}])
+        env.step(actions, logs)
+        if env.state[seat].status not in (Status.ACTIVE, Status.INACTIVE, Status.DONE):
+            raise ValueError(f"opening {list(opening)} ends the game")
         moves.append(int(column))
         if env.done:
             raise ValueError(f"opening {list(opening)} ends the game")
+    forced[0] = False
 
-    errors: list[str | None] = [None, None]
-    none_plies: list[list[int]] = [[], []]
-    agents = [Agent(_proxy(player, seat, errors, none_plies, moves), env) for seat, player in enumerate(players)]
-    times: list[list[float]] = [[], []]
-    note = ""
     while not env.done:
         seat = _active_seat(env)
         actions, logs = [None, None], [{}, {}]
-        actions[seat], logs[seat] = agents[seat].act(env._Environment__get_shared_state(seat).observation)  # pyright: ignore[reportAttributeAccessIssue]  Environment's private method, the observation its runner gives an agent
+        actions[seat], logs[seat] = agents[seat].act(_observation(env, seat))
         if "duration" in logs[seat]:
             times[seat].append(float(logs[seat]["duration"]))
         try:
@@ -73,11 +88,17 @@ def play_kaggle(
         if env.state[seat].status in (Status.ACTIVE, Status.INACTIVE, Status.DONE):
             moves.append(env.steps[-1][seat].action)  # pyright: ignore[reportAttributeAccessIssue]  a Struct (attribute access), typed as a dict by kaggle_environments
     return Played(steps=env.steps, statuses=[s.status for s in env.state], rewards=[s.reward for s in env.state],
-                  moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
+                  moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note,
+                  forced_answers=forced_answers)
+
+
+def _observation(env: Any, seat: int) -> Any:
+    """The observation Kaggle's runner gives the agent in ``seat``: its private shared state's."""
+    return env._Environment__get_shared_state(seat).observation
 
 
 def _proxy(player: Player, seat: int, errors: list[str | None], none_plies: list[list[int]],
-           moves: list[int]) -> Callable[[Any, Any], Any]:
+           moves: list[int], forced: list[bool]) -> Callable[[Any, Any], Any]:
     """The callable Kaggle's ``Agent`` times for one seat."""
 
     def agent(observation, configuration):
@@ -90,7 +111,7 @@ def _proxy(player: Player, seat: int, errors: list[str | None], none_plies: list
         if move.error is not None:
             errors[seat] = move.error
             raise AgentFailed(move.error)
-        if move.action is None:
+        if move.action is None and not forced[0]:
             none_plies[seat].append(len(moves))
         return move.action
 

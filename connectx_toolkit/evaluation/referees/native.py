@@ -8,12 +8,19 @@ Kaggle's interpreter, which ``referees.kaggle`` records as INVALID and so does t
 (``referees.bank``'s rule: ``overage_of`` drawn after every move, TIMEOUT by ``times_out``), rewards
 (1/-1 for a win, 0 for a draw, None for the offender of a forfeit) and ``episodeSteps``.
 ``tests/test_referee_differential.py`` proves it identical to Kaggle's on thousands of games.
+
+An opening is played as a game Kaggle could have played: each seat is called at each of its opening plies
+with the real observation (step, board, mark, bank) on Kaggle's clock, and the opening's column is played
+instead of its answer (kept in ``Played.forced_answers``). Kaggle always starts from the empty board, and
+an agent may set itself up on its first call (``obs.step`` 0 or 1): so it gets that call here too. An
+error or a timeout on such a call is a forfeit, as Kaggle would have made the same call at that ply; an
+answer that would be INVALID is not, since it is not played.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.referees.bank import overage_of, times_out
@@ -85,7 +92,25 @@ def play_native(
         durations.append(duration)
         last_cell[:] = cell, seat + 1
 
-    _force_opening(opening, step, statuses, moves)
+    forced_answers: list[list[int | None]] = [[], []]
+    for ply, column in enumerate(opening):  # each seat is called at its opening plies; the opening's move is played
+        if ACTIVE not in statuses:
+            raise ValueError(f"opening {list(opening)} ends the game")
+        seat = statuses.index(ACTIVE)
+        bank = banks[seat]
+        move = players[seat].act(_observation(seat, bank, len(played), board), configuration, act_timeout + bank)
+        duration = round(move.seconds, 6)
+        times[seat].append(duration)
+        late = move.timed_out or move.seconds - act_timeout > bank
+        if late or move.error is not None:  # a call Kaggle would make at this ply failed: a real forfeit
+            errors[seat] = move.error
+            step(seat, None, duration, TIMEOUT if late else ERROR)
+            break
+        forced_answers[seat].append(move.action if type(move.action) is int else None)
+        step(seat, int(column), duration, None)
+        moves.append(int(column))
+        if statuses[seat] == INVALID or (ACTIVE not in statuses and ply + 1 == len(opening)):
+            raise ValueError(f"opening {list(opening)} ends the game")
 
     while ACTIVE in statuses:
         seat = statuses.index(ACTIVE)
@@ -111,18 +136,8 @@ def play_native(
                 *last_cell)
     steps = KaggleSteps(rows, columns, act_timeout, overage, played[:-1], durations[:-1], last)
     return Played(steps=steps, statuses=list(statuses), rewards=list(rewards),
-                  moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note)
-
-
-def _force_opening(opening: Sequence[int], step: Callable[..., None], statuses: list[str], moves: list[int]) -> None:
-    """Play ``opening``'s columns as the seats' moves, untimed; a ValueError if it ends the game."""
-    for column in opening:
-        if ACTIVE not in statuses:
-            raise ValueError(f"opening {list(opening)} ends the game")
-        step(statuses.index(ACTIVE), int(column), None, None)
-        moves.append(int(column))
-    if ACTIVE not in statuses and opening:
-        raise ValueError(f"opening {list(opening)} ends the game")
+                  moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note,
+                  forced_answers=forced_answers)
 
 
 def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> tuple[str | None, Any]:

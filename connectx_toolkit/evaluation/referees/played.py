@@ -40,10 +40,12 @@ class Played:
     """One game as a referee played it, in seat order (index 0 moves first, mark 1).
 
     ``steps`` have the shape of Kaggle's ``env.steps`` (``toJSON()["steps"]``); ``moves`` are the
-    columns played, opening included (a ``None`` answer recorded as the column 0 Kaggle plays for it);
-    ``move_times`` the per-move durations Kaggle logs (opening excluded); ``none_plies`` the plies
-    (0-based, opening included) at which each seat returned None; ``errors`` each seat's error text, if
-    it raised.
+    columns played, opening included (a ``None`` answer recorded as the column 0 Kaggle plays for it;
+    only the opening's first plies when a seat forfeited during it); ``move_times`` the durations Kaggle
+    logs of every call, the forced opening plies' first; ``none_plies`` the plies (0-based) at which each
+    seat's None was played as column 0; ``errors`` each seat's error text, if it raised;
+    ``forced_answers`` what each seat answered at its forced opening plies (in order; None for an answer
+    that is not a plain int), where the opening's column was played instead.
     """
 
     steps: Sequence[list[dict[str, Any]]]  # a list, or the native referee's KaggleSteps (expanded when read)
@@ -54,6 +56,7 @@ class Played:
     none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
     errors: list[str | None] = field(default_factory=lambda: [None, None])
     note: str = ""
+    forced_answers: list[list[int | None]] = field(default_factory=lambda: [[], []])
 
 
 def kaggle_configuration(shape: dict[str, int], act_timeout: float, episode_steps: int = EPISODE_STEPS) -> dict[str, Any]:

@@ -21,8 +21,9 @@ class GameTask:
     """One scheduled game of a match between A and B.
 
     ``swapped`` False means A sits in seat 0 (mark 1, moves first). ``opening`` is a list of 0-based
-    columns both seats are forced through before the agents play. ``game_id`` is deterministic from the
-    match seed and schedule, which is what makes ``--resume`` exact.
+    columns both seats are forced through before the agents play (each seat is called at its opening
+    plies, as Kaggle would call it, and the opening's column played instead of its answer). ``game_id``
+    is deterministic from the match seed and schedule, which is what makes ``--resume`` exact.
     """
 
     game_id: int
@@ -47,8 +48,10 @@ class GameRecord:
 
     ``outcomes`` are "win"/"draw"/"loss"/"invalid"/"error"/"timeout"; ``statuses`` are Kaggle's final
     statuses ("DONE", "INVALID", "ERROR", "TIMEOUT"); ``moves`` are 0-based columns including the
-    opening; ``move_times`` are Kaggle's own per-move durations (opening moves excluded); ``steps`` is
-    ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
+    opening (a prefix of it when a seat forfeited during it); ``move_times`` are Kaggle's own durations of
+    every call of each seat, its forced opening plies' first; ``forced_answers`` what each seat answered
+    at its forced opening plies, where the opening's column was played (None: not a plain int);
+    ``steps`` is ``env.steps`` (replayable with ``make("connectx", configuration, steps=steps)``), empty when the
     worker playing the game had to be killed. ``swapped`` and ``game_id`` tie the record to its match.
     ``error`` says, per seat, why it forfeited (the exception with the agent's own file:line first, the
     invalid action, or why its process died), None otherwise; ``logs`` are the last ``agent_process.LOG_LINES`` lines each
@@ -71,6 +74,7 @@ class GameRecord:
     error: list[str | None] = field(default_factory=lambda: [None, None])
     logs: list[list[str]] = field(default_factory=lambda: [[], []])
     none_plies: list[list[int]] = field(default_factory=lambda: [[], []])
+    forced_answers: list[list[int | None]] = field(default_factory=lambda: [[], []])
     act_timeout: float = DEFAULT_ACT_TIMEOUT
     overage: float = DEFAULT_OVERAGE
     peak_memory_mb: list[float | None] = field(default_factory=lambda: [None, None])
@@ -100,6 +104,13 @@ class GameRecord:
     def error_of(self, index: int) -> str | None:
         """Why the match's agent ``index`` forfeited, or None."""
         return self.error[index ^ int(self.swapped)]
+
+    def opening_forfeit_ply(self, index: int) -> int | None:
+        """The ply at which the match's agent ``index`` forfeited while the opening was being forced (it was
+        called there with the real observation, as Kaggle would call it at that ply), or None."""
+        if self.outcome_of(index) in FORFEITS and len(self.moves) < len(self.opening):
+            return len(self.moves)
+        return None
 
     def none_moves_of(self, index: int) -> int:
         """How many times the match's agent ``index`` returned None in this game."""

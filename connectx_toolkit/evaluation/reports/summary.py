@@ -72,6 +72,7 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "max_bank_used_s": round(max((record.bank_used_of(index) for record in records), default=0.0), 3),
         "moves": len(times),
         "none_moves": sum(record.none_moves_of(index) for record in records),
+        "opening_forfeits": sum(record.opening_forfeit_ply(index) is not None for record in records),
         "score": round(score.value, 4),
         "score_ci": [round(score.low, 4), round(score.high, 4)],
         "elo": _finite(elo.value),
@@ -144,6 +145,10 @@ def table_parts(summary: dict[str, Any]) -> TableParts:
     tail = f"likelihood that {names[0]} is stronger: {summary['los']:.1%}"
     reasons = [f"{name} forfeited: {item['message']} ({item['games']} game{'s' if item['games'] != 1 else ''})"
                for agent, name in zip(summary["agents"], names) for item in agent.get("error_messages", [])]
+    reasons += [f"{name}: {agent['opening_forfeits']} of its forfeits came while the opening was forced (called at "
+                f"an opening ply with the real observation, as Kaggle would call it there; Kaggle's games start "
+                f"from the empty board: --openings 0 plays from it)"
+                for agent, name in zip(summary["agents"], names) if agent.get("opening_forfeits")]
     extra = []
     if "sprt" in summary:
         sprt = summary["sprt"]

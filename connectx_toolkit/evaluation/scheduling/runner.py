@@ -99,7 +99,7 @@ def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents 
         play = play_native if referee == NATIVE else play_kaggle
         played = play(players, shape, act_timeout, overage, tuple(int(c) for c in opening))
         logs = [process.logs() for process in processes]
-        peaks = [process.peak_memory_mb() for process in processes]
+        peaks = [process.end_game() for process in processes]  # nothing the agents started outlives the game
     finally:
         for process in processes:
             hosts.release(process)
@@ -122,6 +122,7 @@ def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents 
                for seat in (0, 1)],
         logs=logs,
         none_plies=played.none_plies,
+        forced_answers=played.forced_answers,
         act_timeout=act_timeout,
         overage=overage,
         peak_memory_mb=peaks,

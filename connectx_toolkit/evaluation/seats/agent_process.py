@@ -64,6 +64,7 @@ class AgentProcess:
         self._configuration: dict | None = None  # the last one sent: the process keeps it
         self._poll: Any = None
         self._game_request = b""  # the start of a game, not yet sent
+        self._host: int | None = None  # in a sandbox, the pid of the interpreter serving the agent
 
     # -- life cycle -------------------------------------------------------------------------------------
 
@@ -137,8 +138,43 @@ class AgentProcess:
         processes', a sandbox's included), or None where Linux's ``/proc`` cannot tell."""
         if self.pid is None:
             return None
-        peaks = [peak for pid in _process_tree(self.pid) if (peak := _take_peak_kb(pid)) is not None]
-        return round(max(peaks) / 1024, 1) if peaks else None
+        return _peak_mb(_process_tree(self.pid))
+
+    def end_game(self) -> float | None:
+        """The game is over: kill every process the agent started (a ``multiprocessing`` pool, a worker it
+        forked; as Kaggle's episode ends with its container, nothing of the agent's outlives the game) and
+        return ``peak_memory_mb()`` (read first, in the same walk of the agent's processes). The host
+        process stays, kept for the next game."""
+        if self.pid is None:
+            return None
+        tree = _process_tree(self.pid)
+        peak = _peak_mb(tree)
+        if self._popen is None:
+            started = tree[1:]
+        else:  # bubblewrap's processes hold the sandbox's: only what its interpreter started goes
+            host = self._host_pid(tree)
+            started = _process_tree(host)[1:] if host is not None else []
+        for pid in started:
+            try:
+                os.kill(pid, signal.SIGKILL)  # the host reaps them at the next game (it is their subreaper)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return peak
+
+    def _host_pid(self, tree: list[int]) -> int | None:
+        """In a sandbox, the pid of the interpreter serving the agent that bubblewrap started (found once by
+        its command line, then kept)."""
+        if self._host is None or self._host not in tree:
+            self._host = None
+            for pid in tree:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as handle:  # not bubblewrap's, which holds it too
+                        if handle.read().split(b"\0")[1:4] == [b"-u", b"-m", _SERVER_MODULE]:
+                            self._host = pid
+                            break
+                except OSError:
+                    pass
+        return self._host
 
     def alive(self) -> bool:
         if self.pid is None:
@@ -216,6 +252,7 @@ class AgentProcess:
                 os.closerange(3, keep)
                 os.closerange(keep + 1, 1 << 20)
                 _unmap_shared_memory()
+                _own_multiprocessing()
                 sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 from connectx_toolkit.evaluation.seats.agent_server import serve
@@ -301,8 +338,10 @@ class AgentProcess:
                 del self._output[:len(self._output) - LOG_BYTES]
 
     def _kill(self) -> None:
-        """Kill the process now (a timeout, a broken pipe); ``new_game`` starts a fresh one."""
+        """Kill the process now (a timeout, a broken pipe), with everything it started; ``new_game``
+        starts a fresh one."""
         if self.pid is not None:
+            started = _process_tree(self.pid)[1:] if self._popen is None else []
             try:
                 if self._popen is not None:
                     self._popen.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
@@ -315,6 +354,11 @@ class AgentProcess:
                     os.killpg(self.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+                for pid in started:  # and what left the session (a child's own setsid)
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
         self._reap()
         if self._sock is not None:
             self._sock.close()
@@ -346,6 +390,7 @@ class AgentProcess:
 
 
 _BROKEN = object()
+_SERVER_MODULE = b"connectx_toolkit.evaluation.seats.agent_server"
 
 
 def _frame(message: dict[str, Any]) -> bytes:
@@ -368,6 +413,11 @@ def _process_tree(pid: int) -> list[int]:
     return found
 
 
+def _peak_mb(pids: list[int]) -> float | None:
+    peaks = [peak for pid in pids if (peak := _take_peak_kb(pid)) is not None]
+    return round(max(peaks) / 1024, 1) if peaks else None
+
+
 def _take_peak_kb(pid: int) -> int | None:
     """A process's peak resident set (``VmHWM``, kB), then reset it (``clear_refs`` 5) so that the next
     reading covers the next game only."""
@@ -382,6 +432,30 @@ def _take_peak_kb(pid: int) -> int | None:
     except OSError:
         pass
     return peak
+
+
+def _own_multiprocessing() -> None:
+    """In a forked agent process: be ``multiprocessing``'s main process, as the agent's process on Kaggle is.
+    Forked from a daemonic worker, it would otherwise inherit the worker's process object, and
+    ``multiprocessing.Process(...).start()`` would fail with "daemonic processes are not allowed to have
+    children"; the worker's children are not its own either."""
+    from multiprocessing import process
+
+    class MainProcess(process.BaseProcess):  # CPython's own ``_MainProcess``, which the module deletes
+        def __init__(self) -> None:
+            self._identity = ()
+            self._name = "MainProcess"
+            self._parent_pid = None
+            self._popen = None
+            self._closed = False
+            self._config = {"authkey": process.AuthenticationString(os.urandom(32)), "semprefix": "/mp"}  # pyright: ignore[reportAttributeAccessIssue]  multiprocessing's private state, which typeshed leaves out
+
+        def close(self) -> None:
+            pass
+
+    process._current_process = MainProcess()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
+    process._parent_process = None  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
+    process._children = set()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
 
 
 def _unmap_shared_memory() -> None:

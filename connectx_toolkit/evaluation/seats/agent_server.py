@@ -57,6 +57,8 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
             agent = None
             if sandboxed:
                 _kill_leftovers()
+            else:
+                _reap_leftovers()
             _seed(int(request.get("seed", 0)))
         elif op == "act":
             reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
@@ -166,9 +168,10 @@ def warm_up(kind: str, target: str) -> None:
 
 def isolate(memory_mb: int) -> None:
     """Die with the referee, cap the address space (an agent that hoards gets MemoryError)."""
-    from connectx_toolkit.evaluation.seats.process_limits import cap_address_space, die_with_parent
+    from connectx_toolkit.evaluation.seats.process_limits import adopt_orphans, cap_address_space, die_with_parent
 
     die_with_parent()
+    adopt_orphans()
     cap_address_space(memory_mb)
 
 
@@ -253,6 +256,24 @@ def _kill_leftovers() -> None:
             return
         except InterruptedError:
             continue
+
+
+def _reap_leftovers() -> None:
+    """Forked from a worker: the processes the agent started last game were killed when it ended
+    (``AgentProcess.end_game``); reap them (orphans of theirs too: this process is their subreaper),
+    and forget them in ``multiprocessing``, which would otherwise poll them at every start of a process."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == 0:
+            break
+    process = sys.modules.get("multiprocessing.process")
+    if process is not None:
+        process._children.clear()
 
 
 def main(argv: list[str]) -> None:

@@ -20,6 +20,16 @@ def die_with_parent() -> None:
         pass
 
 
+def adopt_orphans() -> None:
+    """Become the subreaper of what this process starts (Linux): a grandchild whose parent died is
+    reparented here, not to init, so that it can still be found among this process's descendants and
+    killed when the game ends."""
+    try:
+        ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
 def cap_address_space(memory_mb: int) -> None:
     """Let this process add at most ``memory_mb`` to its address space (more is MemoryError); 0: no cap."""
     if memory_mb <= 0:
