@@ -26,6 +26,7 @@ from connectx_toolkit.building import BUNDLE_ROOT, BuildError, InputError, build
 from connectx_toolkit.building.validation import CHECK_SCRIPT, format_report
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.sandbox import Sandbox, SandboxUnavailable, require
+from tests.helpers import played_without_forfeit
 
 ROOT = builder.ROOT
 ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -249,7 +250,7 @@ def test_evaluate_and_the_gate_load_an_agent_with_optional_imports(outside):
     bot = write(outside, {"book_agent.py": OPTIONAL}) / "book_agent.py"
     spec = resolve_agent(str(bot))
     assert spec.kind == "file"  # as Kaggle loads it: the fallback runs
-    assert play_match(str(bot), "random", games=2, workers=1)["agents"][0]["wins"] == 2
+    assert played_without_forfeit(play_match(str(bot), "random", games=2, workers=1), 2)
     context, load = prepare(GateSettings(candidate=str(bot), baseline="random"))
     assert load.passed and context is not None, load.reasons
 
@@ -299,7 +300,7 @@ def test_a_single_file_that_tries_the_bundle_folder_and_falls_back_builds_with_a
     from connectx_toolkit.evaluation.api import play_match
 
     assert resolve_agent(str(bot)).kind == "built"
-    assert play_match(str(bot), "random", games=2, workers=1)["agents"][0]["wins"] == 2
+    assert played_without_forfeit(play_match(str(bot), "random", games=2, workers=1), 2)
 
 
 WEIGHT_PATHS = '''
