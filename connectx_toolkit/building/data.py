@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass
 
 from connectx_toolkit.agents.core.resources import find_resource
 from connectx_toolkit.building.errors import InputError
-from connectx_toolkit.building.sources import RESOURCES_MODULE, Module, Project, display, parse, script_only
+from connectx_toolkit.building.sources import (AGENT_PACKAGE, RESOURCES_MODULE, ROOT, Module, Project, display, parse,
+                                               script_only)
 
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
 
@@ -37,17 +39,112 @@ def resource_names(module: Module, tree: ast.Module) -> list[tuple[str, str, boo
     return found
 
 
-def reject_own_path(module: Module, tree: ast.Module) -> None:
-    """``__file__`` does not exist in a submission (Kaggle executes the text, not a file): code that finds
-    its data beside itself would fail on Kaggle, so it is an error naming the line and the way out."""
+# What a handler must catch for the agent to live through ``__file__`` on Kaggle (a NameError there).
+NAME_ERROR_CATCHERS = frozenset({"NameError", "Exception", "BaseException"})
+KAGGLE_FOLDER = "/kaggle_simulations"
+OUTSIDE_WAY_OUT = ("ship the file in a bundle (-o submission.tar.gz) and open it at "
+                   "/kaggle_simulations/agent/NAME")
+OWN_WAY_OUT = "read data files with agents.core.resources.load_resource('NAME') from a data/ folder"
+
+
+@dataclass(frozen=True)
+class OwnPathUse:
+    """One ``__file__`` read: at its line, caught (a handler catching NameError, or a branch chosen by a test
+    naming ``/kaggle_simulations`` or ``__file__``), and the function it runs in (``""``: at load)."""
+
+    line: int
+    guarded: bool
+    function: str
+
+
+def catches_name_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else None)
+               in NAME_ERROR_CATCHERS for t in types)
+
+
+def names_a_fallback(test: ast.expr) -> bool:
+    """A test choosing between Kaggle's folder and the agent's own (``os.path.isdir("/kaggle_simulations/
+    agent")``, ``"__file__" in globals()``)."""
+    return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and (node.value.startswith(KAGGLE_FOLDER) or node.value == "__file__") for node in ast.walk(test))
+
+
+def own_path_uses(tree: ast.Module) -> list[OwnPathUse]:
+    """Every ``__file__`` the module reads outside its ``if __name__ == "__main__":`` block, in line order."""
     skipped = script_only(tree)
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load)
-                and id(node) not in skipped):
-            raise InputError(
-                f"{module.where(node.lineno)}: `__file__` in module {module.name}: a submission has no file of its "
-                "own; read data files with agents.core.resources.load_resource('NAME') from a data/ folder"
-            )
+    found: list[OwnPathUse] = []
+
+    def visit(node: ast.AST, guarded: bool, function: str) -> None:
+        if id(node) in skipped:
+            return
+        if isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load):
+            found.append(OwnPathUse(node.lineno, guarded, function))
+            return
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            caught = guarded or any(catches_name_error(h) for h in node.handlers)
+            for child in node.body:
+                visit(child, caught, function)
+            for child in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(child, guarded, function)
+            return
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)) and names_a_fallback(node.test):
+            guarded = True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for child in (*getattr(node, "decorator_list", ()), node.args):  # run at load, where the def is
+                visit(child, guarded, function)
+            name = node.name if not isinstance(node, ast.Lambda) else "<lambda>"
+            body = node.body if isinstance(node.body, list) else [node.body]
+            for child in body:
+                visit(child, guarded, name)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, guarded, function)
+
+    visit(tree, False, "")
+    return sorted(found, key=lambda use: use.line)
+
+
+def way_out(module: Module) -> str:
+    """How to read a data file in a submission: ``load_resource`` for the project's own agents (only they have
+    it), a bundle for any other agent."""
+    own = os.path.join(ROOT, AGENT_PACKAGE) + os.sep
+    return OWN_WAY_OUT if os.path.realpath(module.path).startswith(own) else OUTSIDE_WAY_OUT
+
+
+def own_path_refusal(module: Module, use: OwnPathUse) -> str:
+    return (f"{module.where(use.line)}: `__file__` in module {module.name}: a submission has no file of its own "
+            f"(Kaggle's loader raises NameError{' at load' if not use.function else ''}); {way_out(module)}")
+
+
+def reject_own_path(module: Module, tree: ast.Module) -> None:
+    """``__file__`` does not exist in a submission (Kaggle executes the text, not a file): read at load and
+    not caught, it is Kaggle's loader's NameError, so an error naming the line and the way out. One the agent
+    may live through (caught, or only read when a function runs) is a note (``own_path_notes``): the
+    validation, which loads and plays the file as Kaggle does, decides."""
+    for use in own_path_uses(tree):
+        if not use.guarded and not use.function:
+            raise InputError(own_path_refusal(module, use))
+
+
+def own_path_notes(modules: list[Module]) -> list[str]:
+    """A note for each ``__file__`` of a single-file build that ``reject_own_path`` let through."""
+    notes = []
+    for module in modules:
+        if module.name == RESOURCES_MODULE or not module.source:
+            continue
+        for use in own_path_uses(parse(module)):
+            at = module.where(use.line)
+            if use.guarded:
+                notes.append(f"{at}: `__file__` raises NameError on Kaggle (a submission has no file of its own), "
+                             f"which the agent catches or branches around: it runs without what it finds there; "
+                             f"{way_out(module)}")
+            else:
+                notes.append(f"{at}: `__file__` in {use.function}() raises NameError on Kaggle when it runs (a "
+                             f"submission has no file of its own); {way_out(module)}")
+    return notes
 
 
 def resource_file(name: str, module: Module, project: Project) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
 from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
-from connectx_toolkit.building.data import collect_resources
+from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
@@ -135,6 +135,7 @@ def render_single(entry: Entry) -> tuple[str, ModuleGraph, dict[str, bytes]]:
     """Stages 2-4 for a single file, with the module graph's notes."""
     graph = module_graph(entry.module, entry.project, entry.virtual_modules)
     resources = collect_resources(graph.modules, entry.project)
+    graph.notes.extend(own_path_notes(graph.modules))
     text = render(entry.label, graph.modules, resources, entry.function, entry.rebuild, entry.kind)
     return text, graph, resources
 
