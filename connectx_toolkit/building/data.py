@@ -83,7 +83,7 @@ def own_path_uses(tree: ast.Module) -> list[OwnPathUse]:
         if isinstance(node, ast.Name) and node.id == "__file__" and isinstance(node.ctx, ast.Load):
             found.append(OwnPathUse(node.lineno, guarded, function))
             return
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if isinstance(node, (ast.Try, ast.TryStar)):
             caught = guarded or any(catches_name_error(h) for h in node.handlers)
             for child in node.body:
                 visit(child, caught, function)
