@@ -176,3 +176,8 @@ def test_an_agent_that_starts_processes_each_move_plays_without_error(capsys, tm
                        *(["--sandbox"] if sandbox else []))
     agent, _ = summary["agents"]
     assert agent["errors"] == agent["invalid"] == agent["timeouts"] == 0, agent["error_messages"]
+    # the pool workers it terminates end as on Kaggle, by the signal's default action: nothing of the evaluator's
+    # own handlers (evaluate.py turns SIGTERM into KeyboardInterrupt) runs in them or reaches the agent's log
+    games = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    logged = [line for game in games if game.get("kind") == "game" for log in game["logs"] for line in log]
+    assert not [line for line in logged if "KeyboardInterrupt" in line], logged

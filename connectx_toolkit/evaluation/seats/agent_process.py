@@ -253,6 +253,7 @@ class AgentProcess:
                 os.closerange(keep + 1, 1 << 20)
                 _unmap_shared_memory()
                 _own_multiprocessing()
+                _default_signals()
                 sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 from connectx_toolkit.evaluation.seats.agent_server import serve
@@ -456,6 +457,15 @@ def _own_multiprocessing() -> None:
     process._current_process = MainProcess()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._parent_process = None  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._children = set()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
+
+
+def _default_signals() -> None:
+    """In a forked agent process: the signals' default actions, as an agent's process has on Kaggle. Otherwise the
+    agent and every process it starts inherit the evaluator's handlers (``evaluate.py`` turns SIGTERM into
+    KeyboardInterrupt, a worker ignores SIGINT): a pool worker the agent terminates would unwind through the
+    evaluator's code and print its traceback into the agent's log instead of ending."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def _unmap_shared_memory() -> None:
