@@ -129,10 +129,10 @@ def assert_same(kaggle: Played, native: Played, seen_kaggle, seen_native, label:
 KINDS = ("random", "random", "random", "odd", "raises", "sometimes_full", "none_always", "first_column")
 
 
-def test_random_games_on_random_boards(monkeypatch):
+def random_games_on_random_boards(monkeypatch, games: int) -> None:
     rng = random.Random(22)
     statuses: set[str] = set()
-    for game in range(1600):
+    for game in range(games):
         shape = {"rows": rng.randint(1, 7), "columns": rng.randint(1, 8), "inarow": rng.randint(1, 5)}
         kinds = (rng.choice(KINDS), rng.choice(KINDS))
         act_timeout = rng.choice([2.0, 2, 0.5, 5.0])
@@ -144,6 +144,16 @@ def test_random_games_on_random_boards(monkeypatch):
                                                     f"{episode_steps}")
         statuses.update(native.statuses)
     assert statuses == {"DONE", "INVALID", "ERROR", "TIMEOUT"}  # every rule was exercised
+
+
+def test_random_games_on_random_boards(monkeypatch):
+    random_games_on_random_boards(monkeypatch, 400)
+
+
+@pytest.mark.slow
+def test_many_random_games_on_random_boards(monkeypatch):
+    """The same games and 1,200 more (about a minute here, Kaggle's referee the slow one)."""
+    random_games_on_random_boards(monkeypatch, 1600)
 
 
 def test_every_odd_value_and_exception_in_each_seat(monkeypatch):
