@@ -4,14 +4,13 @@ import the toolkit) held to it. ``test_clock_differential.py`` holds the owner t
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core import Config
 from connectx_toolkit.agents.core.clock import act_timeout, move_deadline, overage
 from connectx_toolkit.agents.solver_engine import time_manager as tm
 from connectx_toolkit.evaluation.referees.bank import (
@@ -20,6 +19,7 @@ from connectx_toolkit.evaluation.referees.bank import (
 from connectx_toolkit.evaluation.referees.native import play_native
 from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status, kaggle_configuration
 from connectx_toolkit.evaluation.seats.callable_player import CallablePlayer
+from tests.helpers import drawn_game
 
 SHAPE = Config().as_dict()
 
@@ -97,21 +97,6 @@ def test_the_native_referee_rules_and_records_by_the_owner():
 
 
 @lru_cache(maxsize=None)
-def full_game(seed: int = 3) -> tuple[int, ...]:
-    """A 42-ply 6x7 game nobody wins (seeded random play), so every move of both seats is timed."""
-    rng = random.Random(seed)
-    while True:
-        position, moves = Position(Config()), []
-        while position.moves < 42:
-            safe = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not safe:
-                break
-            moves.append(rng.choice(safe))
-            position = position.played(moves[-1])
-        if position.moves == 42:
-            return tuple(moves)
-
-
 @settings(max_examples=60, deadline=None)
 @given(act=st.floats(0.5, 5.0), bank=st.floats(1.0, 120.0), overshoot=st.floats(0.0, 1.0), first_load=st.floats(0, 1))
 def test_the_agents_clock_sees_the_owners_bank_and_its_plan_never_times_out(act, bank, overshoot, first_load):
@@ -119,7 +104,7 @@ def test_the_agents_clock_sees_the_owners_bank_and_its_plan_never_times_out(act,
     observation and configuration) and overrun it by up to its safety margin, the first move by up to its
     first-move margin too (the load): the native referee, on the owner's rule, never rules TIMEOUT, and what
     the agent reads as its bank is the owner's bank after its earlier moves."""
-    moves = full_game()
+    moves = tuple(drawn_game(3))
     now = [0.0]
     spent: list[list[float]] = [[], []]
     seen: list[list[float]] = [[], []]

@@ -15,13 +15,13 @@ scale. One profile runs at Kaggle's real 2 s + 60 s under ``-m slow``. ``-s`` pr
 
 from __future__ import annotations
 
-import random
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.evaluation.referees.bank import Bank, bank_spent
+from tests.helpers import drawn_game
 
 SCALE = 1 / 20  # of Kaggle's 2 s act timeout and 60 s bank
 
@@ -57,22 +57,6 @@ def agent(observation, configuration):
     time.sleep(EXTRA.get(own_move, EVERY))
     return SEQUENCE[placed]
 """
-
-
-def drawn_game(seed: int = 7) -> list[int]:
-    """A 42-ply game of 6x7 in which nobody ever has four in a row (found by seeded random play)."""
-    rng = random.Random(seed)
-    while True:
-        position, moves = Position(Config()), []
-        while position.moves < 42:
-            safe = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            if not safe:
-                break
-            column = rng.choice(safe)
-            moves.append(column)
-            position = position.played(column)
-        if position.moves == 42:
-            return moves
 
 
 def write_agent(folder, name: str, profile: tuple, sequence: list[int], scale: float) -> str:
