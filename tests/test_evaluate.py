@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from connectx_toolkit.cli import evaluate
+from tests.helpers import played_without_forfeit
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 AGENT_KEYS = {
@@ -161,6 +162,20 @@ def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_p
                      "opening ply with the real observation, as Kaggle would call it there; Kaggle's games start from "
                      "the empty board: --openings 0 plays from it)"], out
     assert "RuntimeError: second call (2 games)" in out
+
+
+def test_forfeits_after_an_opening_that_overrode_the_agents_answers_are_said_in_one_line(capsys, tmp_path):
+    """An agent that trusts its own last answer plays cleanly from the empty board, as on Kaggle, and forfeits
+    only where a forced opening played another column for it: the report says so and how to play as Kaggle does."""
+    trusting = fixture("trusts_its_own_moves")
+    assert played_without_forfeit(run_json(capsys, tmp_path, trusting, "random", "-n", "2", "--openings", "0"), 2)
+    code = evaluate.main([trusting, "random", "-n", "2", "--workers", "2", "--results", str(tmp_path / "o.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert [line for line in out.splitlines() if "overrode its own answers" in line] == [
+        "trusts_its_own_moves.py: 2 of its forfeits came in games whose opening overrode its own answers (an agent "
+        "that keeps its own moves in globals may assume its answer was played; Kaggle's games start from the empty "
+        "board: --openings 0 plays from it)"], out
 
 
 @pytest.mark.parametrize("sandbox", [False, True])

@@ -112,6 +112,16 @@ class GameRecord:
             return len(self.moves)
         return None
 
+    def forfeited_after_overridden_opening(self, index: int) -> bool:
+        """The match's agent ``index`` forfeited after the opening, in a game whose forced plies overrode its own
+        answers: an agent that keeps its own moves in globals (an MCTS tree) may assume its answer was played,
+        which no game from the empty board would contradict."""
+        seat = index ^ int(self.swapped)
+        if self.outcome_of(index) not in FORFEITS or len(self.moves) < len(self.opening):
+            return False
+        own = self.opening[seat::2]
+        return any(answer != move for answer, move in zip(self.forced_answers[seat], own))
+
     def none_moves_of(self, index: int) -> int:
         """How many times the match's agent ``index`` returned None in this game."""
         return len(self.none_plies[index ^ int(self.swapped)])

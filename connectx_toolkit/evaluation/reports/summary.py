@@ -73,6 +73,7 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "moves": len(times),
         "none_moves": sum(record.none_moves_of(index) for record in records),
         "opening_forfeits": sum(record.opening_forfeit_ply(index) is not None for record in records),
+        "overridden_opening_forfeits": sum(record.forfeited_after_overridden_opening(index) for record in records),
         "score": round(score.value, 4),
         "score_ci": [round(score.low, 4), round(score.high, 4)],
         "elo": _finite(elo.value),
@@ -149,6 +150,10 @@ def table_parts(summary: dict[str, Any]) -> TableParts:
                 f"an opening ply with the real observation, as Kaggle would call it there; Kaggle's games start "
                 f"from the empty board: --openings 0 plays from it)"
                 for agent, name in zip(summary["agents"], names) if agent.get("opening_forfeits")]
+    reasons += [f"{name}: {agent['overridden_opening_forfeits']} of its forfeits came in games whose opening overrode "
+                f"its own answers (an agent that keeps its own moves in globals may assume its answer was played; "
+                f"Kaggle's games start from the empty board: --openings 0 plays from it)"
+                for agent, name in zip(summary["agents"], names) if agent.get("overridden_opening_forfeits")]
     extra = []
     if "sprt" in summary:
         sprt = summary["sprt"]
