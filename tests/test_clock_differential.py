@@ -43,6 +43,9 @@ EXPECTED = {
     "one 20 s move, then instant": ("DONE", None), "40 s spent over two moves": ("DONE", None),
     "move 5 longer than act + bank": ("TIMEOUT", 5),
 }
+# 19 moves of 5 s leave exactly the 3 s the 20th needs: a few ms of overhead a move (at 1/20 of the clock) decide
+# between the 19th and the 20th, so both referees are held to the rule on their own measured times there
+ON_THE_EDGE = {"5 s/move"}
 
 AGENT = """import time
 time.sleep({load!r})
@@ -148,8 +151,15 @@ def test_every_profile_ends_as_on_kaggle(tmp_path):
     print_table(rows, SCALE)
     act, bank = 2.0 * SCALE, 60.0 * SCALE
     for name, gate_run, kaggle_run in rows:
-        assert gate_run[:2] == kaggle_run[:2] == EXPECTED[name], name
-        assert ruled(kaggle_run[2], act, bank) == ruled(gate_run[2], act, bank) == EXPECTED[name], name
+        status, move = EXPECTED[name]
+        for run in (gate_run, kaggle_run):
+            # each referee rules by the one owner of the rule on the times it measured, and ends as Kaggle's rule
+            # says the profile ends
+            assert run[:2] == ruled(run[2], act, bank), name
+            assert run[0] == status, name
+            # A measured move is the sleep plus the process's own overhead, which only ever adds: the profile on
+            # the rule's edge may run out one move earlier on a loaded machine, never later
+            assert run[1] == move or (name in ON_THE_EDGE and run[1] == move - 1), (name, run[:2])
 
 
 @pytest.mark.slow
