@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import pytest
+from tests.helpers import played_without_forfeit
 
 pytestmark = pytest.mark.wheel
 
@@ -273,7 +274,7 @@ def test_sandboxed_evaluation_mounts_the_installed_toolkit(installed, user_folde
     done = installed.run([installed.script("connectx-evaluate"), "./my_bot.py", "random", "-n", "2", "--sandbox",
                           "--json", "--no-progress"], user_folder)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["agents"][0]["wins"] == 2
+    assert played_without_forfeit(json.loads(done.stdout), 2)
 
 
 API = """
@@ -284,7 +285,9 @@ from connectx_toolkit.evaluation.api import play_match
 from connectx_toolkit.building import build
 result = play_match("./my_bot.py", "random", games=2, workers=1, progress=False)
 report = build("./my_bot.py", "api_submission.py")
-print(json.dumps({"games": result["games"], "wins": result["agents"][0]["wins"], "built": report.path,
+agent = result["agents"][0]
+print(json.dumps({"games": result["games"], "forfeits": agent["invalid"] + agent["errors"] + agent["timeouts"],
+                  "built": report.path,
                   "passed": report.validation["ok"],
                   "generic": sorted({name for name in imported if name.partition(".")[0] in ("agents", "evaluate")})}))
 """
@@ -294,7 +297,7 @@ def test_the_python_api(installed, user_folder):
     done = installed.run([installed.python, "-c", API], user_folder)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout.splitlines()[-1])
-    assert answer == {"games": 2, "wins": 2, "built": "api_submission.py", "passed": True, "generic": []}
+    assert answer == {"games": 2, "forfeits": 0, "built": "api_submission.py", "passed": True, "generic": []}
     assert "def agent" in (user_folder / "api_submission.py").read_text()
 
 
