@@ -250,6 +250,7 @@ def run(args, tmp_path):
                                       "--table-mb", "64", "--no-progress"])
 
 
+@pytest.mark.slow  # the offline builder's command: three runs enumerating ply 8, 15-30 s each
 def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")
@@ -276,6 +277,7 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     assert len(read_checkpoint(str(tmp_path / "o.txt"))) == 4
 
 
+@pytest.mark.slow  # the offline builder's command: solving ten ply-8 positions, about 15 s
 def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     pytest.importorskip("numba")
     pytest.importorskip("bitbully")

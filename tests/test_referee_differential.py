@@ -147,12 +147,12 @@ def random_games_on_random_boards(monkeypatch, games: int) -> None:
 
 
 def test_random_games_on_random_boards(monkeypatch):
-    random_games_on_random_boards(monkeypatch, 400)
+    random_games_on_random_boards(monkeypatch, 200)
 
 
 @pytest.mark.slow
 def test_many_random_games_on_random_boards(monkeypatch):
-    """The same games and 1,200 more (about a minute here, Kaggle's referee the slow one)."""
+    """The same games and 1,400 more (about a minute here, Kaggle's referee the slow one)."""
     random_games_on_random_boards(monkeypatch, 1600)
 
 
@@ -200,14 +200,24 @@ def _same_but_durations(native: Played, kaggle: Played) -> bool:
 
 
 def test_deterministic_agents_from_the_opening_suite(monkeypatch):
+    deterministic_agents_from_the_opening_suite(monkeypatch, 40)
+
+
+@pytest.mark.slow
+def test_deterministic_agents_from_the_whole_opening_suite(monkeypatch):
+    deterministic_agents_from_the_opening_suite(monkeypatch, 160)
+
+
+def deterministic_agents_from_the_opening_suite(monkeypatch, count: int) -> None:
     from connectx_toolkit.agents.greedy import agent as greedy
 
     openings = read_suite(SUITE_6X7, Config())
+    assert len(openings) >= count
     shape = {"rows": 6, "columns": 7, "inarow": 4}
     clock = ScriptedClock()
     monkeypatch.setattr("kaggle_environments.agent.perf_counter", clock)
     games = 0
-    for opening in openings[:160]:
+    for opening in openings[:count]:
         for pair in ((greedy, _first_legal), (_first_legal, greedy)):
             played = []
             for play in (play_kaggle, play_native):
@@ -215,7 +225,7 @@ def test_deterministic_agents_from_the_opening_suite(monkeypatch):
                 played.append(play([CallablePlayer(agent, clock) for agent in pair], shape, 2.0, 60.0, opening))
             assert_same(played[0], played[1], [], [], f"opening {opening}")
             games += 1
-    assert games == 320
+    assert games == 2 * count
 
 
 def _first_legal(obs, config):
