@@ -147,11 +147,12 @@ class BitGeometry:
     def planes(self, own: np.ndarray, other: np.ndarray) -> np.ndarray:
         """``(n, 2, rows, columns)`` int8: own stones, other stones, row 0 at the top (Kaggle's order)."""
         n = own.shape[0]
-        stacked = np.empty((n, 2), dtype="<u8")
+        stacked = np.empty((n, 2), dtype="<u8")  # little-endian: byte j holds bits 8j .. 8j + 7
         stacked[:, 0] = own
         stacked[:, 1] = other
-        bits = np.unpackbits(stacked.view(np.uint8).reshape(n, 2, 8), axis=2, bitorder="little")
-        return bits[:, :, self.cell_bits].view(np.int8).reshape(n, 2, self.rows, self.columns)
+        bits = np.unpackbits(stacked.view(np.uint8).reshape(-1), bitorder="little").reshape(2 * n, 64)
+        # np.take keeps the result C-contiguous (bits[:, cell_bits] would not, and every later copy crawls)
+        return np.take(bits, self.cell_bits, axis=1).view(np.int8).reshape(n, 2, self.rows, self.columns)
 
 
 # -- opponents: (own, other, mask, own_mark, active, rng) -> (columns, move bits) ------------------
