@@ -1,0 +1,1 @@
+"""Reinforcement-learning environments for ConnectX at the core's speed."""
