@@ -5,10 +5,10 @@ Each game is a random sequence of moves played first on ``kaggle_environments.ma
 one is full, 1% a column out of range (99 or -1), and for the learner's opponent 1% an exception (Kaggle's
 ERROR). The same moves are then played through ``ConnectXEnv`` (the learner's actions as its steps, the
 opponent's through a scripted callable, so both sides see the same game) and, for games without an exception,
-through the self-play AEC env; every transition is compared: the board, the rewards, the end of the game, the
+through the self-play AEC env, on four board shapes; every transition is compared: the board, the rewards, the end of the game, the
 statuses (DONE, INVALID, ERROR) and who was blamed.
 
-Kaggle's stepping is slow (jsonschema on every step: ~50 random games/s here), so the default run plays 180
+Kaggle's stepping is slow (jsonschema on every step: ~50 random games/s here), so the default run plays 200
 games (~4 s; 7 s on a loaded machine) and ``-m slow`` 3000.
 """
 
@@ -26,7 +26,7 @@ from kaggle_environments import make  # noqa: E402
 from connectx_toolkit.training import self_play  # noqa: E402
 from connectx_toolkit.training.single_env import ConnectXEnv  # noqa: E402
 
-SHAPES = [(6, 7, 4), (5, 6, 3), (7, 9, 5)]
+SHAPES = [(6, 7, 4), (5, 6, 3), (7, 9, 5), (4, 4, 4)]  # 4x4: random games that fill the board (draws)
 FORFEITS = ("INVALID", "ERROR")
 RAISE = "raise"
 
@@ -166,12 +166,12 @@ def compare(games: int, seed: int) -> dict[str, int]:
 
 
 def test_the_envs_play_kaggles_transitions():
-    covered = compare(games=60, seed=0)
-    assert covered["games"] == 180 and covered["self_play"] > 150
-    assert covered["invalid"] > 20 and covered["error"] > 3 and covered["wins"] > 30  # every ending was met
+    covered = compare(games=50, seed=0)
+    assert covered["games"] == 200 and covered["self_play"] > 150
+    assert covered["invalid"] > 20 and covered["error"] > 3 and covered["wins"] > 30 and covered["draws"] > 0
 
 
 @pytest.mark.slow
 def test_the_envs_play_kaggles_transitions_on_thousands_of_games():
-    covered = compare(games=1000, seed=1)
-    assert covered["games"] == 3000 and covered["draws"] > 0
+    covered = compare(games=750, seed=1)
+    assert covered["games"] == 3000 and covered["draws"] > 10
