@@ -12,8 +12,9 @@ timed loop (for the batched env, one numpy draw over every board's action mask).
   opponent])``, against Kaggle's ``random`` and ``negamax``;
 - ``pettingzoo``: PettingZoo's ``connect_four_v3`` AEC env, both seats random; it counts agent steps
   (plies), so its learner-step figure is half of them;
-- ``single``: ``connectx_toolkit.training.single_env.ConnectXEnv`` against ``random`` and ``greedy``
-  (skipped with a note where that module is missing);
+- ``selfplay``: the project's AEC env, ``connectx_toolkit.training.self_play``, in the same loop, behind
+  ``env()``'s wrappers (PettingZoo's order checks, as ``connect_four_v3.env()`` has them) and bare (``raw_env``);
+- ``single``: ``connectx_toolkit.training.single_env.ConnectXEnv`` against ``random`` and ``greedy``;
 - ``batched``: ``connectx_toolkit.training.batched.BatchedConnectX`` against ``random`` and ``greedy`` for
   each N of ``--sizes``, and ``BatchedSelfPlay`` (both seats from the caller; its plies counted as
   pettingzoo's).
@@ -40,7 +41,7 @@ if ROOT not in sys.path:  # run as ``python bench/training_envs.py`` from a chec
 
 from connectx_toolkit.training.batched import BatchedConnectX, BatchedSelfPlay  # noqa: E402
 
-ROWS = ("course", "pettingzoo", "single", "batched")
+ROWS = ("course", "pettingzoo", "selfplay", "single", "batched")
 
 
 class CourseWrapper:
@@ -106,15 +107,19 @@ def course_rate(opponent: str, seconds: float) -> float:
     return timed(run, seconds)
 
 
-def pettingzoo_rate(seconds: float) -> float:
-    """Agent steps (plies) per second of connect_four_v3, both seats random."""
+def connect_four_v3() -> object:
+    """PettingZoo's ``connect_four_v3.env()``."""
     try:
         import pygame  # noqa: F401
     except ImportError:  # connect_four imports pygame for its rendering only, which the bench never asks for
         sys.modules["pygame"] = types.ModuleType("pygame")
     from pettingzoo.classic import connect_four_v3
 
-    env = connect_four_v3.env()
+    return connect_four_v3.env()
+
+
+def aec_rate(env, seconds: float) -> float:
+    """Agent steps (plies) per second of an AEC env shaped like connect_four_v3, both seats random."""
     rng = np.random.default_rng(0)
 
     def run(deadline: float) -> int:
@@ -209,24 +214,24 @@ def main(argv: list[str] | None = None) -> int:
     print("| env | opponent | N | learner steps/s | note |")
     print("|---|---|---:|---:|---|")
 
-    def row(env: str, opponent: str, size: str, rate: float | None, note: str = "") -> None:
-        figure = "-" if rate is None else f"{rate:,.0f}"
-        print(f"| {env} | {opponent} | {size} | {figure} | {note} |", flush=True)
+    def row(env: str, opponent: str, size: str, rate: float, note: str = "") -> None:
+        print(f"| {env} | {opponent} | {size} | {rate:,.0f} | {note} |", flush=True)
 
     if "course" in args.only:
         for opponent in ("random", "negamax"):
             row("course wrapper (kaggle_environments train)", opponent, "1", course_rate(opponent, args.seconds))
     if "pettingzoo" in args.only:
-        plies = pettingzoo_rate(args.seconds)
+        plies = aec_rate(connect_four_v3(), args.seconds)
         row("pettingzoo connect_four_v3", "random (both seats)", "1", plies / 2, f"{plies:,.0f} agent steps/s")
+    if "selfplay" in args.only:
+        from connectx_toolkit.training import self_play
+
+        for name, env in (("env()", self_play.env()), ("raw_env", self_play.raw_env())):
+            plies = aec_rate(env, args.seconds)
+            row(f"training.self_play {name}", "random (both seats)", "1", plies / 2, f"{plies:,.0f} agent steps/s")
     if "single" in args.only:
         for opponent in ("random", "greedy"):
-            try:
-                rate = single_rate(opponent, args.seconds)
-            except ImportError as error:
-                row("training.single_env.ConnectXEnv", opponent, "1", None, f"skipped: {error}")
-            else:
-                row("training.single_env.ConnectXEnv", opponent, "1", rate)
+            row("training.single_env.ConnectXEnv", opponent, "1", single_rate(opponent, args.seconds))
     if "batched" in args.only:
         for opponent in ("random", "greedy"):
             for size in args.sizes:

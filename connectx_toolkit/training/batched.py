@@ -55,11 +55,17 @@ from __future__ import annotations
 from typing import Any, Callable, Literal
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.training.dependencies import INSTALL, MissingDependency
+
+try:
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ImportError:
+    raise MissingDependency(f"connectx_toolkit.training.batched needs gymnasium, which is not installed: {INSTALL}",
+                            name="gymnasium") from None
 
 Opponent = Literal["random", "greedy"] | Callable[[Any, Any], Any]
 Observation = Literal["planes", "board"]
