@@ -1,0 +1,1 @@
+"""Reinforcement learning on ConnectX: environments at the core's speed and the trainers that play in them."""
