@@ -123,9 +123,13 @@ def run(args: argparse.Namespace) -> int:
         from tqdm import tqdm
 
         bar = tqdm(total=episodes, unit="episode", file=sys.stderr)
+    def tick(done: int, weights: object) -> None:
+        if bar is not None:
+            bar.update(1)
+
     started = time.perf_counter()
     try:
-        weights = trainer.train(settings, after_episode=(lambda done, _: bar.update(1)) if bar else None)
+        weights = trainer.train(settings, after_episode=tick)
     except ValueError as error:  # a board the env cannot play
         raise UsageError(str(error)) from None
     finally:
@@ -137,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     what = f"{episodes} self-play episodes, seed {args.seed}" if episodes else "untrained (its starting weights)"
     os.makedirs(os.path.join(args.out, "data"), exist_ok=True)
     weights_path = os.path.join(args.out, "data", WEIGHTS_NAME)
-    write_atomically(weights_path, weights_document(weights, features, settings.record()) + "\n")
+    write_atomically(weights_path, weights_document(weights.tolist(), features, settings.record()) + "\n")
     main_path = os.path.join(args.out, "main.py")
     write_atomically(main_path, MAIN_PY.format(marker=MARKER, what=what, weights=WEIGHTS_NAME,
                                                how=f"{what}, {board}"))

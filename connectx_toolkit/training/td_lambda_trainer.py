@@ -125,9 +125,9 @@ def self_play_episode(
         last_mover, last_won = seat, position.is_winning_move(column)
         if last_won or position.moves + 1 == position.config.cells:
             continue  # the game is over: the env's reward is the target, not a value
-        x = features(position.played(column))
-        if previous[seat] is not None:
-            learners[seat].update(previous[seat], settings.gamma * float(weights @ x))
+        x, before = features(position.played(column)), previous[seat]
+        if before is not None:
+            learners[seat].update(before, settings.gamma * float(weights @ x))
         previous[seat] = x
     expected = (1.0, -1.0) if last_won else (0.0, 0.0)
     if (rewards.get(last_mover), rewards.get(1 - last_mover)) != expected:
