@@ -28,8 +28,6 @@ from connectx_toolkit.training.td_lambda_trainer import DEFAULT_ENV, TrainingSet
 from tests.helpers import needs_self_play_env, played_without_forfeit
 from tools.sample_positions import undecided_position
 
-pytestmark = needs_self_play_env
-
 
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
@@ -37,6 +35,7 @@ def outside(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@needs_self_play_env
 def test_the_observation_rebuilds_the_cores_position_and_the_env_ends_games_as_the_core_does():
     rng = random.Random(4)
     env = DEFAULT_ENV(rows=6, columns=7, inarow=4)
@@ -67,6 +66,7 @@ def test_the_observation_rebuilds_the_cores_position_and_the_env_ends_games_as_t
     env.close()
 
 
+@needs_self_play_env
 def test_training_is_reproducible_from_its_seed():
     first = train(TrainingSettings(episodes=30, seed=7))
     second = train(TrainingSettings(episodes=30, seed=7))
@@ -75,6 +75,7 @@ def test_training_is_reproducible_from_its_seed():
     assert not np.array_equal(first, other)
 
 
+@needs_self_play_env
 def test_self_play_learns_that_an_open_opponent_win_is_bad():
     weights = train(TrainingSettings(episodes=300, seed=5, tactics=False, epsilon=0.3))
     names = features_for(Config()).names
@@ -154,6 +155,7 @@ def sampled_positions(count: int) -> list[Position]:
     return [undecided_position(rng, Config(), plies) for plies in [0, 2, 5, 8, 11, 14, 17, 20] * (count // 8)]
 
 
+@needs_self_play_env
 def test_short_end_to_end_train_build_load_as_kaggle_and_play(outside, capsys):
     bot = outside / "my_td_bot"
     assert train_cli.main(["--episodes", "60", "--seed", "3", "--out", str(bot), "--quiet"]) == 0
@@ -179,6 +181,7 @@ def test_short_end_to_end_train_build_load_as_kaggle_and_play(outside, capsys):
     assert played_without_forfeit(summary, 4)
 
 
+@needs_self_play_env
 @pytest.mark.slow
 def test_full_path_trains_the_shipped_weights_passes_the_gate_and_beats_its_untrained_self(outside, capsys):
     """The path docs/training.md shows (a few CPU minutes): 20000 episodes of seed 1 are the shipped weights, bit

@@ -153,6 +153,8 @@ def train(
     observe = Observer(config)
     rng = random.Random(settings.seed)
     weights = initial_weights(features)
+    if not settings.episodes:
+        return weights  # the untrained agent's: no game to play
     learners = [TDLambda(weights, settings.alpha, settings.gamma, settings.lam) for _ in range(2)]
     env = make_env(rows=config.rows, columns=config.columns, inarow=config.inarow)
     alpha_end = settings.alpha if settings.alpha_end is None else settings.alpha_end
