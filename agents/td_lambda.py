@@ -16,15 +16,19 @@ Features (derived from the configuration, so any rows x columns x inarow works):
 - a bias and a "mover moved first" flag.
 
 ``TDLambda`` is the learner: accumulating eligibility traces, ``e <- γλ e + x``,
-``w <- w + α (target - w · x) e``. Training (self-play, ε-greedy) lives in ``tools/train_td_lambda.py``.
-Shipped weights for 6x7 are read from ``agents/data/td_lambda_6x7.json``; for any other
-configuration the agent uses hand-set default weights on the threat features.
+``w <- w + α (target - w · x) e``. Training (self-play, ε-greedy, in the self-play environment) lives in
+``connectx_toolkit/training/td_lambda_trainer.py``; ``tools/train_td_lambda.py`` draws its learning curve and
+``connectx-train`` writes an agent folder of one's own. Shipped weights for 6x7 are read from
+``agents/data/td_lambda_6x7.json``; for any other configuration the agent uses hand-set default weights on the
+threat features. An agent with weights of its own decodes them once with ``read_weights`` and plays with
+``play``.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
@@ -211,6 +215,38 @@ def parse_weights(blob: bytes, features: Features) -> np.ndarray | None:
     if Config(**data["config"]) != features.config or data["features"] != features.names:
         return None
     return np.array(data["weights"], dtype=float)
+
+
+@dataclass(frozen=True)
+class TrainedWeights:
+    """A weights file, decoded: the configuration it was trained on and its weight vector."""
+
+    config: Config
+    weights: np.ndarray
+
+
+def read_weights(blob: bytes) -> TrainedWeights:
+    """Decode a weights file (``weights_document``'s JSON) once, for ``play``; raises ValueError when it is not
+    one, or when its feature names are not this module's (weights of another feature set)."""
+    try:
+        data = json.loads(blob.decode("utf-8"))
+        config = Config(**data["config"])
+        names, weights = data["features"], np.array(data["weights"], dtype=float)
+    except (UnicodeDecodeError, KeyError, TypeError, ValueError) as error:  # JSONDecodeError is a ValueError
+        raise ValueError(f"not a TD(λ) weights file: {error}") from None
+    features = features_for(config)
+    if names != features.names or weights.shape != (features.size,):
+        raise ValueError(f"the weights were made for another feature set ({len(names)} features, "
+                         f"{features.size} expected)")
+    return TrainedWeights(config, weights)
+
+
+def play(obs, config, trained: TrainedWeights) -> int:
+    """The agent's move with ``trained``'s weights on the board they were trained on (elsewhere ``weights_for``'s)."""
+    cfg = Config.from_kaggle(config)
+    position = Position.from_kaggle(obs, cfg)
+    weights = trained.weights if cfg == trained.config else weights_for(cfg)
+    return int(choose(position, weights, features_for(cfg)))
 
 
 def weights_document(weights: Sequence[float], features: Features, training: dict) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+
 from connectx_toolkit.agents.core import Config, Position
 
 

@@ -8,6 +8,7 @@ from kaggle_environments.utils import Struct
 from connectx_toolkit.agents import td_lambda
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.td_lambda import TDLambda, choose, features_for, weights_for
+from connectx_toolkit.training.td_lambda_trainer import win_rate
 from tools import train_td_lambda as trainer
 
 
@@ -77,23 +78,6 @@ def test_eligibility_traces_decay_by_gamma_lambda():
     assert not learner.trace.any()
 
 
-def test_self_play_learns_that_an_open_opponent_win_is_bad():
-    settings = trainer.TrainingSettings(episodes=300, seed=5, eval_every=0, tactics=False, epsilon=0.3)
-    weights, _ = trainer.train(settings)
-    names = features_for(Config()).names
-    assert weights[names.index("them_can_win_now")] < -0.2
-    assert weights[names.index("me_open3")] > 0
-
-
-def test_training_is_reproducible_from_its_seed():
-    settings = trainer.TrainingSettings(episodes=30, seed=7, eval_every=0)
-    first, _ = trainer.train(settings)
-    second, _ = trainer.train(settings)
-    other, _ = trainer.train(trainer.TrainingSettings(episodes=30, seed=8, eval_every=0))
-    assert np.array_equal(first, second)
-    assert not np.array_equal(first, other)
-
-
 @pytest.mark.parametrize("weights_kind", ["zero", "shipped"])
 def test_takes_a_win_and_blocks_a_loss(weights_kind):
     features = features_for(Config())
@@ -119,13 +103,13 @@ def test_shipped_weights_load_and_beat_random():
     assert shipped is not None and shipped.shape == (features.size,)
     assert np.array_equal(weights_for(Config()), shipped)
     assert not np.array_equal(shipped, features.default_weights())
-    assert trainer.win_rate(shipped, features, games=40, seed=99) >= 0.9
-    assert trainer.win_rate(shipped, features, games=40, seed=99, tactics=False) >= 0.8
+    assert win_rate(shipped, features, games=40, seed=99) >= 0.9
+    assert win_rate(shipped, features, games=40, seed=99, tactics=False) >= 0.8
 
 
 def test_default_weights_beat_random_on_a_large_board():
     features = features_for(Config(10, 12, 5))
-    assert trainer.win_rate(weights_for(Config(10, 12, 5)), features, games=10, seed=3) >= 0.9
+    assert win_rate(weights_for(Config(10, 12, 5)), features, games=10, seed=3) >= 0.9
 
 
 @pytest.mark.parametrize("shape", [(6, 7, 4), (1, 1, 1), (3, 9, 5), (10, 12, 5), (4, 4, 9), (2, 3, 2)])

@@ -1,12 +1,10 @@
-"""Train the ``td_lambda`` agent by TD(λ) self-play and draw its learning curve.
+"""Train the ``td_lambda`` agent by TD(λ) self-play and draw its learning curve (the project's shipped weights).
 
     python -m tools.train_td_lambda --episodes 20000 --seed 1 \
         [--out agents/data/td_lambda_6x7.json] [--curve docs/td_lambda_learning_curve.png]
 
-Both players share one weight vector; each has its own eligibility trace over its own afterstates
-(the positions right after its moves). Moves are ε-greedy: with probability ε a uniformly random
-legal move, else the highest-valued one (through the agent's tactical filter too with ``--tactics``;
-by default not, so that the values themselves must learn what an open threat costs). Every ``--eval-every``
+The training is ``connectx_toolkit.training.td_lambda_trainer`` (self-play in the PettingZoo self-play env, as
+``connectx-train`` runs it for an agent folder of one's own; its docstring says how). Every ``--eval-every``
 episodes the current weights play ``--eval-games`` games (half in each seat, same evaluation seed
 every time) on the project's own game core: against a uniformly random player as the full agent and
 on learned values alone, and against the project's ``greedy`` agent from random 4-ply openings (random
@@ -18,35 +16,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from connectx_toolkit.agents import greedy
-from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.agents.td_lambda import (
-    DRAW, LOSS, WIN, Features, TDLambda, choose, features_for, weights_document,
-)
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.agents.td_lambda import features_for, weights_document
+from connectx_toolkit.training.td_lambda_trainer import DEFAULT_ENV, EnvFactory, TrainingSettings, win_rate
+from connectx_toolkit.training.td_lambda_trainer import train as train_in_env
 
 
 @dataclass
-class TrainingSettings:
-    episodes: int
-    seed: int = 1
-    alpha: float = 0.003
-    alpha_end: float | None = 0.0005  # step size decays linearly from alpha to alpha_end (None: constant)
-    lam: float = 0.7
-    gamma: float = 1.0
-    epsilon: float = 0.2
-    tactics: bool = False  # self-play moves judged by values alone, so blunders teach the threat weights
-    eval_every: int = 1000
-    eval_games: int = 200
-    eval_seed: int = 12345
-    config: Config = field(default_factory=Config)
+class CurveSettings:
+    every: int = 1000  # episodes between evaluations (0: none)
+    games: int = 200
+    seed: int = 12345
 
 
 @dataclass
@@ -57,122 +44,52 @@ class CurvePoint:
     vs_greedy: float  # the full agent against the project's greedy agent, from random 4-ply openings
 
 
-def self_play_episode(
-    learners: list[TDLambda], features: Features, settings: TrainingSettings, rng: random.Random
-) -> float:
-    """One self-play game with TD(λ) updates; returns the first player's outcome."""
-    weights = learners[0].weights  # shared by both learners
-    position = Position(settings.config)
-    previous: list[np.ndarray | None] = [None, None]
-    for learner in learners:
-        learner.reset()
-    while True:
-        player = position.moves % 2
-        if rng.random() < settings.epsilon:
-            column = rng.choice(position.legal_moves())
-        else:
-            column = choose(position, weights, features, settings.tactics, rng)
-        won = position.is_winning_move(column)
-        position.play(column)
-        if won or position.is_full():
-            outcomes = (WIN, LOSS) if won else (DRAW, DRAW)
-            for who, outcome in ((player, outcomes[0]), (1 - player, outcomes[1])):
-                if previous[who] is not None:
-                    learners[who].update(previous[who], outcome)
-            mover_outcome = outcomes[0]
-            return mover_outcome if player == 0 else -mover_outcome
-        x = features(position)
-        if previous[player] is not None:
-            learners[player].update(previous[player], settings.gamma * float(weights @ x))
-        previous[player] = x
-
-
-def random_move(position: Position, rng: random.Random) -> int:
-    return rng.choice(position.legal_moves())
-
-
-Opponent = Callable[[Position, random.Random], int]
 GREEDY_OPENING = 4  # random plies before a game against greedy starts
 
 
-def win_rate(
-    weights: np.ndarray,
-    features: Features,
-    games: int,
-    seed: int,
-    tactics: bool = True,
-    opponent: Opponent = random_move,
-    opening_plies: int = 0,
-) -> float:
-    """Share of ``games`` won against ``opponent`` (uniformly random by default), alternating seats.
-
-    The first ``opening_plies`` moves of every game are random, so that two deterministic players
-    do not repeat one game.
-    """
-    rng = random.Random(seed)
-    wins = 0
-    for game in range(games):
-        agent_seat = game % 2
-        position = Position(features.config)
-        while True:
-            if position.moves < opening_plies:
-                column = random_move(position, rng)
-            elif position.moves % 2 == agent_seat:
-                column = choose(position, weights, features, tactics)
-            else:
-                column = opponent(position, rng)
-            won = position.is_winning_move(column)
-            position.play(column)
-            if won:
-                wins += (position.moves - 1) % 2 == agent_seat
-                break
-            if position.is_full():
-                break
-    return wins / games
-
-
-def train(settings: TrainingSettings, progress: bool = False) -> tuple[np.ndarray, list[CurvePoint]]:
-    """Train from zero weights; returns the weights and the learning curve."""
+def train(
+    settings: TrainingSettings, curve_settings: CurveSettings | None = None, progress: bool = False,
+    make_env: EnvFactory = DEFAULT_ENV,
+) -> tuple[np.ndarray, list[CurvePoint]]:
+    """Train in the self-play env (``connectx_toolkit.training``); returns the weights and the learning curve,
+    measured every ``curve_settings.every`` episodes (no curve without ``curve_settings``)."""
     features = features_for(settings.config)
-    rng = random.Random(settings.seed)
-    weights = np.zeros(features.size)
-    learners = [TDLambda(weights, settings.alpha, settings.gamma, settings.lam) for _ in range(2)]
+    every = curve_settings.every if curve_settings else 0
 
-    def measure(done: int) -> CurvePoint:
+    def measure(done: int, weights: np.ndarray) -> CurvePoint:
+        assert curve_settings is not None
+        games, seed = curve_settings.games, curve_settings.seed
         return CurvePoint(
             done,
-            win_rate(weights, features, settings.eval_games, settings.eval_seed, True),
-            win_rate(weights, features, settings.eval_games, settings.eval_seed, False),
-            win_rate(weights, features, settings.eval_games, settings.eval_seed, True, greedy.choose, GREEDY_OPENING),
+            win_rate(weights, features, games, seed, True),
+            win_rate(weights, features, games, seed, False),
+            win_rate(weights, features, games, seed, True, greedy.choose, GREEDY_OPENING),
         )
 
-    curve = [measure(0)] if settings.eval_every else []
+    curve = [measure(0, np.zeros(features.size))] if every else []
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=settings.episodes, unit="episode", file=sys.stderr)
-    alpha_end = settings.alpha if settings.alpha_end is None else settings.alpha_end
-    for episode in range(1, settings.episodes + 1):
-        # A decaying step size lets late, noisy self-play games refine the weights, not throw them around.
-        progress_fraction = (episode - 1) / max(1, settings.episodes - 1)
-        for learner in learners:
-            learner.alpha = settings.alpha + (alpha_end - settings.alpha) * progress_fraction
-        self_play_episode(learners, features, settings, rng)
+
+    def after_episode(episode: int, weights: np.ndarray) -> None:
         if bar is not None:
             bar.update(1)
-        if settings.eval_every and (episode % settings.eval_every == 0 or episode == settings.episodes):
-            if curve[-1].episodes != episode:
-                curve.append(measure(episode))
-                if bar is not None:
-                    last = curve[-1]
-                    bar.set_postfix(random=f"{last.win_rate:.3f}", greedy=f"{last.vs_greedy:.3f}")
-    if bar is not None:
-        bar.close()
+        if every and (episode % every == 0 or episode == settings.episodes):
+            curve.append(measure(episode, weights))
+            if bar is not None:
+                bar.set_postfix(random=f"{curve[-1].win_rate:.3f}", greedy=f"{curve[-1].vs_greedy:.3f}")
+
+    try:
+        weights = train_in_env(settings, make_env, after_episode)
+    finally:
+        if bar is not None:
+            bar.close()
     return weights, curve
 
 
-def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, path: str) -> None:
+def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -186,7 +103,7 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, path: str) -
     cfg = settings.config
     ax.set_title(
         f"TD(λ) self-play, {cfg.rows}x{cfg.columns} inarow {cfg.inarow}: win rate "
-        f"({settings.eval_games} games per point)"
+        f"({games} games per point)"
     )
     ax.set_xlabel("self-play episodes")
     ax.set_ylabel("win rate")
@@ -265,23 +182,24 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or os.path.join("agents", "data", "td_lambda_6x7.json")
     settings = TrainingSettings(
         episodes=args.episodes, seed=args.seed, alpha=args.alpha, alpha_end=args.alpha_end, lam=args.lam,
-        gamma=args.gamma, epsilon=args.epsilon, tactics=args.tactics, eval_every=args.eval_every,
-        eval_games=args.eval_games, eval_seed=args.eval_seed, config=config,
+        gamma=args.gamma, epsilon=args.epsilon, tactics=args.tactics, config=config,
     )
+    curve_settings = CurveSettings(args.eval_every, args.eval_games, args.eval_seed)
     started = time.perf_counter()
-    weights, curve = train(settings, progress=not args.quiet)
+    try:
+        weights, curve = train(settings, curve_settings, progress=not args.quiet)
+    except ValueError as error:  # a board the env cannot play
+        print(f"train_td_lambda: {error}", file=sys.stderr)
+        return 2
     seconds = time.perf_counter() - started
     training = {
-        "episodes": settings.episodes, "seed": settings.seed, "alpha": settings.alpha,
-        "alpha_end": settings.alpha_end,
-        "lambda": settings.lam, "gamma": settings.gamma, "epsilon": settings.epsilon,
-        "tactics": settings.tactics,
+        **settings.record(),
         "curve_columns": ["episodes", "vs_random", "vs_random_values_alone", "vs_greedy"],
         "curve": [[p.episodes, p.win_rate, p.value_only_win_rate, p.vs_greedy] for p in curve],
     }
     write_atomically(out, weights_document(weights, features_for(config), training))
     if args.curve:
-        plot_curve(curve, settings, args.curve)
+        plot_curve(curve, settings, curve_settings.games, args.curve)
     final = ""
     if curve:
         last = curve[-1]
