@@ -402,10 +402,21 @@ def unbuilt(source: str):
     return get_last_callable(textwrap.dedent(source))
 
 
-@pytest.mark.parametrize("shape", ["single file", "bundle of a file", "bundle with its own main.py"])
+SHAPES = ["single file", "bundle of a file", "bundle with its own main.py"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("kind", list(ENTRIES))
 def test_an_entry_of_any_kind_builds_and_plays_as_kaggle_calls_it(outside, kind, shape):
-    source, function, reason, called = ENTRIES[kind]
+    report = entry_built_and_played(outside, ENTRIES[kind], shape)
+    if shape == "bundle with its own main.py":  # Kaggle calls the agent's own last callable: main.py as written
+        assert report.files["main.py"] == len(textwrap.dedent(ENTRIES[kind][0]).lstrip("\n").encode())
+
+
+def entry_built_and_played(outside: Path, entry: tuple[str, str, str, str], shape: str):
+    """Build an agent whose entry is ``entry`` (source, the entry's name, why, how validation names it) in
+    ``shape``; its built moves are Kaggle's loader's on the unbuilt source. The build's report."""
+    source, function, reason, called = entry
     name = "main.py" if shape == "bundle with its own main.py" else "kaggle_agent.py"
     folder = write(outside / "bot", {name: source})
     out = outside / ("submission.py" if shape == "single file" else "submission.tar.gz")
@@ -413,11 +424,10 @@ def test_an_entry_of_any_kind_builds_and_plays_as_kaggle_calls_it(outside, kind,
         sandbox_or_skip()
     report = build(str(folder / name) if name != "main.py" else str(folder), out)
     assert (report.function, report.reason) == (function, reason)
-    assert called in report.validation["entry"]
+    assert report.validation["entry"].startswith(called), report.validation["entry"]  # named as it is found
     played = kaggle_plays(outside, out)
     assert played["moves"] == unbuilt_moves(unbuilt(source)) == [first_open(c["board"]) for c in CASES]
-    if shape == "bundle with its own main.py":  # Kaggle calls the agent's own last callable: main.py as written
-        assert report.files["main.py"] == len(textwrap.dedent(source).lstrip("\n").encode())
+    return report
 
 
 WRONG_SIGNATURE = '''
@@ -640,20 +650,10 @@ RUN_TIME_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize("shape", ["single file", "bundle of a file", "bundle with its own main.py"])
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
 def test_an_entry_the_source_cannot_name_is_kaggles_last_callable_of_the_executed_module(outside, case, shape):
-    source, function, reason, called = RUN_TIME_ENTRIES[case]
-    name = "main.py" if shape == "bundle with its own main.py" else "kaggle_agent.py"
-    folder = write(outside / "bot", {name: source})
-    out = outside / ("submission.py" if shape == "single file" else "submission.tar.gz")
-    if out.name.endswith(".tar.gz"):
-        sandbox_or_skip()
-    report = build(str(folder / name) if name != "main.py" else str(folder), out)
-    assert (report.function, report.reason) == (function, reason)
-    assert report.validation["entry"].startswith(called), report.validation["entry"]  # named as it is found
-    played = kaggle_plays(outside, out)
-    assert played["moves"] == unbuilt_moves(unbuilt(source)) == [first_open(c["board"]) for c in CASES]
+    entry_built_and_played(outside, RUN_TIME_ENTRIES[case], shape)
 
 
 @pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))

@@ -44,6 +44,18 @@ def fixture(name: str) -> str:
     return os.path.join(FIXTURES, name)
 
 
+def first_checks(candidate: str, baseline: str = "random") -> list[gate.Check]:
+    """The gate's load, smoke and validation checks alone, in this process: what a test of loading and playing
+    asserts, without the 28 strength games a whole gate plays after them."""
+    context, load = gate.prepare(gate.GateSettings(candidate=candidate, baseline=baseline, workers=2))
+    checks = [load, gate.Check("smoke"), gate.Check("validation")]
+    if context is not None:
+        gate.check_smoke(context, checks[1])
+        if checks[1].passed:
+            gate.check_validation(context, checks[2])
+    return checks
+
+
 def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation):
     replays = tmp_path / "replays"
     code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
@@ -249,8 +261,8 @@ def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_
     from connectx_toolkit.building import build
 
     build(str(bot), built)
-    code, report, stderr = run_gate("--gate", str(built), "--baseline", "random", "-n", "4")
-    assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
+    checks = first_checks(str(built))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
 def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_path):
@@ -267,9 +279,8 @@ def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_p
 def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
     """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke games start from
     4-ply openings, whose plies it is called at as Kaggle would call it, so it never meets a NameError."""
-    stateful = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py")
-    code, report, stderr = run_gate("--gate", stateful, "--baseline", "random", "-n", "4")
-    assert [check["passed"] for check in report["checks"][:3]] == [True, True, True], (report.get("reasons"), stderr)
+    checks = first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py"))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
 def test_a_forfeit_while_the_opening_is_forced_says_so():
@@ -281,6 +292,5 @@ def test_a_forfeit_while_the_opening_is_forced_says_so():
 
 
 def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():
-    starts = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py")
-    code, report, stderr = run_gate("--gate", starts, "--baseline", "random", "-n", "4")
-    assert [check["passed"] for check in report["checks"][:3]] == [True, True, True], (report.get("reasons"), stderr)
+    checks = first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py"))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
