@@ -26,6 +26,7 @@ def planes_of(position: Position, learner_mark: int) -> np.ndarray:
 
 
 def learner_columns(mask: np.ndarray, rng: np.random.Generator, illegal_share: float) -> np.ndarray:
+    mask = mask.astype(bool)
     """A random legal column per board; with probability ``illegal_share`` an illegal one: a full column
     where there is one, else one past the last."""
     legal = np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1)
@@ -47,7 +48,7 @@ def test_every_transition_is_the_core_s(config, opponent):
     """Each board's steps replayed on Position: the learner's stone, the opponent's reply (a legal move, as
     greedy would choose when greedy), win / loss / draw / illegal and their rewards, the autoreset."""
     n, steps = 64, 60
-    env = BatchedConnectX(n, opponent, config=config)
+    env = BatchedConnectX(n, opponent, **config.as_dict())
     obs, infos = env.reset(seed=7)
     rng = np.random.default_rng(3)
     positions, marks = [], infos["mark"].copy()
@@ -189,7 +190,7 @@ def test_seeding_is_deterministic():
 
 
 def test_a_gymnasium_vector_env():
-    env = BatchedConnectX(8, learner_seat=0)
+    env = BatchedConnectX(8, seat=0)
     assert isinstance(env, VectorEnv)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert env.num_envs == 8 and env.single_action_space.n == 7  # type: ignore[attr-defined]
@@ -203,14 +204,14 @@ def test_a_gymnasium_vector_env():
         obs, rewards, terminated, truncated, infos = env.step(actions)
         assert obs in env.observation_space and obs.dtype == np.int8
         assert rewards.shape == terminated.shape == truncated.shape == (8,)
-    board_env = BatchedConnectX(8, observation="board", learner_seat=1, seed=0)
+    board_env = BatchedConnectX(8, obs_type="kaggle", seat=1, seed=0)
     obs, infos = board_env.reset(seed=0)
     assert obs in board_env.observation_space and obs.shape == (8, 42)
     assert (obs == 1).sum(axis=1).tolist() == [1] * 8 and (infos["mark"] == 2).all()  # the opponent opened
 
 
 def test_an_illegal_column_loses_and_resets_at_once():
-    env = BatchedConnectX(2, "random", learner_seat=0, seed=3)
+    env = BatchedConnectX(2, "random", seat=0, seed=3)
     env.reset(seed=3)
     obs, rewards, terminated, _, infos = env.step(np.array([7, -1]))  # outside the board: Kaggle's INVALID
     assert rewards.tolist() == [-1, -1] and terminated.all() and infos["illegal"].all()
@@ -225,13 +226,13 @@ def test_a_kaggle_agent_as_opponent():
         seen.append((obs.mark, config.columns, sum(1 for cell in obs.board if cell)))
         return next(c for c in range(config.columns) if obs.board[c] == 0)
 
-    env = BatchedConnectX(4, leftmost, learner_seat="alternate", seed=0)
+    env = BatchedConnectX(4, leftmost, seat="alternate", seed=0)
     obs, infos = env.reset(seed=0)
     assert (obs[1, 1, 5, 0], obs[3, 1, 5, 0]) == (1, 1)  # boards 1 and 3: the agent (mark 1) opened in column 0
     obs, rewards, terminated, _, infos = env.step(np.array([3, 3, 3, 3]))
     assert {mark for mark, _, _ in seen} == {1, 2} and all(columns == 7 for _, columns, _ in seen)
     assert (obs[:, 1, 5, 0] == 1).all()
-    forfeit = BatchedConnectX(2, lambda obs, config: 99, learner_seat=0, seed=0)
+    forfeit = BatchedConnectX(2, lambda obs, config: 99, seat=0, seed=0)
     forfeit.reset()
     _, rewards, terminated, _, _ = forfeit.step(np.array([0, 1]))
     assert rewards.tolist() == [1, 1] and terminated.all()
@@ -239,12 +240,12 @@ def test_a_kaggle_agent_as_opponent():
 
 def test_boards_beyond_64_bits_are_refused():
     with pytest.raises(ValueError, match="at most 64"):
-        BatchedConnectX(4, config=Config(7, 9, 5))
-    BatchedConnectX(4, config=Config(7, 8, 5))  # exactly 64 bits
+        BatchedConnectX(4, rows=7, columns=9, inarow=5)
+    BatchedConnectX(4, rows=7, columns=8, inarow=5)  # exactly 64 bits
 
 
-@pytest.mark.parametrize("bad", [{"num_envs": 0}, {"opponent": "negamax"}, {"learner_seat": 2},
-                                 {"observation": "pixels"}])
+@pytest.mark.parametrize("bad", [{"num_envs": 0}, {"opponent": "negamax"}, {"seat": 2},
+                                 {"obs_type": "pixels"}])
 def test_bad_arguments_are_refused(bad):
     arguments = {"num_envs": 4, **bad}
     with pytest.raises(ValueError):
@@ -261,7 +262,7 @@ def kaggle_differential(sequences: int, seed: int) -> dict[str, int]:
     counts = {"plies": 0, "win": 0, "draw": 0, "full column": 0, "outside": 0}
     for config in (Config(), Config(5, 6, 3), Config(4, 5, 4)):
         count = sequences // 3
-        selfplay = BatchedSelfPlay(count, config=config, observation="board", seed=seed)
+        selfplay = BatchedSelfPlay(count, **config.as_dict(), obs_type="kaggle", seed=seed)
         obs, infos = selfplay.reset()
         games: list[list[tuple]] = [[] for _ in range(count)]
         running = np.ones(count, dtype=bool)

@@ -68,7 +68,7 @@ except ImportError:
                             name="gymnasium") from None
 
 Opponent = Literal["random", "greedy"] | Callable[[Any, Any], Any]
-Observation = Literal["planes", "board"]
+ObsType = Literal["planes", "kaggle"]
 
 _U64 = np.uint64
 _ZERO = _U64(0)
@@ -232,36 +232,41 @@ def kaggle_moves(agent: Callable[[Any, Any], Any], g: BitGeometry, own: np.ndarr
     return columns, g.drop(mask, columns)
 
 
+def legal_columns(planes: np.ndarray) -> np.ndarray:
+    """The action mask of every board, int8 as the other envs' (and PettingZoo's): 1 where the top cell is empty."""
+    return ((planes[:, 0, 0, :] | planes[:, 1, 0, :]) == 0).view(np.int8)
+
+
 class BatchedConnectX(VectorEnv):
     """``num_envs`` ConnectX boards against a vectorised opponent, stepped together (see the module doc).
 
-    ``learner_seat``: 0 (the learner moves first on every board), 1 (second), or ``"alternate"``
-    (board i starts in seat i % 2 and changes seat at every new episode). ``observation``: ``"planes"``,
-    ``(num_envs, 2, rows, columns)`` int8 (the learner's stones, then the opponent's; row 0 is the top
-    row), or ``"board"``, Kaggle's flat board ``(num_envs, rows * columns)`` int8 with marks 1 and 2
-    (``infos["mark"]`` says the learner's). ``infos["action_mask"]``: ``(num_envs, columns)`` bool, the
-    legal columns of the returned observation.
+    The parameters are ``single_env.ConnectXEnv``'s: ``seat``: 0 (the learner moves first on every board), 1
+    (second), or ``"alternate"`` (board i starts in seat i % 2 and changes seat at every new episode).
+    ``obs_type``: ``"planes"``, ``(num_envs, 2, rows, columns)`` int8 (the learner's stones, then the opponent's;
+    row 0 is the top row), or ``"kaggle"``, Kaggle's flat board ``(num_envs, rows * columns)`` int8 with marks 1
+    and 2 (``infos["mark"]`` says the learner's). ``infos["action_mask"]``: ``(num_envs, columns)`` int8, 1 for
+    the legal columns of the returned observation.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, opponent: Opponent = "random", *, config: Config | None = None,
-                 learner_seat: int | Literal["alternate"] = "alternate", observation: Observation = "planes",
+    def __init__(self, num_envs: int, opponent: Opponent = "random", *, seat: int | Literal["alternate"] = "alternate",
+                 obs_type: ObsType = "planes", rows: int = 6, columns: int = 7, inarow: int = 4,
                  seed: int | None = None) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if learner_seat not in (0, 1, "alternate"):
-            raise ValueError(f"learner_seat must be 0, 1 or 'alternate', got {learner_seat!r}")
-        if observation not in ("planes", "board"):
-            raise ValueError(f"observation must be 'planes' or 'board', got {observation!r}")
+        if seat not in (0, 1, "alternate"):
+            raise ValueError(f"seat must be 0, 1 or 'alternate', got {seat!r}")
+        if obs_type not in ("planes", "kaggle"):
+            raise ValueError(f"obs_type must be 'planes' or 'kaggle', got {obs_type!r}")
         if not (opponent in ("random", "greedy") or callable(opponent)):
             raise ValueError(f"opponent must be 'random', 'greedy' or an agent(obs, config), got {opponent!r}")
-        self.geometry = g = BitGeometry(config or Config())
+        self.geometry = g = BitGeometry(Config(rows, columns, inarow))
         self.num_envs = num_envs
         self.opponent = opponent
-        self.learner_seat = learner_seat
-        self.observation_kind = observation
-        if observation == "planes":
+        self.seat_rule = seat
+        self.obs_type = obs_type
+        if obs_type == "planes":
             self.single_observation_space = spaces.Box(0, 1, (2, g.rows, g.columns), np.int8)
         else:
             self.single_observation_space = spaces.Box(0, 2, (g.rows * g.columns,), np.int8)
@@ -279,10 +284,10 @@ class BatchedConnectX(VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         n = self.num_envs
-        if self.learner_seat == "alternate":
+        if self.seat_rule == "alternate":
             self.seat = (np.arange(n) % 2).astype(np.int8)
         else:
-            self.seat = np.full(n, self.learner_seat, dtype=np.int8)
+            self.seat = np.full(n, self.seat_rule, dtype=np.int8)
         self.mine[:] = _ZERO
         self.mask[:] = _ZERO
         self._opening(np.arange(n))
@@ -312,7 +317,7 @@ class BatchedConnectX(VectorEnv):
         infos: dict[str, Any] = {"illegal": illegal}
         if terminated.any():
             ended = np.flatnonzero(terminated)
-            if self.learner_seat == "alternate":
+            if self.seat_rule == "alternate":
                 self.seat[ended] ^= 1
             self.mine[ended] = _ZERO
             self.mask[ended] = _ZERO
@@ -356,14 +361,14 @@ class BatchedConnectX(VectorEnv):
         self.mask[second] = bits
 
     def _observe(self, planes: np.ndarray) -> np.ndarray:
-        if self.observation_kind == "planes":
+        if self.obs_type == "planes":
             return planes
         mark = (self.seat + 1)[:, None, None]
         board = planes[:, 0] * mark + planes[:, 1] * (3 - mark)
         return board.reshape(planes.shape[0], -1).astype(np.int8, copy=False)
 
     def _action_mask(self, planes: np.ndarray) -> np.ndarray:
-        return (planes[:, 0, 0, :] | planes[:, 1, 0, :]) == 0
+        return legal_columns(planes)
 
 
 class BatchedSelfPlay:
@@ -376,15 +381,15 @@ class BatchedSelfPlay:
     (1 or 2) of the player to move in the returned observation.
     """
 
-    def __init__(self, num_envs: int, *, config: Config | None = None, observation: Observation = "planes",
-                 seed: int | None = None) -> None:
+    def __init__(self, num_envs: int, *, obs_type: ObsType = "planes", rows: int = 6, columns: int = 7,
+                 inarow: int = 4, seed: int | None = None) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        if observation not in ("planes", "board"):
-            raise ValueError(f"observation must be 'planes' or 'board', got {observation!r}")
-        self.geometry = BitGeometry(config or Config())
+        if obs_type not in ("planes", "kaggle"):
+            raise ValueError(f"obs_type must be 'planes' or 'kaggle', got {obs_type!r}")
+        self.geometry = BitGeometry(Config(rows, columns, inarow))
         self.num_envs = num_envs
-        self.observation_kind = observation
+        self.obs_type = obs_type
         self.current = np.zeros(num_envs, dtype=_U64)
         self.mask = np.zeros(num_envs, dtype=_U64)
         self.moves = np.zeros(num_envs, dtype=np.int16)
@@ -426,11 +431,11 @@ class BatchedSelfPlay:
         return self._observe(final), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
 
     def _infos(self, planes: np.ndarray) -> dict[str, Any]:
-        return {"action_mask": (planes[:, 0, 0, :] | planes[:, 1, 0, :]) == 0,
+        return {"action_mask": legal_columns(planes),
                 "mark": (1 + self.moves % 2).astype(np.int8)}
 
     def _observe(self, planes: np.ndarray) -> np.ndarray:
-        if self.observation_kind == "planes":
+        if self.obs_type == "planes":
             return planes
         mark = (1 + self.moves % 2)[:, None, None]
         board = planes[:, 0] * mark + planes[:, 1] * (3 - mark)
