@@ -18,10 +18,11 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFEREE_NEEDS = {"numpy", "jsonschema", "requests", "open-spiel"}  # distributions, normalised names
 PRODUCT_PACKAGES = [f"connectx_toolkit.{name}" for name in
-                    ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox"]]  # every module imported
-# Blocked while Kaggle's paths run, then allowed for the product modules: the board's web framework is the
-# toolkit's own requirement (requirements.txt), though kaggle-environments declares Flask too.
-TOOLKIT_OWN = {"flask", "click", "werkzeug", "jinja2", "itsdangerous", "blinker", "markupsafe"}
+                    ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox", "training"]]  # every module imported
+# Blocked while Kaggle's paths run, then allowed for the product modules: the board's web framework and the training
+# environments' gymnasium and PettingZoo are the toolkit's own requirements (requirements.txt), though
+# kaggle-environments declares them too.
+TOOLKIT_OWN = {"flask", "click", "werkzeug", "jinja2", "itsdangerous", "blinker", "markupsafe", "gymnasium", "pettingzoo"}
 OPTIONAL = {"connectx_toolkit.evaluation.scheduling.ray_backend"}  # needs the optional Ray extra (requirements-ray.txt)
 
 
