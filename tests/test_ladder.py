@@ -118,16 +118,16 @@ def expected_record(played: dict[int, str]) -> dict[str, dict[str, int]]:
     return record
 
 
-def test_a_ladder_of_300_episodes_is_downloaded_whole_and_analysed(kaggle, capsys, solved):
-    played = add_ladder(kaggle, 300, unfinished=3)
+def test_a_ladder_of_100_episodes_is_downloaded_whole_and_analysed(kaggle, capsys, solved):
+    played = add_ladder(kaggle, 100, unfinished=3)
     code, out, err = run(["--ladder", str(OURS), "--json"], capsys, solved)
     assert code == 0, err
     summary = json.loads(out)
-    assert summary["episodes"] == {"listed": 304, "finished": 301, "selected": 301, "downloaded": 301,
-                                   "already_here": 0, "analysed": 301}
+    assert summary["episodes"] == {"listed": 104, "finished": 101, "selected": 101, "downloaded": 101,
+                                   "already_here": 0, "analysed": 101}
     assert kaggle.count("ListSubmissionEpisodes") == 1  # one list, whatever its length
     folder = os.path.join("ladder", str(OURS))
-    for listed in kaggle.submissions[OURS][:301]:
+    for listed in kaggle.submissions[OURS][:101]:
         with open(os.path.join(folder, f"{listed.id}.json"), "rb") as handle:
             assert handle.read() == listed.replay  # as Kaggle sent it
         with open(os.path.join(folder, "logs", f"{listed.id}.json"), "rb") as handle:
@@ -139,9 +139,9 @@ def test_a_ladder_of_300_episodes_is_downloaded_whole_and_analysed(kaggle, capsy
                                                 if n != "validation")
     assert summary["validation"] == [{"episode": 1000, "outcomes": ["win", "loss"]}]
     opponents = {row["opponent"]: row for row in summary["opponents"]}
-    assert [opponents[name]["games"] for name in OPPONENTS] == [60] * 5
-    assert opponents["Bob"]["rating"] == 600.0 + 295  # its last game with us, ladder game 295, gave a rating
-    assert opponents["Cy"]["rating"] == 600.0 + 291  # its last (296) gave none: the latest one given
+    assert [opponents[name]["games"] for name in OPPONENTS] == [20] * 5
+    assert opponents["Bob"]["rating"] == 600.0 + 95  # its last game with us, ladder game 95, gave a rating
+    assert opponents["Cy"]["rating"] == 600.0 + 91  # its last (96) gave none: the latest one given
     losing = {item["episode"]: item for item in summary["losing_moves"]}
     for episode, name in played.items():
         outcome = CATALOGUE[name][2] if name != "validation" else None

@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBMISSION = os.path.join(ROOT, "submissions", "submission.py")
 
 
+@pytest.mark.slow  # the bench's own games against negamax (4 s of CPU); its arguments are checked below
 def test_negamax_games_start_from_the_empty_board_and_differ(capsys):
     assert solver_games.main(["--submission", SUBMISSION, "--games", "2", "--opponents", "negamax"]) == 0
     out = capsys.readouterr().out
@@ -25,7 +26,7 @@ def test_negamax_games_start_from_the_empty_board_and_differ(capsys):
         assert cells[5] == "100.0 %"  # every solver move kept the best outcome
 
 
-@pytest.mark.parametrize("opponent", ["negamax", "mcts", "file:{greedy}"])
+@pytest.mark.parametrize("opponent", [pytest.param("negamax", marks=pytest.mark.slow), "mcts", "file:{greedy}"])
 def test_random_first_move_of_a_deterministic_opponent(monkeypatch, opponent, capsys):
     """negamax, OpenSpiel's MCTS or an agent file alone could repeat one game: its first move (ply 0 or 1)
     is drawn at random."""

@@ -49,7 +49,7 @@ def submit(tmp_path, *arguments: str, credentials: bool = True) -> tuple[int, st
     environment.update(HOME=str(home), PYTHONPATH=ROOT, KAGGLE_API_ENVIRONMENT="TEST")
     if credentials:
         environment.update(KAGGLE_USERNAME="ada", KAGGLE_KEY="ada-secret")
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--workers", "2", "-n", "20",
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--workers", "2", "-n", "4",
                            *arguments], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=environment)
     return done.returncode, done.stdout, done.stderr
 

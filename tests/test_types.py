@@ -13,6 +13,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Out of the default run (15 s of one core): `bash run.sh test -m types`; .ci/run runs it after the default suite.
+pytestmark = pytest.mark.types
 
 
 def pyright_command() -> list[str] | None:

@@ -182,7 +182,7 @@ def test_the_wheel_holds_the_package_alone(installed):
     assert installed.added == sorted([PACKAGE, *dist_info]), installed.added
     agents = os.path.join(installed.site_packages, PACKAGE, "agents")
     assert os.path.isdir(agents) and not os.path.islink(agents)
-    for script in ("connectx-build", "connectx-evaluate"):
+    for script in ("connectx-build", "connectx-evaluate", "connectx-train"):
         assert os.access(installed.script(script), os.X_OK)
     print(f"site-packages gained: {installed.added}; {len(packaged)} files of {PACKAGE}")
 
@@ -291,6 +291,18 @@ print(json.dumps({"games": result["games"], "forfeits": agent["invalid"] + agent
                   "passed": report.validation["ok"],
                   "generic": sorted({name for name in imported if name.partition(".")[0] in ("agents", "evaluate")})}))
 """
+
+
+def test_connectx_train_writes_an_agent_folder_that_builds(installed, user_folder):
+    """The training path from the wheel: self-play in the installed envs, the folder built with its weights."""
+    done = installed.run([installed.script("connectx-train"), "--episodes", "50", "--out", "my_td_bot", "--quiet"],
+                         user_folder)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "trained 50 self-play episodes" in done.stdout
+    done = installed.run([installed.script("connectx-build"), "my_td_bot", "-o", "td.py"], user_folder)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "td_lambda_weights.json" in done.stdout and (user_folder / "td.py").is_file()
+    print(done.stdout.splitlines()[0])
 
 
 def test_the_python_api(installed, user_folder):
