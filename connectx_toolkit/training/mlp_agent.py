@@ -106,8 +106,9 @@ def policy_document(layers: Sequence[tuple[np.ndarray, np.ndarray]], *, activati
     if width != columns:
         raise ValueError(f"the last layer has {width} outputs; the policy needs one logit per column, {columns}")
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, layers=np.int64(len(layers)), rows=np.int64(rows), columns=np.int64(columns),
-                        activation=np.str_(activation), layout=np.str_(layout), **arrays)
+    arrays.update(layers=np.array(len(layers)), rows=np.array(rows), columns=np.array(columns),
+                  activation=np.array(activation), layout=np.array(layout))
+    np.savez_compressed(buffer, **arrays)  # pyright: ignore[reportArgumentType]  numpy's stub lets a name be allow_pickle
     return buffer.getvalue()
 
 
