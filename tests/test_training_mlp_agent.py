@@ -182,7 +182,7 @@ def test_the_examples_parse_and_say_how_to_install_what_they_need(name):
     assert "pip install -r requirements-train.txt" in source
 
 
-@pytest.mark.parametrize("name, needs", [("train_sb3.py", "sb3_contrib"), ("train_rllib.py", "ray")])
+@pytest.mark.parametrize("name, needs", [("train_sb3.py", "sb3_contrib"), ("train_rllib.py", "ray.rllib")])
 def test_an_example_without_its_library_is_one_line_not_a_traceback(name, needs):
     try:
         __import__(needs)
@@ -210,3 +210,30 @@ def load_main(folder: Path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_example(name: str, out: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, os.path.join(EXAMPLES, name), "--out", str(out), *argv],
+                          capture_output=True, text=True, timeout=600, cwd=out.parent,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+
+
+def test_the_sb3_example_trains_exports_and_its_numpy_agent_agrees_with_torch(outside):
+    """A few seconds of MaskablePPO (where requirements-train.txt is installed; skipped in the main .venv)."""
+    pytest.importorskip("sb3_contrib", reason="examples/train_sb3.py needs requirements-train.txt")
+    run = run_example("train_sb3.py", outside / "ppo", "--timesteps", "2048", "--envs", "4", "--check", "200")
+    assert run.returncode == 0, run.stderr
+    assert "numpy main.py agrees with the torch policy on 200/200 positions" in run.stdout
+    build(str(outside / "ppo"), out=str(outside / "submission.py"))
+
+
+@pytest.mark.slow
+def test_the_rllib_example_trains_exports_and_its_numpy_agent_agrees_with_rllib(outside):
+    """Two small iterations of RLlib self-play (a local Ray: ~20 s with its start)."""
+    pytest.importorskip("ray.rllib", reason="examples/train_rllib.py needs requirements-train.txt")
+    run = run_example("train_rllib.py", outside / "rllib", "--iterations", "2", "--batch", "500", "--check", "200")
+    assert run.returncode == 0, run.stderr
+    assert "numpy main.py agrees with the RLlib policy on" in run.stdout
+    same = run.stdout.split("agrees with the RLlib policy on ")[1].split()[0]
+    assert same.split("/")[0] == same.split("/")[1]
+    build(str(outside / "rllib"), out=str(outside / "submission.py"))
