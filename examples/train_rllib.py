@@ -175,7 +175,7 @@ def main() -> int:
         .environment(ENV_NAME)
         .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, *args, **kwargs: POLICY)
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=args.envs_per_runner)
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=512, num_epochs=4, lr=3e-4,
+        .training(train_batch_size_per_learner=args.batch, minibatch_size=min(512, args.batch), num_epochs=4, lr=3e-4,
                   entropy_coeff=0.01, gamma=0.99)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: RLModuleSpec(
             module_class=ActionMaskingTorchRLModule,
