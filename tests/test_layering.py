@@ -1,5 +1,6 @@
 """Product code (the agents, the builder, the evaluator, the analysis, the sandbox, the board, the Kaggle client)
-never imports the offline builders in tools/, the benchmarks or the tests: an installed package works without them.
+never imports the offline builders in tools/, the benchmarks, the tests or the examples (examples/: training with
+libraries the toolkit does not install): an installed package works without them.
 And it imports itself only as ``connectx_toolkit.*`` (the agents relatively): a user's own ``agents/`` or
 ``board.py`` beside a notebook cannot stand in for the toolkit's modules. No product module imports itself
 through others: the imports, lazy ones inside functions included, form no circle."""
@@ -15,7 +16,7 @@ ROOT = os.path.join(REPOSITORY, NAMESPACE)  # the package's folder: module names
 PRODUCT = ["__init__.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli",
            "training"]
 SCRIPTS = ["evaluate.py", "build_submission.py"]  # the checkout's thin entry points, beside the package
-NOT_PRODUCT = {"tools", "tests", "bench"}
+NOT_PRODUCT = {"tools", "tests", "bench", "examples"}
 OWN = {name.removesuffix(".py") for name in PRODUCT + SCRIPTS} - {"__init__"} | NOT_PRODUCT
 
 
