@@ -9,11 +9,12 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-# The longest files first (their summed test times, --durations=0, four workers on two cores: 70, 61, 47, 44,
-# 37, 33 and 26 s): with --dist loadfile a file runs whole on one worker, so a long file that starts last
-# decides when the run ends. The rest keep their order.
-LONGEST_FIRST = ("test_gate.py", "test_outcome_book.py", "test_referee_differential.py", "test_build_kaggle_shapes.py",
-                 "test_analysis.py", "test_ladder.py", "test_hostile_agents.py")
+# The longest files first (their summed test times, a run with four workers: test_gate.py's is about twice the
+# next): with --dist loadfile a file runs whole on one worker, so a long file that starts last decides when the run
+# ends. The rest keep their order.
+LONGEST_FIRST = ("test_gate.py", "test_build_kaggle_shapes.py", "test_submit.py", "test_referee_differential.py",
+                 "test_sandbox.py", "test_build_any_agent.py", "test_analysis.py", "test_build_import_roots.py",
+                 "test_ladder.py", "test_hostile_agents.py")
 
 
 def pytest_collection_modifyitems(config, items):
