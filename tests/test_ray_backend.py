@@ -51,7 +51,9 @@ def test_ray_plays_the_same_games_as_the_process_backend(local_ray):
 
 
 def test_a_slow_agent_forfeits_by_timeout_inside_a_ray_task(local_ray):
-    todo = tasks(resolve_agent(SLEEPER), resolve_agent("random"), 2, act_timeout=0.3, overage=0.0)
+    # 1 s a move: the sleeper's 3 s run out whichever seat it has, while random's first move, which pays for its
+    # process's start, stays inside it on a loaded machine (at 0.3 s random timed out first in a CI run, once)
+    todo = tasks(resolve_agent(SLEEPER), resolve_agent("random"), 2, act_timeout=1.0, overage=0.0)
     records = collect(ray_backend.run_games, todo)
     assert [r.outcome_of(0) for r in records] == ["timeout", "timeout"]
     assert all(r.outcome_of(1) == "win" for r in records)
