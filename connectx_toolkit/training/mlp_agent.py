@@ -28,6 +28,8 @@ from typing import Sequence
 
 import numpy as np
 
+from connectx_toolkit.training.agent_folder import why_not_writable, write_atomically
+
 __all__ = ["ACTIVATIONS", "LAYOUTS", "MARKER", "POLICY_NAME", "policy_document", "read_policy", "write_mlp_agent"]
 
 POLICY_NAME = "policy.npz"
@@ -129,18 +131,13 @@ def write_mlp_agent(out: str | os.PathLike, layers: Sequence[tuple[np.ndarray, n
     function wrote (its main.py starts with ``MARKER``); anything else raises ValueError and nothing is written."""
     out = os.fspath(out)
     document = policy_document(layers, activation=activation, layout=layout, rows=rows, columns=columns)
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise ValueError(f"{out}: exists and is not a folder")
+    problem = why_not_writable(out, MARKER, __name__)
+    if problem:
+        raise ValueError(f"{out}: {problem}")
     main = os.path.join(out, "main.py")
-    if os.path.exists(main):
-        with open(main, encoding="utf-8", errors="replace") as handle:
-            if not handle.readline().startswith(MARKER):
-                raise ValueError(f"{out}: its main.py was not written by {__name__}; choose another folder")
     data = os.path.join(out, "data", POLICY_NAME)
     os.makedirs(os.path.dirname(data), exist_ok=True)
     text = MAIN_PY.format(marker=MARKER, what=" ".join(what.split()), name=POLICY_NAME)
-    for path, content in ((data, document), (main, text.encode("utf-8"))):
-        with open(path + ".tmp", "wb") as handle:
-            handle.write(content)
-        os.replace(path + ".tmp", path)
+    write_atomically(data, document)
+    write_atomically(main, text)
     return main, data
