@@ -3,10 +3,43 @@
 from __future__ import annotations
 
 import random
+import textwrap
 from typing import Any
 
-
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.building.validation import CHECK_SCRIPT
+
+# The agent a user keeps in an empty folder of their own (the console scripts' and the wheel's tests).
+MY_BOT = """\
+def agent(obs, config):
+    for column in (3, 2, 4, 1, 5, 0, 6):
+        if obs.board[column] == 0:
+            return column
+    return 0
+"""
+
+
+def kaggle_load_script(decoders: str) -> str:
+    """A script for ``python -I -c SCRIPT BUILT CASES``: Kaggle's loader on the built file in a clean interpreter
+    (the project not importable), then ``decoders = broken`` (the weights' decoders broken) before the agent plays
+    the cases (a JSON list of ``{"board", "mark"}`` on 6x7): its moves, printed as JSON, show that the weights were
+    decoded at load."""
+    return textwrap.dedent(f"""
+        import importlib.util, json, runpy, sys
+        runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()
+        assert importlib.util.find_spec("agents") is None
+        import numpy
+        from kaggle_environments.agent import get_last_callable
+        from kaggle_environments.utils import Struct
+        agent = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])
+        cases = json.load(open(sys.argv[2]))
+        def broken(*args, **kwargs):
+            raise AssertionError("weights decoded during a move")
+        {decoders} = broken
+        moves = [agent(Struct(board=c["board"], mark=c["mark"]), Struct(rows=6, columns=7, inarow=4)) for c in cases]
+        assert all(type(move) is int for move in moves), moves
+        print(json.dumps(moves))
+    """)
 
 
 def played_without_forfeit(summary: dict[str, Any], games: int, seat: int = 0) -> bool:

@@ -8,17 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from tests.helpers import played_without_forfeit
+from tests.helpers import MY_BOT, played_without_forfeit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.dirname(sys.executable)
-MY_BOT = """\
-def agent(obs, config):
-    for column in (3, 2, 4, 1, 5, 0, 6):
-        if obs.board[column] == 0:
-            return column
-    return 0
-"""
 QUICK_MATCH = ["./my_bot.py", "random", "-n", "2", "--workers", "1", "--no-progress", "--json"]
 
 

@@ -12,7 +12,6 @@ import os
 import random
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,8 @@ import pytest
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.building import build
 from connectx_toolkit.building.sources import ROOT
-from connectx_toolkit.building.validation import CHECK_SCRIPT
 from connectx_toolkit.training.mlp_agent import MARKER, POLICY_NAME, read_policy, write_mlp_agent
-from tests.helpers import played_without_forfeit
+from tests.helpers import played_without_forfeit, kaggle_load_script
 from tools.sample_positions import undecided_position
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -66,24 +64,7 @@ def positions(count: int) -> list[tuple[list[int], int]]:
     return found[:count]
 
 
-# Kaggle's loader on the built file in a clean interpreter (the project not importable); then np.load is broken
-# and the agent must still move: the weights were decoded at load.
-KAGGLE_LOAD = textwrap.dedent(f"""
-    import importlib.util, json, runpy, sys
-    runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()
-    assert importlib.util.find_spec("agents") is None
-    import numpy
-    from kaggle_environments.agent import get_last_callable
-    from kaggle_environments.utils import Struct
-    agent = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])
-    cases = json.load(open(sys.argv[2]))
-    def broken(*args, **kwargs):
-        raise AssertionError("weights decoded during a move")
-    numpy.load = broken
-    moves = [agent(Struct(board=c["board"], mark=c["mark"]), Struct(rows=6, columns=7, inarow=4)) for c in cases]
-    assert all(type(move) is int for move in moves), moves
-    print(json.dumps(moves))
-""")
+KAGGLE_LOAD = kaggle_load_script("numpy.load")  # every move made after the weights' decoder broke
 
 
 @pytest.fixture

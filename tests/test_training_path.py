@@ -11,7 +11,6 @@ import json
 import random
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +21,9 @@ from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.td_lambda import features_for, weights_for
 from connectx_toolkit.building import build
 from connectx_toolkit.building.sources import ROOT
-from connectx_toolkit.building.validation import CHECK_SCRIPT
 from connectx_toolkit.cli import train as train_cli
 from connectx_toolkit.training.td_lambda_trainer import DEFAULT_ENV, TrainingSettings, observed_position, train
-from tests.helpers import played_without_forfeit
+from tests.helpers import played_without_forfeit, kaggle_load_script
 from tools.sample_positions import undecided_position
 
 
@@ -128,23 +126,7 @@ def test_read_weights_refuses_what_is_not_a_weights_file():
         td_lambda.read_weights(json.dumps(document).encode())
 
 
-# Kaggle's loader on the built file in a clean interpreter (as tests/test_build_any_agent.py), its moves on sampled
-# positions; then every json decoder is broken and the agent must still move: its weights were decoded at load.
-KAGGLE_LOAD = textwrap.dedent(f"""
-    import importlib.util, json, runpy, sys
-    runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()
-    assert importlib.util.find_spec("agents") is None
-    from kaggle_environments.agent import get_last_callable
-    from kaggle_environments.utils import Struct
-    agent = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])
-    cases = json.load(open(sys.argv[2]))
-    def broken(*args, **kwargs):
-        raise AssertionError("weights decoded during a move")
-    json.loads = json.JSONDecoder.decode = broken
-    moves = [agent(Struct(board=c["board"], mark=c["mark"]), Struct(rows=6, columns=7, inarow=4)) for c in cases]
-    assert all(type(move) is int for move in moves)
-    print(json.dumps(moves))
-""")
+KAGGLE_LOAD = kaggle_load_script("json.loads = json.JSONDecoder.decode")  # every move made after the weights' decoder broke
 
 
 def sampled_positions(count: int) -> list[Position]:

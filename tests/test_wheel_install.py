@@ -28,19 +28,12 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import pytest
-from tests.helpers import played_without_forfeit
+from tests.helpers import MY_BOT, played_without_forfeit
 
 pytestmark = pytest.mark.wheel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "connectx_toolkit"
-MY_BOT = """\
-def agent(obs, config):
-    for column in (3, 2, 4, 1, 5, 0, 6):
-        if obs.board[column] == 0:
-            return column
-    return 0
-"""
 # Packages whose import names are the generic ones the toolkit left (its evaluate.py, its agents/).
 NAME_TAKERS = {"evaluate": "evaluate", "agents": "openai-agents"}
 # What the copy of the checkout leaves out: what .gitignore lists, wherever a build or a run left it.
