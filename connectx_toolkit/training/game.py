@@ -74,6 +74,15 @@ class Game:
     def is_full(self) -> bool:
         return self.moves == self.cells
 
+    def render(self, mode: str | None) -> str | None:
+        """What the environments' ``render`` does in ``mode``: ``"human"`` prints the board, anything else returns
+        its text."""
+        text = self.text()
+        if mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
     def text(self) -> str:
         """The board as text, row 0 on top: ``X`` mark 1 (seat 0), ``O`` mark 2, ``.`` empty; columns numbered."""
         symbols = ".XO"

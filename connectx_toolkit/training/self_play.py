@@ -124,7 +124,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for it)
             return
         if game.play(seat, column):
             self._end(seat, won=True)
-        elif game.moves == game.cells:
+        elif game.is_full():
             self._end(seat)
         else:
             self._seat = seat = 1 - seat
@@ -133,11 +133,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for it)
             self.render()
 
     def render(self) -> str | None:
-        text = self.game.text()
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return self.game.render(self.render_mode)
 
     def close(self) -> None:
         pass
