@@ -153,6 +153,16 @@ class LoadFailure(Exception):
     """Kaggle's loader got no callable from the file; ``str(error)`` is one line saying why."""
 
 
+def import_loader() -> None:
+    """Import Kaggle's loader (all of kaggle_environments: about 0.45 s of CPU) in this process, so that the
+    processes it forks to load agents find it imported instead of each importing it again. Where it cannot be
+    imported, nothing happens here: the loading process reports why."""
+    try:
+        import kaggle_environments.agent  # noqa: F401
+    except Exception:
+        pass
+
+
 def load_file(path: str, text: str | None = None) -> tuple[Callable[..., Any], float]:
     """(the callable Kaggle calls, seconds its loader took) for the file at ``path`` (its ``text``, if the
     caller has read it already), loaded by Kaggle's own ``get_last_callable`` (exec in a fresh dict, the

@@ -46,7 +46,7 @@ from io import StringIO
 from typing import Any, Callable
 
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS
-from connectx_toolkit.building.kaggle_rules import LoadFailure, call, load_file
+from connectx_toolkit.building.kaggle_rules import LoadFailure, call, import_loader, load_file
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUILTIN, BUNDLE, CALLABLE, FILE, MODULE
 from connectx_toolkit.evaluation.seats.agent_server import CALLABLES, load
 
@@ -338,6 +338,7 @@ def _timed_load_check(path: str, sandbox: bool = False,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         exit_code, kill, join = child.poll, child.kill, child.wait
     else:
+        import_loader()  # once here, not once in every forked child
         child = context.Process(target=_load_in_child, args=(path, send), daemon=True)
         child.start()
         exit_code, kill, join = (lambda: child.exitcode), child.kill, child.join
