@@ -318,7 +318,9 @@ class AllowedPackages(importlib.abc.MetaPathFinder):
         return importlib.machinery.PathFinder.find_spec(fullname, [self.locations[fullname]])
 
 
-def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
+def check(path: str, packages: dict[str, str] | None = None, warmed: bool = False) -> dict[str, Any]:
+    """The report on the file at ``path``. ``warmed``: this process is a child of ``serve``, which has already
+    done what comes before the agent's file is read (kaggle_environments imported, an episode run)."""
     forget_editable_installs()
     importable = rules.project_importable()
     if importable:
@@ -329,7 +331,8 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
         sys.meta_path.append(AllowedPackages(packages))
     import kaggle_environments
 
-    make_env_once()
+    if not warmed:
+        make_env_once()
     extra = tuple(os.path.join(folder, name + suffix) for name, folder in packages.items() for suffix in ("", ".py"))
     watcher = ReadWatcher(path, extra)
     watcher.start()
@@ -370,16 +373,101 @@ def make_env_once() -> None:
     make("connectx", debug=False).run(["random", "random"])
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], warmed: bool = False) -> int:
     if len(argv) < 2 or not all("=" in argument for argument in argv[2:]):
         print("usage: python -I kaggle_check.py SUBMISSION REPORT [NAME=FOLDER ...]", file=sys.stderr)
         return 2
     path, report_path = argv[:2]
-    report = check(path, dict(argument.split("=", 1) for argument in argv[2:]))
+    report = check(path, dict(argument.split("=", 1) for argument in argv[2:]), warmed)
     with open(report_path, "w", encoding="utf-8") as handle:
         json.dump(report, handle)
     return 0
 
 
+# -- a clean interpreter kept ready --------------------------------------------------------------------------
+
+def serve() -> int:
+    """``python -I kaggle_check.py --serve``: the clean interpreter ``building.clean_interpreter`` keeps ready.
+
+    It does once what every check does before it reads the agent's file (forget the editable install, import
+    kaggle_environments, run one episode), then answers each request, one JSON line on stdin, from a child
+    forked for it: the child is the interpreter a fresh ``python -I`` would be at that point. Each request
+    is answered with two lines on stdout, ``{"pid": ...}`` when the child starts and ``{"exit": ...}`` when it
+    has ended (its exit code, negative for a signal, as ``subprocess`` gives it). End of stdin ends it.
+    """
+    import signal
+
+    forget_editable_installs()
+    try:
+        import kaggle_environments  # noqa: F401
+
+        make_env_once()
+    except Exception:  # each check meets the same failure afresh and reports it
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the client's to handle
+    replies = sys.stdout
+    replies.write('{"ready": true}\n')
+    replies.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _answer(request)
+        replies.write(json.dumps({"pid": pid}) + "\n")
+        replies.flush()
+        _, status = os.waitpid(pid, 0)
+        replies.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
+        replies.flush()
+    return 0
+
+
+def _answer(request: dict[str, Any]) -> None:
+    """In the child forked for ``request``: become what ``python -I`` started in its folder, with its
+    environment and arguments, would be, run the check, and exit with its exit code."""
+    import random
+    import signal
+    import traceback
+
+    code: Any = 1
+    try:
+        os.setsid()  # its own process group: the client kills the whole group at a timeout
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        for fd, name, flags in ((0, os.devnull, os.O_RDONLY), (1, request["stdout"], os.O_WRONLY),
+                                (2, request["stderr"], os.O_WRONLY)):
+            opened = os.open(name, flags)
+            os.dup2(opened, fd)
+            os.close(opened)
+        random.seed()  # (the random module reseeds at a fork by itself; numpy's global generator does not)
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        arguments = request["args"]
+        if request["kind"] == "validate":
+            sys.argv = [os.path.abspath(__file__), *arguments]
+            code = main(arguments, warmed=True)
+        else:  # "load": evaluation/seats/clean_room.py's script
+            sys.argv = ["-c", *arguments]
+            answer = rules.load_answer(arguments[1]) + "\n"
+            os.write(2, answer.encode("utf-8", "replace"))  # fd 2 whatever the agent made of sys.stderr
+            code = 0
+    except SystemExit as stop:  # as the interpreter ends on one
+        code = stop.code
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code or 0)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main(sys.argv[1:]))

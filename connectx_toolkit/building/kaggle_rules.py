@@ -180,6 +180,21 @@ def load_file(path: str, text: str | None = None) -> tuple[Callable[..., Any], f
     return entry, time.perf_counter() - started
 
 
+def load_answer(path: str) -> str:
+    """The clean room's answer for the file at ``path`` (in an interpreter where ``forget_editable_installs``
+    has run), one line: ``LOAD-OK <the loader's seconds>``, or ``LOAD-ANSWER <why not>``."""
+    importable = project_importable()
+    if importable:
+        return f"LOAD-ANSWER the project is importable in the check interpreter as {importable}"
+    try:
+        _, seconds = load_file(path)
+    except LoadFailure as failure:
+        return f"LOAD-ANSWER {failure}"
+    except BaseException as error:  # anything the file does (SystemExit, KeyboardInterrupt...) is its answer
+        return "LOAD-ANSWER " + (" ".join(str(error).split()) or type(error).__name__)
+    return f"LOAD-OK {seconds:.6f}"
+
+
 def loader_failure(error: BaseException) -> str:
     """Kaggle's loader failing, in one line: "it defines no callable" (its ``[...][-1]`` found nothing), the
     agent's own error with its own line first, or the loader's message without its "Invalid raw Python: "."""

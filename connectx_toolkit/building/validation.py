@@ -1,8 +1,9 @@
 """Verification in the clean interpreter: Kaggle's loader and referee run the built file before it is written.
 
-The check runs ``building/kaggle_check.py`` in a fresh ``python -I`` whose working directory is an empty
+The check runs ``building/kaggle_check.py`` in a clean ``python -I`` whose working directory is an empty
 temporary folder, so the file sees what it sees on Kaggle: the standard library, numpy and
-kaggle_environments, nothing of the project and nothing beside it.
+kaggle_environments, nothing of the project and nothing beside it (a child of the kept clean interpreter
+where one can serve: ``building.clean_interpreter``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import sys
 import tempfile
 from typing import Any, Iterable, Sequence
 
+from connectx_toolkit.building.clean_interpreter import CHECK_SCRIPT, run_clean
 from connectx_toolkit.building.errors import InputError, ValidationError
 from connectx_toolkit.building.reads import judge
 from connectx_toolkit.building.sources import ANY_EXTERNAL, DEFAULT_EXTERNAL, Module
 from connectx_toolkit.building.template import file_name
 from connectx_toolkit.sandbox import Sandbox
 
-CHECK_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kaggle_check.py")
 VALIDATION_TIMEOUT_S = 600.0  # wall-clock cap on the whole validation run (a hung agent must not hang us)
 LOAD_WARNING_S = 0.5  # loading runs inside the first move's 2 s on Kaggle
 
@@ -165,10 +166,17 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
         os.makedirs(empty)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        box = Sandbox(files=(path,), writable=(work,), mounts=_package_mounts(packages or {}))
-        runner = box.run if sandbox else subprocess.run
-        report = _checked(lambda: runner(check_command(path, report_path, packages), cwd=empty, capture_output=True,
-                                         text=True, timeout=timeout), report_path, timeout)
+        command = check_command(path, report_path, packages)
+        if sandbox:
+            box = Sandbox(files=(path,), writable=(work,), mounts=_package_mounts(packages or {}))
+            report = _checked(lambda: box.run(command, cwd=empty, capture_output=True, text=True, timeout=timeout),
+                              report_path, timeout)
+        elif packages:  # admitted packages join the import path before kaggle_environments: a fresh interpreter
+            report = _checked(lambda: subprocess.run(command, cwd=empty, capture_output=True, text=True,
+                                                     timeout=timeout), report_path, timeout)
+        else:
+            report = _checked(lambda: run_clean("validate", command[3:], command, cwd=empty, timeout=timeout),
+                              report_path, timeout)
     return _judged(report, modules=list(modules))
 
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 
+from connectx_toolkit.building.clean_interpreter import run_clean
+
 KAGGLE_RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "building",
                             "kaggle_rules.py")
 LOAD_SECONDS = 60.0
@@ -26,19 +28,7 @@ rules = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = rules
 spec.loader.exec_module(rules)
 rules.forget_editable_installs()
-importable = rules.project_importable()
-if importable:
-    sys.__stderr__.write("LOAD-ANSWER the project is importable in the check interpreter as " + importable + "\\n")
-    raise SystemExit(0)
-try:
-    _, seconds = rules.load_file(sys.argv[2])
-except rules.LoadFailure as failure:
-    sys.__stderr__.write("LOAD-ANSWER " + str(failure) + "\\n")
-    raise SystemExit(0)
-except BaseException as error:
-    sys.__stderr__.write("LOAD-ANSWER " + (" ".join(str(error).split()) or type(error).__name__) + "\\n")
-    raise SystemExit(0)
-sys.__stderr__.write("LOAD-OK %.6f\\n" % seconds)
+sys.__stderr__.write(rules.load_answer(sys.argv[2]) + "\\n")
 """
 
 
@@ -60,8 +50,7 @@ def clean_room_load(path: str, sandbox: bool = False) -> tuple[str | None, float
                 result = Sandbox(files=(path, KAGGLE_RULES)).run(
                     argv, timeout=LOAD_SECONDS, capture_output=True, text=True, cwd="/tmp", stdin=subprocess.DEVNULL)
             else:
-                result = subprocess.run(argv, cwd=empty, timeout=LOAD_SECONDS, capture_output=True, text=True,
-                                        stdin=subprocess.DEVNULL)
+                result = run_clean("load", argv[4:], argv, cwd=empty, timeout=LOAD_SECONDS)
         except subprocess.TimeoutExpired:
             return f"loading took longer than {LOAD_SECONDS:.0f} s", None
     answers = [line.partition(" ") for line in result.stderr.splitlines() if line.startswith(("LOAD-ANSWER ", "LOAD-OK "))]
