@@ -4,17 +4,19 @@ The builder's validation and the gate's load check each run in a clean interpret
 folder, the editable install forgotten) that first imports kaggle_environments: about 0.5 s of CPU before the
 agent's file is even read, paid again by every check. A process that checks more than once (a notebook
 building variants, the Python API in a loop, a test run) starts one such interpreter,
-``kaggle_check.py --serve``, which does that part once and forks a child for each check. The child is what
-the fresh interpreter would be at the point where it reads the agent's file: same executable and flags, the
-editable install forgotten, kaggle_environments imported and one episode run, then the request's folder,
-environment and arguments, stdin from /dev/null, its own stdout and stderr. What differs: its process id
-and parent, and the string hash seed, which it shares with the kept interpreter (a fresh one draws its own).
+``kaggle_check.py --serve``, which does that part once and forks a child for each command. The child is what
+the fresh interpreter would be at that point: same executable and flags, the editable install forgotten,
+kaggle_environments imported and one episode run, then the command's folder, environment and arguments,
+stdin from /dev/null, its own stdout and stderr, the code or script run as ``__main__``. What differs: its
+process id and parent, and the string hash seed, which it shares with the kept interpreter (a fresh one
+draws its own).
 
-``run_clean`` returns what ``subprocess.run`` would for the fresh command, and runs that command itself where
-no kept interpreter can serve: the sandbox (each check gets its own), admitted packages outside the
-interpreter (``kaggle_check`` puts them on the import path before kaggle_environments is imported), a process
-forked from the one that started the interpreter, a second thread checking at the same time, or
-``CONNECTX_CLEAN_ROOM=fresh`` in the environment (the reference path, one variable away).
+``run_clean`` returns what ``subprocess.run`` would for the command, and runs the command itself where no
+kept interpreter can serve: a command other than this interpreter's ``-I`` (the sandbox's, and a check with
+packages ``--allow-import`` admits from outside the interpreter, which ``kaggle_check`` puts on the import
+path before kaggle_environments is imported, are run fresh by their callers), a process forked from the one
+that started the interpreter, a second thread checking at the same time, or ``CONNECTX_CLEAN_ROOM=fresh`` in
+the environment (the reference path, one variable away).
 """
 
 from __future__ import annotations
@@ -36,22 +38,23 @@ FRESH = "CONNECTX_CLEAN_ROOM"  # set to "fresh": every check in a fresh interpre
 START_SECONDS = 120.0  # the kept interpreter's start (kaggle_environments' import and one episode)
 
 
-def run_clean(kind: str, args: Sequence[str], fresh: Sequence[str], *, cwd: str,
-              timeout: float) -> subprocess.CompletedProcess[str]:
-    """``subprocess.run(fresh, cwd=cwd, timeout=timeout, capture_output=True, text=True, stdin=DEVNULL)``,
-    answered by a child of the kept interpreter where one can serve. ``kind`` and ``args`` say the same
-    thing to the kept interpreter: ``"validate"`` with ``kaggle_check.py``'s arguments, or ``"load"`` with
-    ``evaluation/seats/clean_room.py``'s. Raises ``subprocess.TimeoutExpired`` as ``subprocess.run`` does."""
-    server = _server() if os.environ.get(FRESH) != "fresh" else None
+def run_clean(command: Sequence[str], *, cwd: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(command, cwd=cwd, timeout=timeout, capture_output=True, text=True, stdin=DEVNULL)``
+    for a ``command`` of this interpreter in isolated mode (``[sys.executable, "-I", "-c", CODE, ...]`` or
+    ``[sys.executable, "-I", SCRIPT, ...]``), answered by a child of the kept interpreter where one can
+    serve. Raises ``subprocess.TimeoutExpired`` as ``subprocess.run`` does."""
+    command = list(command)
+    kept = command[:2] == [sys.executable, "-I"] and len(command) > 2 and os.environ.get(FRESH) != "fresh"
+    server = _server() if kept else None
     if server is not None and server.lock.acquire(blocking=False):
         try:
-            done = server.run(kind, list(args), list(fresh), cwd, timeout)
+            done = server.run(command, cwd, timeout)
         finally:
             server.lock.release()
         if done is not None:
             return done
         _give_up(server)
-    return subprocess.run(list(fresh), cwd=cwd, timeout=timeout, capture_output=True, text=True,
+    return subprocess.run(command, cwd=cwd, timeout=timeout, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL)
 
 
@@ -66,14 +69,13 @@ class _KeptInterpreter:
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/")
         self.alive = self._reply(time.monotonic() + START_SECONDS) == {"ready": True}
 
-    def run(self, kind: str, args: list[str], fresh: list[str], cwd: str,
-            timeout: float) -> subprocess.CompletedProcess[str] | None:
-        """What the fresh command would give; None if the kept interpreter could not answer (it died)."""
+    def run(self, command: list[str], cwd: str, timeout: float) -> subprocess.CompletedProcess[str] | None:
+        """What the fresh ``command`` would give; None if the kept interpreter could not answer (it died)."""
         with tempfile.TemporaryDirectory(prefix="connectx-clean-") as folder:
             out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
             for name in (out, err):
                 open(name, "wb").close()
-            request = {"kind": kind, "args": args, "cwd": os.path.abspath(cwd), "env": dict(os.environ),
+            request = {"argv": command[2:], "cwd": os.path.abspath(cwd), "env": dict(os.environ),
                        "stdout": out, "stderr": err}
             deadline = time.monotonic() + timeout
             try:
@@ -96,14 +98,14 @@ class _KeptInterpreter:
             if ended is None:  # out of time, or the kept interpreter died: its child goes either way
                 _kill_group(pid)
                 if self.process.poll() is None and self._reply(time.monotonic() + 10) is not None:
-                    raise subprocess.TimeoutExpired(fresh, timeout)
+                    raise subprocess.TimeoutExpired(command, timeout)
                 self.alive = False
                 return None
             with open(out, encoding="utf-8", errors="replace") as handle:
                 stdout = handle.read()
             with open(err, encoding="utf-8", errors="replace") as handle:
                 stderr = handle.read()
-        return subprocess.CompletedProcess(fresh, ended["exit"], stdout, stderr)
+        return subprocess.CompletedProcess(command, ended["exit"], stdout, stderr)
 
     def _reply(self, deadline: float) -> dict[str, Any] | None:
         """The next line the kept interpreter writes, parsed; None at the deadline or at its end."""

@@ -318,9 +318,7 @@ class AllowedPackages(importlib.abc.MetaPathFinder):
         return importlib.machinery.PathFinder.find_spec(fullname, [self.locations[fullname]])
 
 
-def check(path: str, packages: dict[str, str] | None = None, warmed: bool = False) -> dict[str, Any]:
-    """The report on the file at ``path``. ``warmed``: this process is a child of ``serve``, which has already
-    done what comes before the agent's file is read (kaggle_environments imported, an episode run)."""
+def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
     forget_editable_installs()
     importable = rules.project_importable()
     if importable:
@@ -331,8 +329,7 @@ def check(path: str, packages: dict[str, str] | None = None, warmed: bool = Fals
         sys.meta_path.append(AllowedPackages(packages))
     import kaggle_environments
 
-    if not warmed:
-        make_env_once()
+    make_env_once()
     extra = tuple(os.path.join(folder, name + suffix) for name, folder in packages.items() for suffix in ("", ".py"))
     watcher = ReadWatcher(path, extra)
     watcher.start()
@@ -373,12 +370,12 @@ def make_env_once() -> None:
     make("connectx", debug=False).run(["random", "random"])
 
 
-def main(argv: list[str], warmed: bool = False) -> int:
+def main(argv: list[str]) -> int:
     if len(argv) < 2 or not all("=" in argument for argument in argv[2:]):
         print("usage: python -I kaggle_check.py SUBMISSION REPORT [NAME=FOLDER ...]", file=sys.stderr)
         return 2
     path, report_path = argv[:2]
-    report = check(path, dict(argument.split("=", 1) for argument in argv[2:]), warmed)
+    report = check(path, dict(argument.split("=", 1) for argument in argv[2:]))
     with open(report_path, "w", encoding="utf-8") as handle:
         json.dump(report, handle)
     return 0
@@ -390,19 +387,18 @@ def serve() -> int:
     """``python -I kaggle_check.py --serve``: the clean interpreter ``building.clean_interpreter`` keeps ready.
 
     It does once what every check does before it reads the agent's file (forget the editable install, import
-    kaggle_environments, run one episode), then answers each request, one JSON line on stdin, from a child
-    forked for it: the child is the interpreter a fresh ``python -I`` would be at that point. Each request
-    is answered with two lines on stdout, ``{"pid": ...}`` when the child starts and ``{"exit": ...}`` when it
-    has ended (its exit code, negative for a signal, as ``subprocess`` gives it). End of stdin ends it.
+    kaggle_environments, run one episode), then answers each request, one JSON line on stdin naming what follows
+    ``python -I`` on a command line (``-c CODE ARGS...`` or ``SCRIPT ARGS...``), from a child forked for it:
+    the child is what that fresh interpreter would be by then. Each request is answered with two lines on
+    stdout, ``{"pid": ...}`` when the child starts and ``{"exit": ...}`` when it has ended (its exit code,
+    negative for a signal, as ``subprocess`` gives it). End of stdin ends it.
     """
     import signal
 
     forget_editable_installs()
     try:
-        import kaggle_environments  # noqa: F401
-
         make_env_once()
-    except Exception:  # each check meets the same failure afresh and reports it
+    except Exception:  # each command meets the same failure afresh and reports it
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the client's to handle
     replies = sys.stdout
@@ -412,7 +408,7 @@ def serve() -> int:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            _answer(request)
+            _run(request)
         replies.write(json.dumps({"pid": pid}) + "\n")
         replies.flush()
         _, status = os.waitpid(pid, 0)
@@ -421,12 +417,14 @@ def serve() -> int:
     return 0
 
 
-def _answer(request: dict[str, Any]) -> None:
-    """In the child forked for ``request``: become what ``python -I`` started in its folder, with its
-    environment and arguments, would be, run the check, and exit with its exit code."""
+def _run(request: dict[str, Any]) -> None:
+    """In the child forked for ``request``: become what ``python -I`` started in its folder with its
+    environment and arguments would be, run the code or the script as ``__main__``, exit as it would."""
     import random
+    import runpy
     import signal
     import traceback
+    import types
 
     code: Any = 1
     try:
@@ -441,17 +439,18 @@ def _answer(request: dict[str, Any]) -> None:
             os.dup2(opened, fd)
             os.close(opened)
         random.seed()  # (the random module reseeds at a fork by itself; numpy's global generator does not)
-        if "numpy" in sys.modules:
-            sys.modules["numpy"].random.seed()
-        arguments = request["args"]
-        if request["kind"] == "validate":
-            sys.argv = [os.path.abspath(__file__), *arguments]
-            code = main(arguments, warmed=True)
-        else:  # "load": evaluation/seats/clean_room.py's script
-            sys.argv = ["-c", *arguments]
-            answer = rules.load_answer(arguments[1]) + "\n"
-            os.write(2, answer.encode("utf-8", "replace"))  # fd 2 whatever the agent made of sys.stderr
-            code = 0
+        if "numpy.random" in sys.modules:
+            sys.modules["numpy.random"].seed()
+        argv = request["argv"]
+        if argv[0] == "-c":
+            sys.argv = ["-c", *argv[2:]]
+            main_module = types.ModuleType("__main__")
+            sys.modules["__main__"] = main_module
+            exec(compile(argv[1], "<string>", "exec"), main_module.__dict__)
+        else:
+            sys.argv = list(argv)
+            runpy.run_path(argv[0], run_name="__main__")
+        code = 0
     except SystemExit as stop:  # as the interpreter ends on one
         code = stop.code
         if code is not None and not isinstance(code, int):

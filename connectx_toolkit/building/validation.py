@@ -175,8 +175,7 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
             report = _checked(lambda: subprocess.run(command, cwd=empty, capture_output=True, text=True,
                                                      timeout=timeout), report_path, timeout)
         else:
-            report = _checked(lambda: run_clean("validate", command[3:], command, cwd=empty, timeout=timeout),
-                              report_path, timeout)
+            report = _checked(lambda: run_clean(command, cwd=empty, timeout=timeout), report_path, timeout)
     return _judged(report, modules=list(modules))
 
 

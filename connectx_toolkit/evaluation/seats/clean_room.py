@@ -50,7 +50,7 @@ def clean_room_load(path: str, sandbox: bool = False) -> tuple[str | None, float
                 result = Sandbox(files=(path, KAGGLE_RULES)).run(
                     argv, timeout=LOAD_SECONDS, capture_output=True, text=True, cwd="/tmp", stdin=subprocess.DEVNULL)
             else:
-                result = run_clean("load", argv[4:], argv, cwd=empty, timeout=LOAD_SECONDS)
+                result = run_clean(argv, cwd=empty, timeout=LOAD_SECONDS)
         except subprocess.TimeoutExpired:
             return f"loading took longer than {LOAD_SECONDS:.0f} s", None
     answers = [line.partition(" ") for line in result.stderr.splitlines() if line.startswith(("LOAD-ANSWER ", "LOAD-OK "))]
