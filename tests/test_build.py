@@ -23,9 +23,9 @@ from kaggle_environments.agent import get_last_callable
 from kaggle_environments.utils import Struct
 
 from connectx_toolkit.cli import build_submission as builder
-from connectx_toolkit.building.validation import CHECK_SCRIPT
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config, Position
+from tests.helpers import CLEAN_INTERPRETER
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "buildproject")
 FIXTURE_DATA = os.path.join(FIXTURES, "data")
@@ -50,12 +50,11 @@ def run_clean(tmp_path, text: str, script: str, *args: str) -> dict:
     path.write_text(text, encoding="utf-8")
     cwd = tmp_path / "cwd"
     cwd.mkdir()
+    # CLEAN_INTERPRETER has forgotten the project as the validator does and checked that neither agents nor
+    # fxagents (the fixtures) is importable
     prelude = textwrap.dedent(
-        f"""
-        import importlib.util, json, runpy, sys
-        runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()  # as the validator does
-        assert importlib.util.find_spec("agents") is None, "the project is importable"
-        assert importlib.util.find_spec("fxagents") is None, "the fixtures are importable"
+        """
+        import json, sys
         from kaggle_environments.agent import get_last_callable
         from kaggle_environments.utils import Struct
 
@@ -64,10 +63,7 @@ def run_clean(tmp_path, text: str, script: str, *args: str) -> dict:
                 return get_last_callable(handle.read(), path=sys.argv[1])
         """
     )
-    run = subprocess.run(
-        [sys.executable, "-I", "-c", prelude + textwrap.dedent(script), str(path), *args],
-        cwd=cwd, capture_output=True, text=True, timeout=60,
-    )
+    run = CLEAN_INTERPRETER.run(prelude + textwrap.dedent(script), str(path), *args, cwd=str(cwd), timeout=60)
     assert run.returncode == 0, run.stderr
     assert os.listdir(cwd) == [], "the built file wrote to its working directory"
     return json.loads(run.stdout.strip().splitlines()[-1])

@@ -21,7 +21,7 @@ import pytest
 from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.building import BuildError, BuildReport, build, build_text
-from connectx_toolkit.building.validation import CHECK_SCRIPT
+from tests.helpers import CLEAN_INTERPRETER
 from tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
@@ -79,18 +79,15 @@ def built_moves(tmp_path: Path, submission: Path, cases: list[dict]) -> list[int
     (work / "cases.json").write_text(json.dumps(cases))
     cwd = work / "cwd"
     cwd.mkdir(exist_ok=True)
-    # Checked before kaggle_environments is imported: importing it puts a folder holding an agents.py on sys.path.
-    script = textwrap.dedent(f"""
-        import importlib.util, runpy
-        runpy.run_path({CHECK_SCRIPT!r})["forget_editable_installs"]()  # as the validator does
-        assert importlib.util.find_spec("agents") is None and importlib.util.find_spec("building") is None
-    """) + PLAY + textwrap.dedent("""
+    # CLEAN_INTERPRETER has forgotten the project as the validator does and checked that neither agents nor
+    # building is importable before it imported kaggle_environments (which puts a folder holding an agents.py
+    # on sys.path).
+    script = PLAY + textwrap.dedent("""
         from kaggle_environments.agent import get_last_callable
         agent = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])
         print(json.dumps({"name": agent.__name__, "moves": play(agent, json.load(open(sys.argv[2])))}))
     """)
-    run = subprocess.run([sys.executable, "-I", "-c", script, str(submission), str(work / "cases.json")],
-                         cwd=cwd, capture_output=True, text=True, timeout=120)
+    run = CLEAN_INTERPRETER.run(script, str(submission), str(work / "cases.json"), cwd=str(cwd), timeout=120)
     assert run.returncode == 0, run.stderr
     assert os.listdir(cwd) == []
     result = json.loads(run.stdout.strip().splitlines()[-1])
@@ -99,18 +96,26 @@ def built_moves(tmp_path: Path, submission: Path, cases: list[dict]) -> list[int
 
 
 def unbuilt_moves(folder: Path, module: str, function: str, cases: list[dict]) -> list[int]:
-    """The agent's moves unbuilt: its folder first on sys.path (as Kaggle's loader does), then the project."""
-    (folder.parent / "cases.json").write_text(json.dumps(cases))
-    script = PLAY + textwrap.dedent(f"""
-        import importlib
-        sys.path[:0] = [{str(folder)!r}, {ROOT!r}]
-        agent = getattr(importlib.import_module({module!r}), {function!r})
-        print(json.dumps(play(agent, json.load(open(sys.argv[1])))))
-    """)
-    run = subprocess.run([sys.executable, "-c", script, str(folder.parent / "cases.json")], cwd=folder.parent,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    """The agent's moves unbuilt: its folder first on sys.path (as Kaggle's loader does), then the project. In
+    this process (a new interpreter importing kaggle_environments cost ~0.5 CPU s): a module of this process named
+    like one of the folder's is set aside, and the agent's modules (and the agents package it imported) are
+    forgotten afterwards."""
+    import importlib
+
+    own = {entry.stem if entry.suffix == ".py" else entry.name for entry in folder.iterdir()}
+    path, before = list(sys.path), set(sys.modules)
+    aside = {name: sys.modules.pop(name) for name in list(sys.modules) if name.partition(".")[0] in own}
+    namespace: dict = {}
+    exec(PLAY, namespace)
+    try:
+        sys.path[:0] = [str(folder), ROOT]
+        return namespace["play"](getattr(importlib.import_module(module), function), cases)
+    finally:
+        sys.path[:] = path
+        for name in [name for name in sys.modules if name.partition(".")[0] in own or
+                     (name.partition(".")[0] == "agents" and name not in before)]:
+            del sys.modules[name]
+        sys.modules.update(aside)
 
 
 def build_cli(capsys, *args: str) -> tuple[int, str, str]:
