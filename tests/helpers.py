@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import atexit
-import json
-import os
 import random
-import select
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 from typing import Any
 
 from connectx_toolkit.agents.core import Config, Position
-from connectx_toolkit.building.validation import CHECK_SCRIPT
+from connectx_toolkit.building.clean_interpreter import CHECK_SCRIPT, run_clean
 
 # The agent a user keeps in an empty folder of their own (the console scripts' and the wheel's tests).
 MY_BOT = """\
@@ -76,85 +69,21 @@ def drawn_game(seed: int = 7) -> list[int]:
             return moves
 
 
-# The clean interpreter's server: the validator's clean room set up once (the project forgotten and checked not
-# importable before kaggle_environments is imported, which puts a folder holding an agents.py on sys.path), then
-# kaggle_environments imported once; each request is a forked child, so every file is loaded in a fresh process.
-_CLEAN_SERVER = """
-import importlib.util, json, os, runpy, sys, traceback
-runpy.run_path(sys.argv[1])["forget_editable_installs"]()  # as the validator does
-for name in ("agents", "building", "connectx_toolkit", "fxagents"):
-    assert importlib.util.find_spec(name) is None, name + " is importable"
-import kaggle_environments, kaggle_environments.agent, kaggle_environments.utils
-while True:
-    line = sys.stdin.readline()
-    if not line:
-        break
-    request = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.chdir(request["cwd"])
-            for fd, name in ((1, "stdout"), (2, "stderr")):
-                os.dup2(os.open(request[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
-            sys.argv = ["-c", *request["argv"]]
-            exec(compile(request["script"], "<string>", "exec"), {"__name__": "__main__"})
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else (stop.code is not None)
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+# A clean room's first lines, as the validator has them: the editable install forgotten, the project and the
+# test fixtures not importable (the toolkit's own rule for ``agents``: kaggle_environments' import puts a folder
+# holding another agents.py on sys.path).
+CLEAN_ROOM_PRELUDE = f"""
+import importlib.util, runpy, sys
+_check = runpy.run_path({CHECK_SCRIPT!r})
+_check["forget_editable_installs"]()
+assert _check["rules"].project_importable() is None, "the project is importable"
+assert importlib.util.find_spec("building") is None and importlib.util.find_spec("fxagents") is None
 """
 
 
-class CleanInterpreter:
-    """``python -I -c SCRIPT ARGS`` in a clean interpreter (an empty folder, the project not importable, as the
-    builder's validation runs), kaggle_environments already imported: importing it costs ~0.5 CPU s a process, paid
-    here once per test process; each script still runs in a process of its own (forked from the clean one)."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
-        self.folder = ""
-
-    def start(self) -> subprocess.Popen:
-        if self.process is None or self.process.poll() is not None:
-            self.folder = tempfile.mkdtemp(prefix="clean_interpreter_")
-            os.mkdir(os.path.join(self.folder, "cwd"))
-            self.process = subprocess.Popen([sys.executable, "-I", "-c", _CLEAN_SERVER, CHECK_SCRIPT],
-                                            cwd=os.path.join(self.folder, "cwd"), stdin=subprocess.PIPE,
-                                            stdout=subprocess.PIPE, text=True, start_new_session=True)
-        return self.process
-
-    def run(self, script: str, *args: str, cwd: str, timeout: float = 180) -> subprocess.CompletedProcess:
-        """``subprocess.run([sys.executable, "-I", "-c", script, *args], cwd=cwd, capture_output=True, text=True)``
-        as that clean interpreter runs it."""
-        process = self.start()
-        out, err = (os.path.join(self.folder, name) for name in ("stdout", "stderr"))
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(json.dumps({"script": script, "argv": list(args), "cwd": cwd, "stdout": out,
-                                        "stderr": err}) + "\n")
-        process.stdin.flush()
-        if not select.select([process.stdout], [], [], timeout)[0]:
-            self.close()
-            raise subprocess.TimeoutExpired(script, timeout)
-        code = int(process.stdout.readline())
-        with open(out, encoding="utf-8") as stdout, open(err, encoding="utf-8") as stderr:
-            return subprocess.CompletedProcess(["-c", script, *args], code, stdout.read(), stderr.read())
-
-    def close(self) -> None:
-        if self.process is not None:
-            if self.process.poll() is None:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-            self.process = None
-        if self.folder:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-
-CLEAN_INTERPRETER = CleanInterpreter()  # one per test process, started on first use
-atexit.register(CLEAN_INTERPRETER.close)
+def run_clean_script(script: str, *args: str, cwd: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """``python -I -c SCRIPT ARGS`` in folder ``cwd`` after the clean room's first lines (``CLEAN_ROOM_PRELUDE``),
+    captured as ``subprocess.run`` captures it: through the toolkit's kept clean interpreter
+    (``building.clean_interpreter``), so each script is a process of its own without paying kaggle_environments'
+    import (~0.5 CPU s) again."""
+    return run_clean([sys.executable, "-I", "-c", CLEAN_ROOM_PRELUDE + script, *args], cwd=cwd, timeout=timeout)

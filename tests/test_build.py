@@ -25,7 +25,7 @@ from kaggle_environments.utils import Struct
 from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config, Position
-from tests.helpers import CLEAN_INTERPRETER
+from tests.helpers import run_clean_script
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "buildproject")
 FIXTURE_DATA = os.path.join(FIXTURES, "data")
@@ -50,8 +50,8 @@ def run_clean(tmp_path, text: str, script: str, *args: str) -> dict:
     path.write_text(text, encoding="utf-8")
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    # CLEAN_INTERPRETER has forgotten the project as the validator does and checked that neither agents nor
-    # fxagents (the fixtures) is importable
+    # run_clean_script forgets the project as the validator does and checks that neither it nor fxagents (the
+    # fixtures) is importable
     prelude = textwrap.dedent(
         """
         import json, sys
@@ -63,7 +63,7 @@ def run_clean(tmp_path, text: str, script: str, *args: str) -> dict:
                 return get_last_callable(handle.read(), path=sys.argv[1])
         """
     )
-    run = CLEAN_INTERPRETER.run(prelude + textwrap.dedent(script), str(path), *args, cwd=str(cwd), timeout=60)
+    run = run_clean_script(prelude + textwrap.dedent(script), str(path), *args, cwd=str(cwd), timeout=60)
     assert run.returncode == 0, run.stderr
     assert os.listdir(cwd) == [], "the built file wrote to its working directory"
     return json.loads(run.stdout.strip().splitlines()[-1])

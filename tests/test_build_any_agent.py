@@ -21,7 +21,7 @@ import pytest
 from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.building import BuildError, BuildReport, build, build_text
-from tests.helpers import CLEAN_INTERPRETER
+from tests.helpers import run_clean_script
 from tools.sample_positions import undecided_position
 
 ROOT = builder.ROOT
@@ -79,15 +79,13 @@ def built_moves(tmp_path: Path, submission: Path, cases: list[dict]) -> list[int
     (work / "cases.json").write_text(json.dumps(cases))
     cwd = work / "cwd"
     cwd.mkdir(exist_ok=True)
-    # CLEAN_INTERPRETER has forgotten the project as the validator does and checked that neither agents nor
-    # building is importable before it imported kaggle_environments (which puts a folder holding an agents.py
-    # on sys.path).
+    # run_clean_script forgets the project as the validator does and checks that it is not importable
     script = PLAY + textwrap.dedent("""
         from kaggle_environments.agent import get_last_callable
         agent = get_last_callable(open(sys.argv[1]).read(), path=sys.argv[1])
         print(json.dumps({"name": agent.__name__, "moves": play(agent, json.load(open(sys.argv[2])))}))
     """)
-    run = CLEAN_INTERPRETER.run(script, str(submission), str(work / "cases.json"), cwd=str(cwd), timeout=120)
+    run = run_clean_script(script, str(submission), str(work / "cases.json"), cwd=str(cwd), timeout=120)
     assert run.returncode == 0, run.stderr
     assert os.listdir(cwd) == []
     result = json.loads(run.stdout.strip().splitlines()[-1])

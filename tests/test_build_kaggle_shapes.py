@@ -26,7 +26,7 @@ from connectx_toolkit.building import BUNDLE_ROOT, BuildError, InputError, build
 from connectx_toolkit.building.validation import CHECK_SCRIPT, format_report
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.sandbox import Sandbox, SandboxUnavailable, require
-from tests.helpers import CLEAN_INTERPRETER, played_without_forfeit
+from tests.helpers import played_without_forfeit, run_clean_script
 
 ROOT = builder.ROOT
 ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -45,7 +45,8 @@ runpy.run_path({check!r})["forget_editable_installs"]()  # as the validator does
 assert importlib.util.find_spec("agents") is None and importlib.util.find_spec("building") is None
 sys.path.extend({extra!r})  # where an allowed package is installed
 """
-# What a single file plays in CLEAN_INTERPRETER, which has set up CLEAN_ROOM's clean room (extra is a bundle's only)
+# What a single file plays through run_clean_script, which sets up the same clean room as CLEAN_ROOM (extra is a
+# bundle's only)
 CLEAN_PLAY = """
 import json, sys
 from kaggle_environments import make
@@ -102,7 +103,7 @@ def kaggle_plays(tmp_path: Path, built: Path, extra: tuple[str, ...] = ()) -> di
                       text=True, timeout=180, cwd="/tmp")
     else:
         assert not extra, "a single file's packages are installed where the toolkit runs"
-        run = CLEAN_INTERPRETER.run(CLEAN_PLAY, str(built), str(cases), cwd=str(empty), timeout=180)
+        run = run_clean_script(CLEAN_PLAY, str(built), str(cases), cwd=str(empty), timeout=180)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["types"] == ["int"] * len(CASES), result
