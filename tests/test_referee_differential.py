@@ -258,8 +258,8 @@ def test_openings_call_each_seat_at_its_forced_plies_on_both_referees(monkeypatc
 
 @pytest.mark.slow
 def test_openings_call_each_seat_at_its_forced_plies_in_many_games(monkeypatch):
-    """The same games and 520 more."""
-    forced_plies_on_both_referees(monkeypatch, 600)
+    """The same games and 320 more."""
+    forced_plies_on_both_referees(monkeypatch, 400)
 
 
 def forced_plies_on_both_referees(monkeypatch, games: int) -> None:
