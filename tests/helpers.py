@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import textwrap
 from typing import Any
@@ -65,3 +66,12 @@ def drawn_game(seed: int = 7) -> list[int]:
             position = position.played(column)
         if position.moves == 42:
             return moves
+
+
+@functools.lru_cache(maxsize=None)
+def shared_oracle() -> Any:
+    """One bitbully ``tools.oracle.Oracle`` for the test process (loading its opening book costs ~0.25 s of CPU each
+    time). Its answers are exact, so what one test asked before cannot change another's."""
+    from tools.oracle import Oracle
+
+    return Oracle()

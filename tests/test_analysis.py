@@ -15,7 +15,7 @@ from connectx_toolkit.analysis.summary import agent_summary, analysis_json
 from connectx_toolkit.analysis.values import OUTCOME_RANK
 from connectx_toolkit.evaluation.reports.replays import replay_environment
 from connectx_toolkit.evaluation.reports.results import read
-from tools.oracle import Oracle
+from tests.helpers import shared_oracle
 
 pytest.importorskip("bitbully")
 
@@ -40,14 +40,9 @@ def sample_analyses(sample_records, tmp_path_factory):
     return analyses, stats, cache.path
 
 
-_oracle: list = []
-
-
 def oracle_scores(moves) -> dict[int, int]:
     """bitbully's exact score of every column (its opening book loaded once)."""
-    if not _oracle:
-        _oracle.append(Oracle())
-    return _oracle[0].scores(moves)
+    return shared_oracle().scores(moves)
 
 
 def outcome(score: int) -> str:
@@ -98,7 +93,7 @@ def test_the_outcome_table_labels_early_positions_without_a_search(sample_record
     from connectx_toolkit.agents.core import Config, Position
     from connectx_toolkit.analysis.table import OutcomeTable
 
-    oracle = Oracle()
+    oracle = shared_oracle()
     games = [from_record(record) for record in sample_records]
     lines = []
     for game in games:
