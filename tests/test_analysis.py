@@ -22,7 +22,7 @@ pytest.importorskip("bitbully")
 # Three games of `python evaluate.py greedy negamax -n 16 --seed 3` (games 3, 10, 15), default opening suite:
 # both agents throw away wins, a draw is lost, a win is drawn.
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "analysis_games.jsonl")
-BUDGET = 0.05  # seconds a position: the labels below hold down to 0.015 s (measured), so a loaded machine keeps them
+BUDGET = 0.05  # CPU seconds a position: what the tests below assert held down to 0.015 s when measured
 
 
 @pytest.fixture(scope="module")
