@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import subprocess
 import sys
@@ -87,3 +88,12 @@ def run_clean_script(script: str, *args: str, cwd: str, timeout: float = 180) ->
     (``building.clean_interpreter``), so each script is a process of its own without paying kaggle_environments'
     import (~0.5 CPU s) again."""
     return run_clean([sys.executable, "-I", "-c", CLEAN_ROOM_PRELUDE + script, *args], cwd=cwd, timeout=timeout)
+
+
+@functools.lru_cache(maxsize=None)
+def shared_oracle() -> Any:
+    """One bitbully ``tools.oracle.Oracle`` for the test process (loading its opening book costs ~0.25 s of CPU each
+    time). Its answers are exact, so what one test asked before cannot change another's."""
+    from tools.oracle import Oracle
+
+    return Oracle()

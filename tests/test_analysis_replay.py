@@ -23,7 +23,7 @@ def analysis(tmp_path_factory):
     """Game 10 of the sample, lost by negamax: it throws away a draw at ply 21 (and greedy a win earlier if
     the budget proves it)."""
     record = next(r for r in read(SAMPLE)[1] if r.game_id == 10)
-    (analysis,) = label_games([from_record(record)], 0.25, PositionCache(None), 2, False)
+    (analysis,) = label_games([from_record(record)], 0.1, PositionCache(None), 2, False)
     return analysis
 
 

@@ -91,7 +91,9 @@ def test_agent_plays_in_its_own_process_and_buttons_work():
     ("allocates.py", "error: allocates.py failed: allocates.py:7 in agent: MemoryError"),  # capped as --memory-mb caps it
 ])
 def test_referee_rules_as_kaggle(agent, ruling):
-    session = BoardSession(Config(), AgentProcess(resolve_agent(os.path.join(AGENTS, agent))), agent)
+    # a cap of 256 MB, not the default 2 GB: the hoarder's zeroed pages cost CPU up to the cap, then the same ruling
+    seat = AgentProcess(resolve_agent(os.path.join(AGENTS, agent)), memory_mb=256)
+    session = BoardSession(Config(), seat, agent)
     try:
         session.move(3)
         state = wait_for(session, "over")

@@ -164,7 +164,7 @@ def test_a_whole_game_against_greedy_by_clicking(driver, results_board):
 
 def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from tests.helpers import shared_oracle
 
     game = json.loads(open(SAMPLE, encoding="utf-8").read().splitlines()[2])
     assert game["game_id"] == 10
@@ -176,7 +176,7 @@ def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
     cells = wait(driver, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "[data-value-column]")]
                  if all(e.get_attribute("data-value") != "pending"
                         for e in d.find_elements(By.CSS_SELECTOR, "[data-value-column]")) else None)
-    scores = Oracle().scores(game["moves"][:ply])
+    scores = shared_oracle().scores(game["moves"][:ply])
     exact = 0
     for cell in cells:
         column = int(cell.get_attribute("data-value-column"))
@@ -200,11 +200,11 @@ def test_values_of_a_loaded_game_agree_with_bitbully(driver, results_board):
 
 def test_a_loaded_episode_highlights_its_first_losing_move(driver, tmp_path):
     pytest.importorskip("bitbully")
-    from tools.oracle import Oracle
+    from tests.helpers import shared_oracle
 
     episode = str(tmp_path / "episode.json")
     moves = an_episode(episode)
-    oracle = Oracle()
+    oracle = shared_oracle()
 
     def outcome(score: int) -> int:
         return (score > 0) - (score < 0)

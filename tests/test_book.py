@@ -6,7 +6,8 @@ import pytest
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.opening_book import OpeningBook, book_move, encode_book, load_book, mix
-from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set
+from tests.helpers import shared_oracle
+from tools.oracle import ORACLE_SETS, load_oracle_set
 
 STANDARD = Config(6, 7, 4)
 
@@ -147,7 +148,7 @@ def test_book_moves_have_the_exact_best_score(name):
 def test_book_moves_agree_with_the_independent_solver():
     """Every book move in the agent's trees (a sample when large) has bitbully's best score."""
     pytest.importorskip("bitbully")
-    oracle = Oracle()
+    oracle = shared_oracle()
     depth = min(BOOK.metadata["depth"], 9)
     positions = [p for seat in (0, 1) for p, _ in agent_tree(seat, depth)]
     for position in random.Random(5).sample(positions, min(150, len(positions))):

@@ -87,9 +87,8 @@ def add_ladder(server: KaggleStandIn, count: int, submission: int = OURS, first_
                    600.0 + number if s != seat and number % 2 else None) for s in range(2)]
         game = games[name]
         logs = {} if episode_id in without_log else {seat: game.log_bytes(seat)}
-        replay = json.loads(game.replay_bytes(episode_id, tuple(teams)))
-        episodes.append(ListedEpisode(episode_id, agents, game.replay_bytes(episode_id, tuple(teams)), logs,
-                                      rewards=tuple(replay["rewards"])))
+        replay = game.replay_bytes(episode_id, tuple(teams))
+        episodes.append(ListedEpisode(episode_id, agents, replay, logs, rewards=tuple(json.loads(replay)["rewards"])))
         played[episode_id] = name
     for number in range(unfinished):
         episodes.append(ListedEpisode(first_id + count + number, [(0, submission, "Ada", None), (1, 43000000, "Gus",

@@ -8,6 +8,7 @@ from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.opening_book import (OpeningBook, book_move, load_outcome_book, outcome_book_proves_lost,
                                                outcome_move)
 from tools.make_book import canonical_position
+from tests.helpers import shared_oracle
 from tools.oracle import ORACLE_SETS, Oracle, load_oracle_set, sign
 
 STANDARD = Config(6, 7, 4)
@@ -98,7 +99,7 @@ def test_moves_derived_from_a_table_keep_the_outcome(moves):
     pytest.importorskip("bitbully")
     from connectx_toolkit.analysis.outcome_table import outcome_moves
 
-    oracle = Oracle()
+    oracle = shared_oracle()
     root = Position.from_string(moves, STANDARD)
     table = subtree_table(oracle, root, 7)
     derived = outcome_moves(table, 7, root)
@@ -133,7 +134,7 @@ def test_the_committed_checkpoint_agrees_with_the_oracle():
     canonical = {}
     for position in positions_at(7):
         canonical[position.canonical_key()] = canonical_position(position)
-    oracle = Oracle()
+    oracle = shared_oracle()
     for key in random.Random(7).sample(sorted(solved), min(300, len(solved))):
         assert solved[key] == oracle_outcome_and_move(oracle, canonical[key]), key
 
@@ -170,7 +171,7 @@ def test_the_shipped_outcome_book_keeps_the_outcome():
     pytest.importorskip("bitbully")
     from tools.make_outcomes import positions_at
 
-    oracle = Oracle()
+    oracle = shared_oracle()
     checked = 0
     for ply in range(8):
         covered = [p for p in positions_at(ply) if outcome_move(p) is not None]
@@ -267,7 +268,7 @@ def test_the_command_solves_resumes_and_writes_the_book(tmp_path):
     assert len(solved) == 4 and 12 not in solved
     by_key = {p.canonical_key(): p for p in positions_at(8)[:4]}
     assert set(solved) == set(by_key)  # the first positions in visiting order, none twice
-    oracle = Oracle()
+    oracle = shared_oracle()
     for key, recorded in solved.items():
         position = canonical_position(by_key[key])
         assert recorded == oracle_outcome_and_move(oracle, position)
@@ -290,7 +291,7 @@ def test_outcomes_only_bounded_by_the_ply_below_agree_with_the_oracle(tmp_path):
     solved = read_checkpoint(str(tmp_path / "o.txt"))
     by_key = {p.canonical_key(): p for p in positions_at(8)[:count]}
     assert set(solved) == set(by_key)
-    oracle = Oracle()
+    oracle = shared_oracle()
     assert all(outcome == oracle_outcome(oracle, by_key[key]) for key, (outcome, _) in solved.items())
     # the move that answered a question is kept, and keeps the outcome; "?" where no question found one
     found = {key: move for key, (_, move) in solved.items() if move is not None}

@@ -13,7 +13,8 @@ from connectx_toolkit.agents.solver_engine.outcome_table import (SlotIndex, Outc
                                                 outcome_bounds, position_of_key)
 from connectx_toolkit.analysis.outcome_table import DEFAULT_CHECKPOINT, read_checkpoint
 from tools.make_book import canonical_position
-from tools.oracle import Oracle, sign
+from tests.helpers import shared_oracle
+from tools.oracle import sign
 from tools.sample_positions import quiet_game
 
 STANDARD = Config(6, 7, 4)
@@ -181,7 +182,7 @@ def test_bounds_one_ply_later_are_true_and_as_strong_as_the_parents_allow(ply7):
     """A ply-7 table bounds ply-8 positions from below: the best of -outcome over their parents; bitbully agrees."""
     solved, positions = ply7
     table = OutcomeTable(encode_outcome_table({k: v[0] for k, v in solved.items()}, 7, {"positions": 27109}))
-    oracle = Oracle()
+    oracle = shared_oracle()
     rng = random.Random(4)
     bounded = 0
     for _ in range(150):
@@ -235,7 +236,7 @@ def test_a_sample_of_the_shipped_table_agrees_with_bitbully():
     pytest.importorskip("bitbully")
     entries = list(SHIPPED.entries())
     assert len(entries) == len(SHIPPED)
-    oracle = Oracle()
+    oracle = shared_oracle()
     for position, outcome in random.Random(2000).sample(entries, min(2000, len(entries))):
         assert not position.last_player_won() and position.key() == position.canonical_key()
         assert outcome == sign(max(oracle.position_scores(position).values())), str(position)

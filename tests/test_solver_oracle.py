@@ -14,7 +14,8 @@ import pytest
 from connectx_toolkit.agents import solver
 from connectx_toolkit.agents.core import Position
 from connectx_toolkit.agents.core.clock import MoveClock
-from tools.oracle import Oracle, load_oracle_set
+from tests.helpers import shared_oracle
+from tools.oracle import load_oracle_set
 
 BUDGET = 0.8  # seconds: the budget Kaggle's default time rules give a move
 # In the full games each move gets Kaggle's hard limit instead, so that a slower machine cannot turn
@@ -55,7 +56,7 @@ def perfect_move(oracle, history: list[int], rng: random.Random) -> int:
     (True, False, 0.0), (False, False, 0.0), (False, True, 0.0), (True, False, 0.3), (False, True, 0.3)])
 def test_full_games_against_a_perfect_player(solver_first, random_first, noise):
     """Every solver move keeps the outcome class; as first player it never loses."""
-    rng, oracle = random.Random(7), Oracle()
+    rng, oracle = random.Random(7), shared_oracle()
     for game in range(3):
         solver._engines.clear()
         position, history, exact, moves = Position(), [], 0, 0

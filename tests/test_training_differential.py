@@ -8,8 +8,9 @@ opponent's through a scripted callable, so both sides see the same game) and, fo
 through the self-play AEC env, on four board shapes; every transition is compared: the board, the rewards, the end of the game, the
 statuses (DONE, INVALID, ERROR) and who was blamed.
 
-Kaggle's stepping is slow (jsonschema on every step: ~50 random games/s here), so the default run plays 200
-games (~4 s; 7 s on a loaded machine) and ``-m slow`` 3000.
+Kaggle's stepping is slow (jsonschema on every step: ~50 random games/s here), so the default run plays 80
+games (~2 s; they reach every line and branch of the envs and Kaggle's referee that 200 reach) and ``-m slow``
+3000.
 """
 
 from __future__ import annotations
@@ -166,9 +167,9 @@ def compare(games: int, seed: int) -> dict[str, int]:
 
 
 def test_the_envs_play_kaggles_transitions():
-    covered = compare(games=50, seed=0)
-    assert covered["games"] == 200 and covered["self_play"] > 150
-    assert covered["invalid"] > 20 and covered["error"] > 3 and covered["wins"] > 30 and covered["draws"] > 0
+    covered = compare(games=20, seed=0)  # the shares of the 200 games this once played: 75 %, 10 %, 1.5 %, 15 %
+    assert covered["games"] == 80 and covered["self_play"] > 60
+    assert covered["invalid"] > 8 and covered["error"] > 1 and covered["wins"] > 12 and covered["draws"] > 0
 
 
 @pytest.mark.slow
