@@ -11,6 +11,7 @@ position its solved part cannot settle gets no value here.
 
 from __future__ import annotations
 
+import functools
 import os
 
 from connectx_toolkit.agents.core import Position
@@ -24,7 +25,8 @@ __all__ = ["OutcomeTable"]
 class OutcomeTable:
     """``value(position)``: the table's outcome class for a position of at most ``ply`` stones, or None.
 
-    The checkpoint is read, and minimax run over it, on the first question (about half a second).
+    The checkpoint is read, and minimax run over it, on the first question (about half a second of CPU), once a
+    process: every table of the same file shares the result (each analysis, board and ladder report makes one).
     """
 
     def __init__(self, path: str | None = None) -> None:
@@ -36,7 +38,7 @@ class OutcomeTable:
         if position.moves > self.ply:
             return None
         if self._outcomes is None:
-            self._outcomes = self._settle()
+            self._outcomes = _settled(self.path, self.ply, _stamp(self.path))
         outcome = self._outcomes.get(position.canonical_key())
         if outcome is None:
             return None
@@ -47,7 +49,20 @@ class OutcomeTable:
             return Value(low, -1, "table")
         return Value.exact_score(0, "table")
 
-    def _settle(self) -> dict[int, int | None]:
-        if not os.path.exists(self.path):
-            return {}
-        return settle(read_checkpoint(self.path), self.ply)[0]
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """The file's modification time and size (a rewritten checkpoint is read again), None if there is none."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+@functools.lru_cache(maxsize=4)
+def _settled(path: str, ply: int, stamp: tuple[int, int] | None) -> dict[int, int | None]:
+    """The outcome of every position in the checkpoint at ``path`` as ``stamp`` found it (read-only: the tables
+    share it)."""
+    if stamp is None:
+        return {}
+    return settle(read_checkpoint(path), ply)[0]
