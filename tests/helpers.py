@@ -97,3 +97,18 @@ def shared_oracle() -> Any:
     from tools.oracle import Oracle
 
     return Oracle()
+
+
+def gate_first_checks(candidate: str, baseline: str = "random") -> list[Any]:
+    """The gate's load, smoke and validation checks alone, in this process (``evaluation.gate.Check``s, those not
+    run left ``passed=None``): what a test of loading and playing asserts, without the strength checks a whole
+    gate plays after them (their 8 games against Kaggle's negamax are most of a whole gate's CPU)."""
+    from connectx_toolkit.evaluation import gate
+
+    context, load = gate.prepare(gate.GateSettings(candidate=candidate, baseline=baseline, workers=2))
+    checks = [load, gate.Check("smoke"), gate.Check("validation")]
+    if context is not None:
+        gate.check_smoke(context, checks[1])
+        if checks[1].passed:
+            gate.check_validation(context, checks[2])
+    return checks

@@ -4,7 +4,8 @@ Kaggle's loader executes the file's text (``exec(code, {})``): there is no ``__f
 caught, it is the loader's NameError and Kaggle refuses the agent: the build refuses it at the agent's own
 line. Caught, branched around, or read only in a function the agent calls inside a catch-all (a public torch
 agent's shape: ``get_agent()`` finds its weights beside ``__file__``, called in ``agent``'s ``try/except
-Exception``), Kaggle plays it: the build notes it, and the validation, evaluation and gate pass it.
+Exception``), Kaggle plays it: the build notes it, and the validation, evaluation and the gate's load, smoke and validation
+checks pass it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -22,6 +21,8 @@ import pytest
 from connectx_toolkit.building.data import OUTSIDE_WAY_OUT, OWN_WAY_OUT, own_path_uses, way_out
 from connectx_toolkit.building.sources import ROOT, Module
 from connectx_toolkit.cli import build_submission as builder
+from connectx_toolkit.cli import evaluate as evaluate_cli
+from tests.helpers import gate_first_checks
 
 # The public agent's shape, standard library only: __file__ read in a function whose NameError the entry's
 # catch-all swallows on the first move; the engine it had already made plays the later ones.
@@ -164,17 +165,22 @@ def test_load_resource_is_the_advice_only_for_the_projects_own_agents(agents):
     assert way_out(Module("at_load", str(agents / "at_load.py"), False, "")) == OUTSIDE_WAY_OUT
 
 
-def run_evaluate(cwd: Path, *arguments: str) -> tuple[int, dict]:
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--json", "--workers", "2", *arguments],
-                          capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env={**os.environ, "PYTHONPATH": ROOT})
-    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr}
+def run_evaluate(capfd, *arguments: str) -> tuple[int, dict]:
+    """``evaluate.py --json ...``: the command's ``main`` in this process (it has imported Kaggle's environment
+    already), in the current folder."""
+    capfd.readouterr()
+    code = evaluate_cli.main(["--json", "--workers", "2", *arguments])
+    out, err = capfd.readouterr()
+    return code, json.loads(out) if out.strip() else {"stderr": err}
 
 
-def test_the_guarded_shape_evaluates_without_errors_and_passes_the_gate(agents):
-    code, report = run_evaluate(agents, "like_public.py", "random", "-n", "4")
+def test_the_guarded_shape_evaluates_without_errors_and_passes_the_gate(agents, capfd, monkeypatch):
+    # The gate's load, smoke and validation checks: its strength checks play the file as its smoke games do
+    # (loaded afresh each game, as on Kaggle), and test_gate.py has a whole gate PASS a file.
+    monkeypatch.chdir(agents)  # the agent named as a user beside it names it
+    code, report = run_evaluate(capfd, "like_public.py", "random", "-n", "4")
     assert code == 0, report
     candidate = report["agents"][0]
     assert (candidate["name"], candidate["errors"], candidate["invalid"], candidate["timeouts"]) == ("like_public.py", 0, 0, 0)
-    code, report = run_evaluate(agents, "--gate", "like_public.py", "--baseline", "random", "-n", "4")
-    assert (code, report.get("verdict")) == (0, "PASS"), report
+    checks = gate_first_checks("like_public.py")
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]

@@ -9,9 +9,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation.reports.summary import short_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout: its evaluate.py, its package
@@ -38,12 +40,28 @@ def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
 
 
-def test_an_agent_raising_on_its_third_move_is_explained_everywhere(tmp_path):
+@pytest.fixture
+def run_here(tmp_path, capfd, monkeypatch):
+    """``run`` through evaluate.py's ``main`` in this process (it has imported Kaggle's environment once for every
+    test: a subprocess paid ~0.7 CPU s), in ``tmp_path``; stdout and stderr read at the fd, where the forked
+    workers write too. Exit codes that only a process has stay with ``run``'s subprocesses."""
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str) -> SimpleNamespace:
+        capfd.readouterr()
+        code = evaluate_cli.main([*args, "--no-progress", "--workers", "1"])
+        out, err = capfd.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return call
+
+
+def test_an_agent_raising_on_its_third_move_is_explained_everywhere(tmp_path, run_here):
     bot = tmp_path / "bots" / "raises_third.py"
     bot.parent.mkdir()
     bot.write_text(textwrap.dedent(RAISES_THIRD))
     results, replays = tmp_path / "r.jsonl", tmp_path / "replays"
-    done = run(tmp_path, str(bot), "random", "-n", "2", "--json", "--results", str(results), "--replays", str(replays))
+    done = run_here(str(bot), "random", "-n", "2", "--json", "--results", str(results), "--replays", str(replays))
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     message = ("raises_third.py:12 in agent: JSONDecodeError: Expecting value: line 1 column 1 (char 0) "
@@ -62,7 +80,7 @@ def test_an_agent_raising_on_its_third_move_is_explained_everywhere(tmp_path):
     pages = sorted(replays.iterdir())
     assert pages and all(message.split(" (raised")[0] in page.read_text() for page in pages)
     assert "move 3 thinking" in pages[0].read_text()
-    table = run(tmp_path, str(bot), "random", "-n", "2", "--results", str(tmp_path / "t.jsonl")).stdout
+    table = run_here(str(bot), "random", "-n", "2", "--results", str(tmp_path / "t.jsonl")).stdout
     assert f"raises_third.py forfeited: {message} (2 games)" in table.splitlines()
     assert table.splitlines()[3].startswith("raises_third.py ")  # the short name, not the path
 
@@ -127,10 +145,10 @@ def test_a_file_failing_while_it_loads_names_its_own_line(tmp_path):
         raise AssertionError("the file loaded")
 
 
-def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path):
+def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path, run_here):
     bot = tmp_path / "raises_third.py"
     bot.write_text(textwrap.dedent(RAISES_THIRD))
-    done = run(tmp_path, str(bot), "random", "-n", "2", "--sandbox", "--json", "--results", str(tmp_path / "r.jsonl"))
+    done = run_here(str(bot), "random", "-n", "2", "--sandbox", "--json", "--results", str(tmp_path / "r.jsonl"))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["agents"][0]["error_messages"][0]["games"] == 2
     game = [g for g in map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines()) if g["kind"] == "game"][0]

@@ -8,7 +8,9 @@ import sys
 import pytest
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation import gate
+from tests.helpers import gate_first_checks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
@@ -29,15 +31,17 @@ def isolation(request) -> list[str]:
     return ["--sandbox"]
 
 
-def run_gate(*arguments: str) -> tuple[int, dict, str]:
-    """``evaluate.py --gate ... --json`` in a subprocess: (exit code, the JSON object, stderr)."""
-    done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--json", "--workers", "2", *arguments],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-    )
-    report = json.loads(done.stdout) if done.stdout.strip() else {}
-    assert done.stdout.count("\n") <= 1, "exactly one JSON object on stdout"
-    return done.returncode, report, done.stderr
+def run_gate(capfd, *arguments: str) -> tuple[int, dict, str]:
+    """``evaluate.py --gate ... --json`` (the command's ``main``, in this process: it has imported Kaggle's
+    environment once for every test; the workers it forks write to this process's own stdout and stderr, which
+    ``capfd`` reads): (exit code, the JSON object, stderr). The command line's own process is test_submit.py's
+    and the subprocess tests below."""
+    capfd.readouterr()
+    code = evaluate_cli.main(["--json", "--workers", "2", *arguments])
+    out, err = capfd.readouterr()
+    report = json.loads(out) if out.strip() else {}
+    assert out.count("\n") <= 1, "exactly one JSON object on stdout"
+    return code, report, err
 
 
 def fixture(name: str) -> str:
@@ -47,18 +51,12 @@ def fixture(name: str) -> str:
 def first_checks(candidate: str, baseline: str = "random") -> list[gate.Check]:
     """The gate's load, smoke and validation checks alone, in this process: what a test of loading and playing
     asserts, without the 28 strength games a whole gate plays after them."""
-    context, load = gate.prepare(gate.GateSettings(candidate=candidate, baseline=baseline, workers=2))
-    checks = [load, gate.Check("smoke"), gate.Check("validation")]
-    if context is not None:
-        gate.check_smoke(context, checks[1])
-        if checks[1].passed:
-            gate.check_validation(context, checks[2])
-    return checks
+    return gate_first_checks(candidate, baseline)
 
 
-def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation):
+def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation, capfd):
     replays = tmp_path / "replays"
-    code, report, _ = run_gate("--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
+    code, report, _ = run_gate(capfd, "--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
                                 *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     assert any("invalid move" in reason for reason in report["reasons"])
@@ -67,9 +65,9 @@ def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation):
         "game-000000-numpy_int-vs-random-invalid.html", "game-000001-numpy_int-vs-random-invalid.html"]
 
 
-def test_fails_a_steady_spender_that_a_full_board_would_time_out(isolation):
+def test_fails_a_steady_spender_that_a_full_board_would_time_out(isolation, capfd):
     # 2.5 act timeouts a move (5 s at Kaggle's clock): 1.5 of bank a move, 31.5 over a full board's 21 moves
-    code, report, _ = run_gate("--gate", fixture("steady_2_5x_act.py"), "--baseline", "greedy",
+    code, report, _ = run_gate(capfd, "--gate", fixture("steady_2_5x_act.py"), "--baseline", "greedy",
                                "--act-timeout", "0.1", "--overage", "3", *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     smoke = report["checks"][1]
@@ -146,32 +144,32 @@ def test_a_3_s_load_is_paid_from_the_bank_and_passes_the_smoke_and_validation_ch
     assert smoke.data["max_move_s"] >= 3 and 0.9 < smoke.data["max_bank_used_s"] < 2.5  # 3 s load: ~1 s of bank
 
 
-def test_fails_a_candidate_that_returns_none(isolation):
-    code, report, _ = run_gate("--gate", fixture("returns_none.py"), "--baseline", "greedy", *isolation)
+def test_fails_a_candidate_that_returns_none(isolation, capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("returns_none.py"), "--baseline", "greedy", *isolation)
     assert code == 1 and report["checks"][1]["passed"] is False
     assert any("returned None at ply" in reason and "Kaggle plays column 0; return an int" in reason
                for reason in report["reasons"])
 
 
-def test_a_file_is_gated_as_kaggle_calls_it_its_last_callable(tmp_path):
+def test_a_file_is_gated_as_kaggle_calls_it_its_last_callable(tmp_path, capfd):
     path = tmp_path / "agent_then_class.py"
     path.write_text("def agent(obs, config):\n    return 3\n\n\nclass Stats:\n    games = 0\n")
-    code, report, _ = run_gate("--gate", str(path), "--baseline", "greedy")
+    code, report, _ = run_gate(capfd, "--gate", str(path), "--baseline", "greedy")
     assert code == 1 and report["checks"][1]["passed"] is False
     assert "Kaggle calls Stats, the last callable of agent_then_class.py, not agent" in report["checks"][0]["note"]
     assert any("Stats() takes no arguments" in reason for reason in report["reasons"]), report["reasons"]
 
 
-def test_the_load_check_runs_in_a_clean_room():
-    code, report, _ = run_gate("--gate", fixture("imports_project.py"), "--baseline", "greedy")
+def test_the_load_check_runs_in_a_clean_room(capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("imports_project.py"), "--baseline", "greedy")
     assert code == 1 and report["checks"][0]["passed"] is False
     assert "clean room" in report["reasons"][0] and "import" in report["reasons"][0]
     assert report["games"] == 0
 
 
 @pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
-def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation):
-    code, report, _ = run_gate("--gate", fixture("leftmost.py"), "--baseline", "greedy", "-n", "20", *isolation)
+def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation, capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("leftmost.py"), "--baseline", "greedy", "-n", "20", *isolation)
     assert code == 1 and report["verdict"] == "FAIL"
     baseline = next(c for c in report["checks"] if c["name"] == "baseline")
     assert baseline["passed"] is False and baseline["score"] < 0.2
@@ -180,12 +178,12 @@ def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation):
 
 
 @pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
-def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation):
+def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation, capfd):
     from connectx_toolkit.cli.build_submission import build_text
 
     built = tmp_path / "submission.py"
     built.write_text(build_text("greedy")[0])  # the builder's output; the gate itself plays Kaggle's validation
-    code, report, stderr = run_gate("--gate", str(built), "--baseline", "greedy", "-n", "20", *isolation)
+    code, report, stderr = run_gate(capfd, "--gate", str(built), "--baseline", "greedy", "-n", "20", *isolation)
     assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
     assert report["reasons"] == [] and all(c["passed"] for c in report["checks"])
     validation = next(c for c in report["checks"] if c["name"] == "validation")
@@ -226,10 +224,10 @@ def test_paired_interval_and_builtin_game_counts():
 
 
 @pytest.mark.slow
-def test_the_projects_own_submission_passes_against_greedy():
+def test_the_projects_own_submission_passes_against_greedy(capfd):
     """The flagship that ``bash run.sh`` builds: its time manager draws on the bank by design (up to ~10 s on
     a hard move), which Kaggle allows; the gate must PASS it (several minutes)."""
-    code, report, stderr = run_gate("--gate", os.path.join(ROOT, "submissions", "submission.py"), "--baseline", "greedy")
+    code, report, stderr = run_gate(capfd, "--gate", os.path.join(ROOT, "submissions", "submission.py"), "--baseline", "greedy")
     assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
     assert report["risk_figures"]["max_bank_used_s"] > 0  # it does use the bank, legally
 
@@ -245,12 +243,12 @@ def siblings(folder, helper_folder=None):
     return folder / "bot.py"
 
 
-def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_and_its_build_passes(tmp_path):
+def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_and_its_build_passes(tmp_path, capfd):
     bot = siblings(tmp_path / "bot")
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--gate", str(bot), "--baseline",
-                           "random", "-n", "4", "--workers", "2"], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    lines = done.stdout.splitlines()
-    assert done.returncode == 1 and lines[0].startswith(f"gate: {bot} against baseline random")  # a header, too
+    capfd.readouterr()
+    code = evaluate_cli.main(["--gate", str(bot), "--baseline", "random", "-n", "4", "--workers", "2"])
+    lines = capfd.readouterr().out.splitlines()
+    assert code == 1 and lines[0].startswith(f"gate: {bot} against baseline random")  # a header, too
     assert lines[1].startswith("  load        FAIL") and "No module named 'helper'" in lines[1]
     (reason,) = [line for line in lines if line.startswith("  - ")]
     assert reason == (f"  - load: {bot} needs modules of its own (bot.py:1 in <module>: ModuleNotFoundError: No module "
@@ -265,9 +263,9 @@ def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
-def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_path):
+def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_path, capfd):
     bot = siblings(tmp_path / "bot", tmp_path / "lib")
-    code, report, _ = run_gate("--gate", str(bot), "--path", str(tmp_path / "lib"), "--baseline", "random")
+    code, report, _ = run_gate(capfd, "--gate", str(bot), "--path", str(tmp_path / "lib"), "--baseline", "random")
     assert code == 1 and report["candidate"] == str(bot)
     command = f"python build_submission.py {bot} --path {tmp_path / 'lib'} -o submission.py"
     assert f"upload what `{command}` writes" in report["reasons"][0]
@@ -283,9 +281,9 @@ def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
-def test_a_forfeit_while_the_opening_is_forced_says_so():
+def test_a_forfeit_while_the_opening_is_forced_says_so(capfd):
     failing = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "fails_in_its_second_call.py")
-    code, report, _ = run_gate("--gate", failing, "--baseline", "random", "-n", "4")
+    code, report, _ = run_gate(capfd, "--gate", failing, "--baseline", "random", "-n", "4")
     assert code == 1 and report["checks"][1]["passed"] is False
     assert any("RuntimeError: second call (at ply " in reason and "while its 4-ply opening was forced" in reason
                for reason in report["reasons"]), report["reasons"]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+from connectx_toolkit.cli import build_submission as builder
+from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.runner import play_game
 
@@ -23,22 +25,31 @@ def test_a_none_is_recorded_as_the_column_0_kaggle_plays():
         assert len(record.moves) == len(record.steps) - 1  # every move recorded, the None one included
 
 
-def test_evaluate_json_counts_none_moves(tmp_path):
-    done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "evaluate.py"), NONE_AGENT, "greedy", "-n", "2", "--workers", "1", "--json",
-         "--no-progress", "--results", str(tmp_path / "r.jsonl")], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    summary = json.loads(done.stdout)
+def evaluate(capfd, *arguments: str) -> str:
+    """What ``evaluate.py ARGUMENTS`` prints on stdout (exit 0): the command's ``main`` in this process, which has
+    imported Kaggle's environment once for every test (a subprocess paid ~0.7 CPU s); stdout read at the fd, as
+    its forked workers write there too."""
+    capfd.readouterr()
+    code = evaluate_cli.main(list(arguments))
+    out, err = capfd.readouterr()
+    assert code == 0, err[-2000:]
+    return out
+
+
+def test_evaluate_json_counts_none_moves(tmp_path, capfd):
+    summary = json.loads(evaluate(capfd, NONE_AGENT, "greedy", "-n", "2", "--workers", "1", "--json", "--no-progress",
+                                  "--results", str(tmp_path / "r.jsonl")))
     assert [agent["none_moves"] for agent in summary["agents"]] == [2, 0]
     assert summary["referee"] == "native" and summary["games_per_s"] > 0
     lines = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()[1:]]
     assert all(sum(len(plies) for plies in line["none_plies"]) == 1 for line in lines)
 
 
-def test_the_builders_validation_fails_an_agent_that_returned_none(tmp_path):
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "build_submission.py"), NONE_AGENT, "-o",
-                           str(tmp_path / "out.py")], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 1
-    assert "returned None at ply 4: Kaggle plays column 0; return an int" in done.stdout + done.stderr
+def test_the_builders_validation_fails_an_agent_that_returned_none(tmp_path, capfd):
+    capfd.readouterr()
+    assert builder.main([NONE_AGENT, "-o", str(tmp_path / "out.py")]) == 1  # its validation: a clean interpreter
+    out, err = capfd.readouterr()
+    assert "returned None at ply 4: Kaggle plays column 0; return an int" in out + err
 
 
 def test_act_timeout_sets_the_obsolete_timeout_too(tmp_path):
@@ -61,18 +72,13 @@ def test_a_bad_referee_is_one_line_and_exit_2():
     assert "--referee" in done.stderr
 
 
-def test_evaluate_reports_the_most_bank_a_game_spent(tmp_path):
+def test_evaluate_reports_the_most_bank_a_game_spent(tmp_path, capfd):
     spender = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "spends_most_of_the_bank_once.py")
-    done = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "evaluate.py"), spender, "greedy", "-n", "2", "--workers", "2", "--json",
-         "--no-progress", "--act-timeout", "0.1", "--overage", "1", "--results", str(tmp_path / "r.jsonl")],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
-    summary = json.loads(done.stdout)
+    summary = json.loads(evaluate(capfd, spender, "greedy", "-n", "2", "--workers", "2", "--json", "--no-progress",
+                                  "--act-timeout", "0.1", "--overage", "1", "--results", str(tmp_path / "r.jsonl")))
     spent = [agent["max_bank_used_s"] for agent in summary["agents"]]
     assert 0.55 < spent[0] < 0.8 and spent[1] < 0.1  # 60 % of the 1 s bank on its second move
-    table = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--resume", str(tmp_path / "r.jsonl"), "--no-progress"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT).stdout
+    table = evaluate(capfd, "--resume", str(tmp_path / "r.jsonl"), "--no-progress")
     header = next(line for line in table.splitlines() if line.startswith("agent"))
     assert "max bank s" in header
     row = next(line for line in table.splitlines() if line.startswith("spends_most"))

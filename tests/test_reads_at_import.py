@@ -3,7 +3,9 @@
 interpreter's and installed packages' files are never the agent's data.
 
 Each agent is built (validated by Kaggle's loader and referee in a clean interpreter), evaluated against
-``random`` with no error, and PASSed by the gate against ``random``. The torch tests need a CPU torch in this
+``random`` with no error, and passed by the gate's load, smoke and validation checks against ``random`` (its
+strength checks play the file just as the smoke check does, loaded afresh each game; test_gate.py has a whole
+gate PASS a built file); the slow torch tests pass a whole gate. The torch tests need a CPU torch in this
 interpreter (``pip install --no-deps`` a CPU wheel with typing_extensions, sympy, networkx, filelock, jinja2,
 fsspec; see docs/building.md) and are skipped without one.
 """
@@ -22,6 +24,7 @@ import pytest
 
 from connectx_toolkit.building import build
 from connectx_toolkit.evaluation.api import play_match
+from tests.helpers import gate_first_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -52,14 +55,19 @@ def gate(candidate: str, *extra: str) -> tuple[int, dict, str]:
     return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {}), done.stderr
 
 
-def built_evaluated_and_gated(target: Path, out: Path, allow: tuple[str, ...] = ()) -> dict:
-    """Build ``target`` into ``out``; evaluate and gate ``out``; the build's validation report."""
+def built_evaluated_and_gated(target: Path, out: Path, allow: tuple[str, ...] = (), whole_gate: bool = False) -> dict:
+    """Build ``target`` into ``out``; evaluate ``out`` and pass it through the gate's load, smoke and validation
+    checks (``whole_gate``: a whole gate, in a subprocess); the build's validation report."""
     report = build(str(target), out, allow_imports=allow)
     assert report.validation["ok"] and report.validation["reads"] == [], report.validation
     result = play_match(str(out), "random", games=2, workers=1, progress=False)
     assert result["agents"][0]["errors"] == 0 and result["agents"][0]["invalid"] == 0, result["agents"][0]
-    code, verdict, stderr = gate(str(out))
-    assert code == 0 and verdict["verdict"] == "PASS", (verdict.get("reasons"), stderr[-2000:])
+    if whole_gate:
+        code, verdict, stderr = gate(str(out))
+        assert code == 0 and verdict["verdict"] == "PASS", (verdict.get("reasons"), stderr[-2000:])
+    else:
+        checks = gate_first_checks(str(out))
+        assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
     return report.validation
 
 
@@ -87,7 +95,7 @@ def test_a_data_file_read_at_import_is_still_the_agents_read(tmp_path):
 @pytest.mark.slow  # ~25 s: torch's import in the check, the match's workers and the gate's clean room
 def test_a_single_file_importing_torch_at_module_level_builds_evaluates_and_passes(tmp_path):
     (tmp_path / "ok_torch.py").write_text("import torch\n" + LEFTMOST)
-    built_evaluated_and_gated(tmp_path / "ok_torch.py", tmp_path / "submission.py", allow=("torch",))
+    built_evaluated_and_gated(tmp_path / "ok_torch.py", tmp_path / "submission.py", allow=("torch",), whole_gate=True)
 
 
 @needs_torch
@@ -119,7 +127,7 @@ def test_a_bundle_loading_its_torch_weights_from_kaggles_folder_builds_evaluates
         require()
     except SandboxUnavailable as error:
         pytest.skip(f"a bundle runs in bubblewrap: {error}")
-    validation = built_evaluated_and_gated(folder, tmp_path / "submission.tar.gz", allow=("torch",))
+    validation = built_evaluated_and_gated(folder, tmp_path / "submission.tar.gz", allow=("torch",), whole_gate=True)
     assert validation["games"][0]["result"] != "loss (error)"
     code, verdict, stderr = gate(str(folder))  # the folder itself, as the gate takes a bundle
     assert code == 0 and verdict["verdict"] == "PASS", (verdict.get("reasons"), stderr[-2000:])
