@@ -261,7 +261,8 @@ def test_the_inline_board_steps_with_no_server(driver, tmp_path):
     short = os.path.join(ROOT, "tests", "data", "short_game.jsonl")
     shown = inline_board(BoardOptions(game=short, analysis_cache="none", workers=1), "Live play needs a local kernel.",
                          progress=False)
-    driver.get_log("browser")  # drained: what earlier tests' pages logged
+    driver.get("about:blank")  # an earlier test's page stops polling its server, now gone...
+    driver.get_log("browser")  # ...and what it logged is drained
     driver.get("file://" + shown.save(str(tmp_path / "board.html")))
     root = driver.find_element(By.CSS_SELECTOR, ".cxb")
     first = shown.data["game"]["first_losing"]
