@@ -285,3 +285,29 @@ def test_an_agent_may_start_processes_in_the_sandbox(tmp_path):
         assert _still_running(_process_tree(host)[1:]) == []  # the pool and the background process are gone
     finally:
         hosts.close()
+
+
+@needs_two_cpus
+def test_a_one_worker_run_starts_on_the_core_it_runs_on_not_always_the_first(tmp_path, monkeypatch):
+    """Two runs side by side (two commands, parallel tests) each start on the core the scheduler gave them:
+    always starting at the first CPU piled every one-worker run onto one core."""
+    from connectx_toolkit.evaluation.scheduling import pool
+    from connectx_toolkit.evaluation.scheduling.match import run_match
+    from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
+
+    which = write_agent(tmp_path, "which", """
+        import os
+        def agent(obs, config):
+            return min(min(os.sched_getaffinity(0)), 6)
+    """)
+    cpus = sorted(os.sched_getaffinity(0))
+    last = [cpu for cpu in cpus if cpu <= 6][-1]
+    monkeypatch.setattr(pool, "_running_cpu", lambda: last)
+    assert pool._from_running_cpu(cpus)[0] == last
+    played = run_match(which, resolve_agent("random"), 2, PlaySettings(workers=1, seed=4))
+
+    def first_choice(record):
+        ply = len(record.opening)
+        return record.moves[ply if ply % 2 == record.seats[0] else ply + 1]
+
+    assert [first_choice(record) for record in played] == [last, last]

@@ -165,13 +165,13 @@ def run_games(
     pending.reverse()  # pop() from the end keeps the schedule's order
 
     pin_cores = settings.pin_cores is not False
-    cpus = sorted(os.sched_getaffinity(0)) if pin_cores and hasattr(os, "sched_getaffinity") else []
+    cpus = _from_running_cpu(sorted(os.sched_getaffinity(0))) if pin_cores and hasattr(os, "sched_getaffinity") else []
 
     def fresh(index: int) -> _Worker:
         return _Worker(context, settings, cpus[index % len(cpus)] if cpus else None, cpus)
 
     pool = _Pool(pending, max(1, min(settings.workers or default_workers(), len(pending))), fresh, grace)
-    restore = _share_first_core() if pin_cores and len(pool.workers) == 1 else None
+    restore = _share_core(cpus[0]) if cpus and len(pool.workers) == 1 else None
     try:
         while True:
             pool.fill()
@@ -289,14 +289,32 @@ class _Pool:
         return self.workers[index]
 
 
-def _share_first_core() -> set[int] | None:
+def _share_core(cpu: int) -> set[int] | None:
     """Run this thread on the one worker's CPU for the run (a finished game then wakes it there, not on an
     idle core: measured 6 % faster; with two workers, pinning it slowed them by 8 %); the CPUs to give
     back afterwards."""
-    if not hasattr(os, "sched_getaffinity"):
-        return None
     cpus = os.sched_getaffinity(0)
-    return cpus if _set_affinity({min(cpus)}) else None
+    return cpus if _set_affinity({cpu}) else None
+
+
+def _from_running_cpu(cpus: list[int]) -> list[int]:
+    """``cpus`` in turn from the one this process runs on, where worker 0 goes: runs started side by side (two
+    commands, a notebook beside a shell, parallel tests) then start on the cores the scheduler spread them
+    over, where always starting at the first CPU piled every one-worker run onto one core."""
+    running = _running_cpu()
+    if running not in cpus:
+        return cpus
+    start = cpus.index(running)
+    return cpus[start:] + cpus[:start]
+
+
+def _running_cpu() -> int | None:
+    """The CPU this process last ran on (the 39th field of /proc/self/stat), None where unknown."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[36])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _set_affinity(cpus: set[int]) -> bool:
