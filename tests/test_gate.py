@@ -92,12 +92,12 @@ def test_a_steady_3_s_a_move_agent_passes_the_smoke_check_as_kaggle_accepts_it()
 
 def test_a_game_spending_most_of_the_bank_is_a_warning_not_a_failure():
     settings = gate.GateSettings(candidate=fixture("spends_most_of_the_bank_once.py"), baseline=fixture("centre_most.py"),
-                                 act_timeout=0.1, overage=2.0, games=2, workers=2)
+                                 act_timeout=0.1, overage=1.0, games=2, workers=2)
     lines: list[str] = []
     report = gate.run(settings, log=lines.append)
     assert report["verdict"] == "PASS", report["reasons"]
-    assert 1.1 < report["risk_figures"]["max_bank_used_s"] < 1.6
-    assert any("of the 2 s bank" in warning for warning in report["warnings"]), report["warnings"]
+    assert 0.55 < report["risk_figures"]["max_bank_used_s"] < 1.0  # 60 % of the bank, and the move's overhead
+    assert any("of the 1 s bank" in warning for warning in report["warnings"]), report["warnings"]
     assert any("of what the clock allowed it" in warning for warning in report["warnings"]), report["warnings"]
     warn = [line for line in lines if line.lstrip().startswith("WARN")]
     assert [line.split("WARN", 1)[1].strip() for line in warn] == report["warnings"]
@@ -133,15 +133,17 @@ def test_risk_figures_and_their_thresholds():
     assert "loading takes 1.50 s" in text and "6.0 MB" in text and "1,500 MB" in text
 
 
-def test_a_3_s_load_is_paid_from_the_bank_and_passes_the_smoke_and_validation_checks():
-    # the two checks alone (the strength checks would pay the load in each of their 20 games)
-    context, load = gate.prepare(gate.GateSettings(candidate=fixture("loads_3s.py"), baseline="greedy", workers=2))
+def test_a_load_longer_than_the_act_timeout_is_paid_from_the_bank_and_passes_the_smoke_and_validation_checks():
+    # the two checks alone (the strength checks would pay the load in each of their 20 games); a 1.2 s load at
+    # 0.5 s a move is Kaggle's 3 s load at 2 s a move, scaled: the first move draws on the bank
+    context, load = gate.prepare(gate.GateSettings(candidate=fixture("loads_1_2s.py"), baseline="greedy",
+                                                   act_timeout=0.5, workers=2))
     assert load.passed is True
     smoke, validation = gate.Check("smoke"), gate.Check("validation")
     gate.check_smoke(context, smoke)
     gate.check_validation(context, validation)
     assert smoke.passed is True and validation.passed is True, smoke.reasons + validation.reasons
-    assert smoke.data["max_move_s"] >= 3 and 0.9 < smoke.data["max_bank_used_s"] < 2.5  # 3 s load: ~1 s of bank
+    assert smoke.data["max_move_s"] >= 1.2 and 0.6 < smoke.data["max_bank_used_s"] < 1.5  # ~0.7 s of bank
 
 
 def test_fails_a_candidate_that_returns_none(isolation, capfd):
