@@ -48,12 +48,6 @@ def fixture(name: str) -> str:
     return os.path.join(FIXTURES, name)
 
 
-def first_checks(candidate: str, baseline: str = "random") -> list[gate.Check]:
-    """The gate's load, smoke and validation checks alone, in this process: what a test of loading and playing
-    asserts, without the 28 strength games a whole gate plays after them."""
-    return gate_first_checks(candidate, baseline)
-
-
 def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation, capfd):
     replays = tmp_path / "replays"
     code, report, _ = run_gate(capfd, "--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
@@ -261,7 +255,7 @@ def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_
     from connectx_toolkit.building import build
 
     build(str(bot), built)
-    checks = first_checks(str(built))
+    checks = gate_first_checks(str(built))
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
@@ -279,7 +273,7 @@ def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_p
 def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
     """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke games start from
     4-ply openings, whose plies it is called at as Kaggle would call it, so it never meets a NameError."""
-    checks = first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py"))
+    checks = gate_first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py"))
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
@@ -292,5 +286,5 @@ def test_a_forfeit_while_the_opening_is_forced_says_so(capfd):
 
 
 def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():
-    checks = first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py"))
+    checks = gate_first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py"))
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
