@@ -408,8 +408,19 @@ def unbuilt(source: str):
 SHAPES = ["single file", "bundle of a file", "bundle with its own main.py"]
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("kind", list(ENTRIES))
+def in_shapes(names, turn: int = 0) -> list:
+    """(name, shape) for every name in every shape. A bundle costs ~2 s of CPU (two sandboxed interpreters), so
+    the default run builds each name as a single file and in one of the two bundle shapes, the shapes taking
+    turns; the other bundle shape runs under ``-m slow``."""
+    params = []
+    for index, name in enumerate(names, start=turn):
+        for shape in SHAPES:
+            later = shape != "single file" and shape != SHAPES[1 + index % 2]
+            params.append(pytest.param(name, shape, marks=pytest.mark.slow if later else (), id=f"{name}-{shape}"))
+    return params
+
+
+@pytest.mark.parametrize(("kind", "shape"), in_shapes(ENTRIES))
 def test_an_entry_of_any_kind_builds_and_plays_as_kaggle_calls_it(outside, kind, shape):
     report = entry_built_and_played(outside, ENTRIES[kind], shape)
     if shape == "bundle with its own main.py":  # Kaggle calls the agent's own last callable: main.py as written
@@ -653,8 +664,7 @@ RUN_TIME_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("case", list(RUN_TIME_ENTRIES))
+@pytest.mark.parametrize(("case", "shape"), in_shapes(RUN_TIME_ENTRIES, turn=len(ENTRIES)))
 def test_an_entry_the_source_cannot_name_is_kaggles_last_callable_of_the_executed_module(outside, case, shape):
     entry_built_and_played(outside, RUN_TIME_ENTRIES[case], shape)
 

@@ -34,8 +34,19 @@ def sandboxed(request) -> bool:
     return True
 
 
-@pytest.mark.parametrize("hostile", ["stack_editor", "module_replacer", "pipe_writer", "forked_child", "cell_writer"])
-@pytest.mark.parametrize("referee", ["native", "kaggle"])
+HOSTILES = ["stack_editor", "module_replacer", "pipe_writer", "forked_child", "cell_writer"]
+
+
+def on_referees() -> list:
+    """(hostile, referee) for every hostile on both referees. The agent's process is the same on either (the
+    referee stays in the worker), so the default run plays each hostile on one referee, the referees taking
+    turns, with and without the sandbox; the other referee runs under ``-m slow``."""
+    return [pytest.param(hostile, referee, id=f"{referee}-{hostile}",
+                         marks=() if index % 2 == turn else pytest.mark.slow)
+            for index, hostile in enumerate(HOSTILES) for turn, referee in enumerate(("native", "kaggle"))]
+
+
+@pytest.mark.parametrize(("hostile", "referee"), on_referees())
 def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
     attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
     opponent = resolve_agent("greedy")
