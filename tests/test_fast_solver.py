@@ -1,16 +1,26 @@
 """The offline numba solver scores positions exactly as the independent oracle does."""
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip("numba")
+from tools.oracle import load_oracle_set
 
-from tools.oracle import load_oracle_set  # noqa: E402
-from connectx_toolkit.analysis.fast_solver import Solver, parse_moves  # noqa: E402
+# numba is imported by the fixture, in the one test worker that runs this file: every worker collects every file
+# (importing numba costs ~0.3 s of CPU)
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba is not installed")
 
 
 @pytest.fixture(scope="module")
-def solver():
-    return Solver()
+def fast_solver():
+    from connectx_toolkit.analysis import fast_solver
+
+    return fast_solver
+
+
+@pytest.fixture(scope="module")
+def solver(fast_solver):
+    return fast_solver.Solver()
 
 
 def sample(entries, step):
@@ -56,7 +66,8 @@ def test_solve_steps_narrow_to_the_exact_score_and_give_the_class_first(solver):
         assert low > 0 or high < 0 or low == high == 0, (entry.moves, steps)  # two windows decide the class
 
 
-def test_parse_moves_rejects_illegal_strings():
+def test_parse_moves_rejects_illegal_strings(fast_solver):
+    parse_moves = fast_solver.parse_moves
     assert parse_moves("4")[2] == 1
     for bad in ("8", "0", "4444444", "4x"):
         with pytest.raises(ValueError):
