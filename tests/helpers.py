@@ -112,3 +112,17 @@ def gate_first_checks(candidate: str, baseline: str = "random") -> list[Any]:
         if checks[1].passed:
             gate.check_validation(context, checks[2])
     return checks
+
+
+def taking_turns(names, turns, always=(), start: int = 0, id_of=lambda name, choice: f"{name}-{choice}") -> list:
+    """pytest params ``(name, choice)`` for every name with every choice of ``always`` and of ``turns``, for a grid
+    whose costly choices are each covered by other names: the default run takes a name's ``always`` and one of
+    ``turns``, the names taking the ``turns`` in order from ``start``; the rest are marked slow (``-m slow``)."""
+    import pytest
+
+    params = []
+    for index, name in enumerate(names, start=start):
+        for choice in (*always, *turns):
+            later = choice in turns and choice != turns[index % len(turns)]
+            params.append(pytest.param(name, choice, id=id_of(name, choice), marks=pytest.mark.slow if later else ()))
+    return params

@@ -26,7 +26,7 @@ from connectx_toolkit.building import BUNDLE_ROOT, BuildError, InputError, build
 from connectx_toolkit.building.validation import CHECK_SCRIPT, format_report
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.sandbox import Sandbox, SandboxUnavailable, require
-from tests.helpers import played_without_forfeit, run_clean_script
+from tests.helpers import played_without_forfeit, run_clean_script, taking_turns
 
 ROOT = builder.ROOT
 ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -408,16 +408,11 @@ def unbuilt(source: str):
 SHAPES = ["single file", "bundle of a file", "bundle with its own main.py"]
 
 
-def in_shapes(names, turn: int = 0) -> list:
+def in_shapes(names, start: int = 0) -> list:
     """(name, shape) for every name in every shape. A bundle costs ~2 s of CPU (two sandboxed interpreters), so
     the default run builds each name as a single file and in one of the two bundle shapes, the shapes taking
     turns; the other bundle shape runs under ``-m slow``."""
-    params = []
-    for index, name in enumerate(names, start=turn):
-        for shape in SHAPES:
-            later = shape != "single file" and shape != SHAPES[1 + index % 2]
-            params.append(pytest.param(name, shape, marks=pytest.mark.slow if later else (), id=f"{name}-{shape}"))
-    return params
+    return taking_turns(names, SHAPES[1:], always=SHAPES[:1], start=start)
 
 
 @pytest.mark.parametrize(("kind", "shape"), in_shapes(ENTRIES))
@@ -664,7 +659,7 @@ RUN_TIME_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize(("case", "shape"), in_shapes(RUN_TIME_ENTRIES, turn=len(ENTRIES)))
+@pytest.mark.parametrize(("case", "shape"), in_shapes(RUN_TIME_ENTRIES, start=len(ENTRIES)))
 def test_an_entry_the_source_cannot_name_is_kaggles_last_callable_of_the_executed_module(outside, case, shape):
     entry_built_and_played(outside, RUN_TIME_ENTRIES[case], shape)
 

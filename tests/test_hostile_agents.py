@@ -15,6 +15,7 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import run_games
+from tests.helpers import taking_turns
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_agents")
@@ -37,16 +38,11 @@ def sandboxed(request) -> bool:
 HOSTILES = ["stack_editor", "module_replacer", "pipe_writer", "forked_child", "cell_writer"]
 
 
-def on_referees() -> list:
-    """(hostile, referee) for every hostile on both referees. The agent's process is the same on either (the
-    referee stays in the worker), so the default run plays each hostile on one referee, the referees taking
-    turns, with and without the sandbox; the other referee runs under ``-m slow``."""
-    return [pytest.param(hostile, referee, id=f"{referee}-{hostile}",
-                         marks=() if index % 2 == turn else pytest.mark.slow)
-            for index, hostile in enumerate(HOSTILES) for turn, referee in enumerate(("native", "kaggle"))]
-
-
-@pytest.mark.parametrize(("hostile", "referee"), on_referees())
+# Every hostile on both referees. The agent's process is the same on either (the referee stays in the worker), so
+# the default run plays each hostile on one referee, the referees taking turns, with and without the sandbox; the
+# other referee runs under -m slow.
+@pytest.mark.parametrize(("hostile", "referee"),
+                         taking_turns(HOSTILES, ("native", "kaggle"), id_of=lambda hostile, referee: f"{referee}-{hostile}"))
 def test_a_hostile_agent_only_loses_its_own_games(hostile, referee, sandboxed):
     attacker = resolve_agent(os.path.join(HOSTILE, f"{hostile}.py"), sandbox=sandboxed)
     opponent = resolve_agent("greedy")
