@@ -171,7 +171,7 @@ def analyze(path: str, *, directory: str | None = None, budget: float | None = N
     >>> from connectx_toolkit import analyze, play_match
     >>> folder = tempfile.mkdtemp()
     >>> _ = play_match("greedy", "random", games=2, results=os.path.join(folder, "run.jsonl"), progress=False)
-    >>> report = analyze(os.path.join(folder, "run.jsonl"), cache="none", progress=False)
+    >>> report = analyze(os.path.join(folder, "run.jsonl"), cache="none", workers=1, progress=False)
     >>> [game["agents"] for game in report["analysis"]["games"]]
     [['greedy', 'random'], ['random', 'greedy']]
     >>> [move["before"] for move in report["analysis"]["games"][0]["moves"]][:1]  # the empty board: a win

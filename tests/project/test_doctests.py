@@ -26,7 +26,6 @@ def docstring_tests() -> list[doctest.DocTest]:
 @pytest.mark.parametrize("test", docstring_tests(), ids=lambda test: test.name)
 def test_the_docstring_examples_run(test, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # anything an example writes beside itself lands here
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("KAGGLE_KERNEL_RUN_TYPE", raising=False)  # a local kernel, whatever runs the tests
     said: list[str] = []
     runner = doctest.DocTestRunner(optionflags=FLAGS)
