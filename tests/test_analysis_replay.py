@@ -13,7 +13,7 @@ from connectx_toolkit.analysis.labelling import label_games
 from connectx_toolkit.analysis.plot import save_losing_moves_plot
 from connectx_toolkit.analysis.replay import annotated_html, save_annotated_replay
 from connectx_toolkit.evaluation.reports.results import read
-from test_replays import run_chromium
+from tests.test_replays import run_chromium
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "analysis_games.jsonl")
 

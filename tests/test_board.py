@@ -236,7 +236,7 @@ def test_first_line_is_the_address_and_ctrl_c_exits_0(tmp_path):
 def test_notebook_board_serves_the_page_and_shows_it_in_an_iframe():
     import urllib.request
 
-    from connectx_toolkit.evaluation.api import board
+    from connectx_toolkit import open_board as board
 
     def my_agent(obs, config):
         return [c for c in range(config.columns) if obs.board[c] == 0][-1]

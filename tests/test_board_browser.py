@@ -253,7 +253,7 @@ def test_requests_without_the_token_or_with_a_foreign_host_are_refused(results_b
 
 
 def test_the_inline_board_steps_with_no_server(driver, tmp_path):
-    """A hosted notebook's board (evaluation.api.board on Kaggle or Colab), saved as a page and opened from
+    """A hosted notebook's board (connectx_toolkit.open_board on Kaggle or Colab), saved as a page and opened from
     the disk: its own script steps through the game, every position's values already in the page."""
     from connectx_toolkit.board.inline import inline_board
     from connectx_toolkit.board.server import BoardOptions

@@ -108,7 +108,7 @@ def test_another_board_is_drawn_without_values():
 
 def test_the_api_draws_it_on_a_hosted_kernel(monkeypatch, tmp_path):
     from connectx_toolkit.board.server import BoardError
-    from connectx_toolkit.evaluation.api import board
+    from connectx_toolkit import open_board as board
 
     monkeypatch.setenv("KAGGLE_KERNEL_RUN_TYPE", "Interactive")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -120,7 +120,7 @@ def test_the_api_draws_it_on_a_hosted_kernel(monkeypatch, tmp_path):
     assert open(page, encoding="utf-8").read().startswith("<!doctype html>")
     empty = board(progress=False)  # no game: the empty board, and how to step through one
     assert len(empty.data["positions"]) == 1 and empty.data["game"] is None
-    assert 'board(game="FILE[:N]")' in empty.notice and "yellow to move" in empty.data["positions"][0]["message"]
+    assert 'open_board(game="FILE[:N]")' in empty.notice and "yellow to move" in empty.data["positions"][0]["message"]
     with pytest.raises(BoardError, match="has no game 9"):
         board(game=f"{SHORT}:9", progress=False)
     monkeypatch.delenv("KAGGLE_KERNEL_RUN_TYPE")

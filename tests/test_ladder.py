@@ -357,7 +357,7 @@ def test_no_network_is_one_line(kaggle, capsys, monkeypatch):
 
 
 def test_a_downloaded_episode_loads_on_the_board_as_downloaded(kaggle, capsys, solved):
-    from connectx_toolkit.evaluation.api import board
+    from connectx_toolkit import open_board as board
 
     played = add_ladder(kaggle, 3)
     code, _, err = run(["--ladder", str(OURS)], capsys, solved)

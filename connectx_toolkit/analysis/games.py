@@ -14,8 +14,9 @@ from typing import Any, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.evaluation.referees.played import Status
-from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, LOSS, TIMEOUT, WIN, GameRecord
+from connectx_toolkit.evaluation.referees.record import GameRecord
 from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsReader
+from connectx_toolkit.outcomes import FORFEITS, Outcome
 
 __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_games", "read_results_file"]
 
@@ -34,7 +35,7 @@ class Game:
     agents: tuple[str, str]
     moves: tuple[int, ...]  # 0-based columns from the empty board, the opening included
     opening_plies: int  # the first ``opening_plies`` moves were forced by the opening suite
-    outcomes: tuple[str, str]  # per seat: win/draw/loss/invalid/error/timeout ("" if not known)
+    outcomes: tuple[Outcome | str, Outcome | str]  # per seat: an Outcome, or "" if not known
     config: Config = STANDARD
 
     def mover(self, ply: int) -> str | None:
@@ -45,7 +46,7 @@ class Game:
     def loser_seat(self) -> int | None:
         """The seat that lost or forfeited, None for a draw (or an unknown result)."""
         for seat, outcome in enumerate(self.outcomes):
-            if outcome == LOSS or outcome in FORFEITS:
+            if outcome == Outcome.LOSS or outcome in FORFEITS:
                 return seat
         return None
 
@@ -54,7 +55,7 @@ def from_record(record: GameRecord, source: str = "run") -> Game:
     """The game of one evaluator record; AnalysisInputError if it is not a legal standard game."""
     config = _config(record.config, f"{source}: game {record.game_id}")
     game = Game(int(record.game_id), (str(record.agents[0]), str(record.agents[1])), tuple(int(c) for c in record.moves),
-                len(record.opening), (str(record.outcomes[0]), str(record.outcomes[1])), config)
+                len(record.opening), (_outcome(record.outcomes[0]), _outcome(record.outcomes[1])), config)
     _check_moves(game, f"{source}: game {record.game_id}")
     return game
 
@@ -148,18 +149,29 @@ def read_episode(document: dict[str, Any], path: str = "episode") -> Game:
     return game
 
 
-def _episode_outcomes(statuses: Sequence[str], rewards: Sequence[Any]) -> tuple[str, str]:
-    forfeit = {Status.INVALID: INVALID, Status.ERROR: ERROR, Status.TIMEOUT: TIMEOUT}
-    outcomes = []
-    for status, reward in zip(statuses, rewards):
-        if status in forfeit:
-            outcomes.append(forfeit[status])
+def _outcome(value: Any) -> Outcome | str:
+    """A seat's outcome as an ``Outcome``; "" for a value that is none (a result not known)."""
+    try:
+        return Outcome(value)
+    except ValueError:
+        return ""
+
+
+def _episode_outcomes(statuses: Sequence[str], rewards: Sequence[Any]) -> tuple[Outcome | str, Outcome | str]:
+    outcomes: list[Outcome | str] = []
+    for text, reward in zip(statuses, rewards):
+        try:
+            status: Status | None = Status(text)
+        except ValueError:
+            status = None
+        if status is not None and status.outcome is not None:  # a forfeit
+            outcomes.append(status.outcome)
         elif status == Status.DONE and reward is not None:
-            outcomes.append(WIN if reward > 0 else LOSS if reward < 0 else DRAW)
+            outcomes.append(Outcome.WIN if reward > 0 else Outcome.LOSS if reward < 0 else Outcome.DRAW)
         else:
             outcomes.append("")
-    if "" in outcomes and any(o in forfeit.values() for o in outcomes):
-        outcomes = [o or WIN for o in outcomes]  # the other seat of a forfeit won
+    if "" in outcomes and any(o in FORFEITS for o in outcomes):
+        outcomes = [o or Outcome.WIN for o in outcomes]  # the other seat of a forfeit won
     return outcomes[0], outcomes[1]
 
 

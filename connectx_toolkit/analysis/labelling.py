@@ -21,8 +21,9 @@ from connectx_toolkit.agents.solver_engine.opening_book import book_move
 from connectx_toolkit.analysis.cache import PositionCache
 from connectx_toolkit.analysis.games import STANDARD, Game
 from connectx_toolkit.analysis.table import OutcomeTable
-from connectx_toolkit.analysis.values import OUTCOME_RANK, Value, trivial_value, win_score
+from connectx_toolkit.analysis.values import Value, trivial_value, win_score
 from connectx_toolkit.analysis.workers import Job, SolverPool
+from connectx_toolkit.outcomes import Proven
 
 __all__ = ["GameAnalysis", "MoveLabel", "label_games"]
 
@@ -39,12 +40,12 @@ class MoveLabel:
 
     @property
     def known(self) -> bool:
-        return self.before.outcome != "unknown" and self.after.outcome != "unknown"
+        return self.before.outcome != Proven.UNKNOWN and self.after.outcome != Proven.UNKNOWN
 
     @property
     def loses_outcome(self) -> bool:
         """Did this move turn a win into a draw or loss, or a draw into a loss (both ends known)?"""
-        return self.known and OUTCOME_RANK[self.after.outcome] < OUTCOME_RANK[self.before.outcome]
+        return self.known and self.after.outcome.rank < self.before.outcome.rank
 
     @property
     def kept_outcome(self) -> bool:
@@ -285,9 +286,9 @@ def _decided_ply(game: Game, final: Position, labels: list[MoveLabel]) -> int | 
     """The first ply from which every position's value was the game's final result (None after a forfeit)."""
     if final.last_player_won():
         winner = (len(game.moves) - 1) % 2
-        expected: Callable[[int], str] = lambda ply: "win" if ply % 2 == winner else "loss"  # noqa: E731
+        expected: Callable[[int], Proven] = lambda ply: Proven.WIN if ply % 2 == winner else Proven.LOSS  # noqa: E731
     elif final.is_full():
-        expected = lambda ply: "draw"  # noqa: E731
+        expected = lambda ply: Proven.DRAW  # noqa: E731
     else:
         return None
     decided = len(labels)

@@ -10,18 +10,19 @@ for ``{"step": n}`` messages).
 from __future__ import annotations
 
 import html
+from typing import cast
 
 from connectx_toolkit.evaluation.referees.played import Status
-from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN, GameRecord
+from connectx_toolkit.evaluation.referees.record import GameRecord
+from connectx_toolkit.outcomes import Outcome, Proven
 from connectx_toolkit.evaluation.reports.replays import replay_html, replay_name, write_page
 
 from connectx_toolkit.analysis.labelling import GameAnalysis
 
 __all__ = ["annotated_html", "replay_file_name", "save_annotated_replay"]
 
-STATUS_OF = {WIN: Status.DONE, DRAW: Status.DONE, LOSS: Status.DONE, INVALID: Status.INVALID, ERROR: Status.ERROR,
-             TIMEOUT: Status.TIMEOUT, "": Status.DONE}
-MARK = {"win": "W", "draw": "D", "loss": "L", "unknown": "?"}
+STATUS_OF = {**{outcome: outcome.status for outcome in Outcome}, "": Status.DONE}  # "": a result not known
+MARK = {Proven.WIN: "W", Proven.DRAW: "D", Proven.LOSS: "L", Proven.UNKNOWN: "?"}
 
 STYLE = """
 #analysis-layout{display:flex;width:100%;height:100%}
@@ -53,7 +54,8 @@ document.querySelectorAll('#analysis tr.move').forEach(function (row) {
 def _record(analysis: GameAnalysis) -> GameRecord:
     game = analysis.game
     return GameRecord(game.game_id, list(game.agents), list(game.moves[:game.opening_plies]), list(game.moves),
-                      [STATUS_OF.get(o, Status.DONE) for o in game.outcomes], list(game.outcomes), [[], []],
+                      [STATUS_OF.get(o, Status.DONE) for o in game.outcomes],
+                      cast("list[Outcome]", list(game.outcomes)), [[], []],  # a result not known stays ""
                       game.config.as_dict(), 0)
 
 
@@ -63,7 +65,7 @@ def replay_file_name(analysis: GameAnalysis) -> str:
     return replay_name(_record(analysis), seat)[: -len(".html")] + "-analysis.html"
 
 
-def _cell(outcome: str) -> str:
+def _cell(outcome: Proven) -> str:
     return f'<span class="{outcome}">{MARK[outcome]}</span>'
 
 
@@ -73,7 +75,7 @@ def _panel(analysis: GameAnalysis) -> str:
     parts = [f"<h1>Game {game.game_id}: {html.escape(game.agents[0])} (first) vs {html.escape(game.agents[1])}</h1>"]
     result = ", ".join(f"{html.escape(name)} {outcome or '?'}" for name, outcome in zip(game.agents, game.outcomes))
     parts.append(f"<p>Result: {result}. Outcome for the mover before → after each move: "
-                 f"{_cell('win')} win, {_cell('draw')} draw, {_cell('loss')} loss, {_cell('unknown')} not solved "
+                 f"{_cell(Proven.WIN)} win, {_cell(Proven.DRAW)} draw, {_cell(Proven.LOSS)} loss, {_cell(Proven.UNKNOWN)} not solved "
                  "in the budget. Score: Pons' scale (exact, mover's side). Columns 0-based; click a move to see it.</p>")
     if first is not None:
         kept = ", ".join(map(str, analysis.kept_by)) or "none found within the budget"

@@ -3,7 +3,7 @@
 Scores are on Pascal Pons' scale for the player to move, as the solver uses them: 0 a draw,
 ``(43 - n) // 2`` a win with the stone played when ``n`` stones are on the board, the negative a loss.
 A :class:`Value` holds what was *proven* (``low <= score <= high``); the outcome class is a fact only
-when the bounds decide it, otherwise it is "unknown" — the analysis never turns an estimate into a label.
+when the bounds decide it, otherwise it is ``Proven.UNKNOWN`` — the analysis never turns an estimate into a label.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.outcomes import Proven
 
 __all__ = ["OUTCOME_RANK", "Value", "canonical_key", "score_range", "trivial_value", "win_score"]
 
 CELLS = Config().cells
-OUTCOME_RANK = {"loss": 0, "draw": 1, "win": 2}
+OUTCOME_RANK = {proven: proven.rank for proven in (Proven.LOSS, Proven.DRAW, Proven.WIN)}  # ``Proven.rank``
 
 
 def score_range(stones: int) -> tuple[int, int]:
@@ -62,15 +63,15 @@ class Value:
         return self.low if self.low == self.high else None
 
     @property
-    def outcome(self) -> str:
-        """"win", "draw" or "loss" for the player to move when the bounds decide it, else "unknown"."""
+    def outcome(self) -> Proven:
+        """A win, a draw or a loss for the player to move when the bounds decide it, else ``Proven.UNKNOWN``."""
         if self.low > 0:
-            return "win"
+            return Proven.WIN
         if self.high < 0:
-            return "loss"
+            return Proven.LOSS
         if self.low == 0 and self.high == 0:
-            return "draw"
-        return "unknown"
+            return Proven.DRAW
+        return Proven.UNKNOWN
 
     def merged(self, other: "Value") -> "Value":
         """Both sets of proven bounds at once (the tighter of each); named after the tighter source."""

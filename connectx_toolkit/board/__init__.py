@@ -1,7 +1,7 @@
 """The board: a local web page to play an agent, see every column's exact value, and step through games.
 
 ``python evaluate.py --board [AGENT] [--game FILE[:N]]`` (see :mod:`board.cli`); from a notebook,
-``evaluation.api.board(agent)``. One concept per module:
+``connectx_toolkit.open_board(agent)``. One concept per module:
 
 - :mod:`game`        moves, turns and the end of a game on any board (the agent plays in its own process,
                      ``evaluation.seats.agent_process``, as the evaluator runs it)

@@ -1,6 +1,6 @@
 """The board drawn in a notebook cell itself: a solved game stepped by the page's own script, no server.
 
-:class:`InlineBoard` is what ``evaluation.api.board`` returns where the browser cannot reach the kernel's
+:class:`InlineBoard` is what ``connectx_toolkit.open_board`` returns where the browser cannot reach the kernel's
 127.0.0.1 (Kaggle, Colab; :mod:`board.hosted`), or when asked with ``inline=True``. Its HTML is
 self-contained: the styles, the script and every position with its column values
 (:func:`board.solved_game.solve_game`) travel in it, so it steps in the notebook, in a saved notebook
@@ -16,6 +16,8 @@ import json
 import os
 import secrets
 from typing import Any
+
+from connectx_toolkit.outcomes import Proven
 
 __all__ = ["InlineBoard", "inline_board", "live_play_note", "render"]
 
@@ -65,7 +67,7 @@ def live_play_note(service: str, with_game: bool) -> str:
     """The one line above a hosted kernel's board."""
     return (f"Live play needs a local kernel: this one runs on {service}'s machines, whose 127.0.0.1 your browser "
             "cannot reach; " + ("the game steps here, with no server." if with_game else
-                                'board(game="FILE[:N]") steps through a game here, with no server.'))
+                                'open_board(game="FILE[:N]") steps through a game here, with no server.'))
 
 
 def inline_board(options: Any, notice: str | None = None, progress: bool = True) -> InlineBoard:
@@ -171,7 +173,7 @@ def _move_list(game: dict[str, Any], cursor: int) -> str:
 
 def _value_cell(column: int, value: dict[str, Any]) -> str:
     score = value.get("score")
-    text = {"win": "win", "draw": "draw", "loss": "loss", "unknown": "?", "full": ""}[value["value"]]
+    text = {**{proven: str(proven) for proven in Proven}, Proven.UNKNOWN: "?", "full": ""}[value["value"]]
     if score is not None:
         text += f" {score:+d}" if score else " 0"
     score_attribute = f' data-score="{score}"' if score is not None else ""

@@ -2,7 +2,7 @@
 
 :class:`BoardServer` does every check before anything starts and raises :class:`BoardError` (one line
 for the user) on bad input: an unknown agent, an unreadable game file, a game number that is not there,
-a port in use. ``evaluate.py --board`` and ``evaluation.api.board`` both build one.
+a port in use. ``evaluate.py --board`` and ``connectx_toolkit.open_board`` both build one.
 """
 
 from __future__ import annotations

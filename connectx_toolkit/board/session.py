@@ -24,7 +24,7 @@ from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
 from connectx_toolkit.evaluation.referees.bank import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Bank
 from connectx_toolkit.evaluation.referees.played import Status, kaggle_configuration
 from connectx_toolkit.evaluation.referees.native import checked_action
-from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, INVALID, LOSS, TIMEOUT, WIN
+from connectx_toolkit.outcomes import Outcome
 
 __all__ = ["BoardSession", "move_label"]
 
@@ -229,16 +229,16 @@ class BoardSession:
                 opening = []
             statuses = [Status.DONE, Status.DONE]
             if ending is None:
-                outcomes, note = [DRAW, DRAW], f"unfinished: exported from the board at ply {len(moves)}"
+                outcomes, note = [Outcome.DRAW, Outcome.DRAW], f"unfinished: exported from the board at ply {len(moves)}"
             elif ending.winner is None:
-                outcomes, note = [DRAW, DRAW], ""
+                outcomes, note = [Outcome.DRAW, Outcome.DRAW], ""
             else:
-                outcomes = [WIN, WIN]
-                outcomes[1 - ending.winner] = LOSS
+                outcomes = [Outcome.WIN, Outcome.WIN]
+                outcomes[1 - ending.winner] = Outcome.LOSS
                 note = "" if self.game.forfeit is None or self.mode == "review" else ending.reason
                 if self.mode == "play" and self.game.forfeit is not None:  # the reason starts with the outcome (_apply)
-                    outcomes[1 - ending.winner] = self.game.forfeit.reason.split(":")[0]
-                    statuses[1 - ending.winner] = outcomes[1 - ending.winner].upper()
+                    forfeited = Outcome(self.game.forfeit.reason.split(":")[0])
+                    outcomes[1 - ending.winner], statuses[1 - ending.winner] = forfeited, forfeited.status
             header = {"kind": "run", "format": 1, "agents": agents, "games": 1, "config": self.config.as_dict(),
                       "seed": 0, "act_timeout": self.act_timeout, "overage": self.overage, "openings": None,
                       "sprt": None, "alpha": 0.05, "beta": 0.05, "suite": [opening]}
@@ -345,17 +345,17 @@ class BoardSession:
         self.bank.charge(answer.seconds)
         agent, human = 1 - self.human_seat, self.human_seat
         if late:
-            self.game.forfeit = Ending(human, (), f"{TIMEOUT}: {self.agent_name} ran out of time")
+            self.game.forfeit = Ending(human, (), f"{Outcome.TIMEOUT}: {self.agent_name} ran out of time")
             return
         if answer.error:
-            self.game.forfeit = Ending(human, (), f"{ERROR}: {self.agent_name} failed: {answer.error}")
+            self.game.forfeit = Ending(human, (), f"{Outcome.ERROR}: {self.agent_name} failed: {answer.error}")
             return
         # Kaggle's action check: None is column 0; numpy integers, bools, strings, negatives and floats are refused
         action = checked_action(answer.action)
         if type(action) is not int or not self.game.can_play(action):
             kind = answer.action.type_name if isinstance(answer.action, UnsupportedAction) else type(answer.action).__name__
             shown = answer.action if type(answer.action) is int else f"a {kind}"
-            self.game.forfeit = Ending(human, (), f"{INVALID}: {self.agent_name} played {shown}, not a legal column")
+            self.game.forfeit = Ending(human, (), f"{Outcome.INVALID}: {self.agent_name} played {shown}, not a legal column")
             return
         assert agent == self.game.to_move
         self.game.play(action)

@@ -1,6 +1,7 @@
 """The submission builder behind ``build_submission.py``: any agent into one file Kaggle accepts.
 
-Public API (stable; scripts and notebooks build on it):
+Public API (stable; scripts and notebooks build on it; ``connectx_toolkit.build`` at the package's top hands its
+arguments to ``building.build``):
 
 - ``building.build(target, out="submission.py", *, function=None, allow_imports=(), paths=(), verbose=False)
   -> BuildReport`` — build, validate in a clean interpreter with Kaggle's loader and referee, write

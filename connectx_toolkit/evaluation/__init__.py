@@ -19,12 +19,14 @@ Public API (stable; other tools build on it):
   with one clear line for anything unusable.
 - ``evaluation.api.play_match(a, b, games, ...) -> MatchResult`` — a match from Python (callables welcome); the
   dict ``evaluate.py A B --json`` prints.
-- ``evaluation.api.run_gate(GateSettings(candidate, baseline, ...)) -> GateReport`` and
-  ``evaluation.api.run_league(LeagueSettings(agents, ...)) -> LeagueReport`` — the gate and the league with the
-  settings ``evaluate.py --gate`` and ``--league`` build from their flags; the dicts their ``--json`` prints.
+- ``evaluation.api.run_gate(candidate, baseline, **options) -> GateReport`` and
+  ``evaluation.api.league(agents, **options) -> LeagueReport`` (``run_league``, its earlier name) — the gate and
+  the league; the options are the fields of ``GateSettings`` and ``LeagueSettings``, the settings
+  ``evaluate.py --gate`` and ``--league`` build from their flags (a ready settings object stands for them all).
   Both settings share ``evaluation.settings.PlaySettings`` (board, openings, clock, workers, sandbox),
   keyword-only. The three results are dicts a notebook shows as tables (``evaluation.display``); their
-  progress bars are ``evaluation.reports.progress``'s.
+  progress bars are ``evaluation.reports.progress``'s. ``connectx_toolkit.play_match``, ``run_gate`` and ``league``
+  at the package's top (the public names) hand their arguments to these three, unchanged.
 - ``evaluation.scheduling.runner.play_task(task) -> GameRecord`` (a scheduled ``GameTask``), and for a caller
   with no schedule ``play_game(spec_a, spec_b, opening, config, act_timeout, overage, seed)`` — one game refereed in this process (the native referee, or Kaggle's ``Environment`` with
   ``referee="kaggle"``), each seat's agent in a process of its own (``evaluation.seats.agent_process``).

@@ -1,6 +1,8 @@
-"""Evaluating from Python (scripts, notebooks): ``play_match(a, b)`` returns ``evaluate.py --json``'s object.
+"""Evaluating from Python (scripts, notebooks): the evaluation floor of the package's public API, which
+``connectx_toolkit`` exports at its top (``from connectx_toolkit import play_match, run_gate, league``; the
+board, which sits above evaluation, is ``connectx_toolkit.board``'s function there, not here).
 
-    from connectx_toolkit.evaluation.api import play_match
+    from connectx_toolkit import play_match
 
     def my_agent(obs, config):
         ...
@@ -18,30 +20,25 @@ live value differs. A callable the builder cannot carry (a closure, a lambda, an
 from this process's forked copies, its state carried over between games, and a note says so (the Ray
 backend cannot take those).
 
-The gate and the league take the same settings as ``evaluate.py --gate`` and ``--league``:
+The gate and the league take the agents and ``evaluate.py --gate``'s and ``--league``'s options as keywords,
+or the settings those commands build from their flags:
 
-    from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, run_gate, run_league
-
-    run_gate(GateSettings("submissions/submission.py", "greedy"))["verdict"]  # "PASS" or "FAIL"
-    run_league(LeagueSettings(("solver", "alphabeta", "greedy"), games=20))["ratings"]
+    run_gate("submissions/submission.py", "greedy")["verdict"]      # Verdict.PASS or Verdict.FAIL
+    league(["solver", "alphabeta", "greedy"], games=20)["ratings"]
+    run_gate(GateSettings("submissions/submission.py", "greedy", games=20))
 
 Every result is a dict (``evaluation.display``): indexing, ``json.dumps`` and ``==`` work as on the
 ``--json`` object, which ``dict(result)`` and ``result.to_dict()`` give back; a notebook shows it as a
 table, ``print(result)`` as the text ``evaluate.py`` prints. A run past a second shows a progress bar
 (``tqdm.auto``: a widget in a notebook with ipywidgets); ``progress=False`` turns it off. An agent file
 from outside the project runs with your rights: said once per process (``sandbox=True`` isolates it).
-
-The board (``evaluate.py --board``) from a notebook: ``board(my_agent)`` serves it on 127.0.0.1 and, as
-the cell's value, shows it in an IFrame; ``.url`` is its address, ``.close()`` stops it. On a hosted
-kernel (Kaggle, Colab), whose 127.0.0.1 the browser cannot reach, ``board(game="run.jsonl:3")`` draws the
-game in the cell itself, every position's column values solved ahead, stepped with no server.
+``run_league`` is ``league``'s earlier name, kept for the scripts that call it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence, Union
 
-from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
 from connectx_toolkit.evaluation.gate import GateSettings, GateUsage
 from connectx_toolkit.evaluation.settings import DEFAULT_GAMES
@@ -52,12 +49,12 @@ from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 
 __all__ = ["Agent", "GateReport", "GateSettings", "GateUsage", "LeagueReport", "LeagueSettings", "LeagueUsage",
-           "MatchResult", "board", "play_match", "run_gate", "run_league"]
+           "MatchResult", "league", "play_match", "run_gate", "run_league"]
 
 Agent = Union[str, Callable[..., Any], AgentSpec]
 
 
-def _note_outside(agents: Sequence[Any], program: str) -> None:
+def note_outside(agents: Sequence[Any], program: str) -> None:
     """The notice that agent files from outside the project run with the user's rights, once per process
     (a Kaggle bundle always runs in the sandbox)."""
     from connectx_toolkit.sandbox import say_outside_note
@@ -113,73 +110,63 @@ def play_match(
         sandbox=sandbox, path=tuple(paths), referee=referee, progress=progress, replays=replays,
     )
     if not sandbox:
-        _note_outside((a, b), "play_match")
+        note_outside((a, b), "play_match")
     return head_to_head.play(head_to_head.prepare(settings)).report
 
 
-def run_gate(settings: GateSettings, log: Callable[[str], None] | None = None, *,
-             progress: bool = True) -> GateReport:
-    """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"`` PASS or FAIL,
-    as a :class:`~evaluation.display.GateReport` (a notebook shows the checks and the verdict).
+def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
+             log: Callable[[str], None] | None = None, progress: bool = True, **options: Any) -> GateReport:
+    """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"``
+    ``Verdict.PASS`` or ``Verdict.FAIL``, as a :class:`~evaluation.display.GateReport` (a notebook shows the
+    checks and the verdict).
 
-    ``log`` receives the running commentary the command line prints, line by line; ``progress`` shows a
-    bar of the games played, named after the check being run. Raises ``GateUsage`` (a ``ValueError``, one
-    line) for bad input; a candidate that cannot load is a FAIL, not an error.
+    ``run_gate(CANDIDATE, BASELINE, games=20, ...)``: ``options`` are :class:`GateSettings`' fields (the
+    ``evaluate.py --gate`` options of the same names); or ``run_gate(GateSettings(...))`` with none. ``log``
+    receives the running commentary the command line prints, line by line; ``progress`` shows a bar of the
+    games played, named after the check being run. Raises ``GateUsage`` (a ``ValueError``, one line) for bad
+    input, ``TypeError`` for settings given twice; a candidate that cannot load is a FAIL, not an error.
     """
     from connectx_toolkit.evaluation import gate
 
+    settings = _settings(GateSettings, candidate, (baseline,) if baseline is not None else (), options)
     if not settings.sandbox:
-        _note_outside((settings.candidate, settings.baseline), "run_gate")
+        note_outside((settings.candidate, settings.baseline), "run_gate")
     return GateReport(gate.run(settings, log, progress=progress))
 
 
-def run_league(settings: LeagueSettings, *, progress: bool | None = None) -> LeagueReport:
+def league(agents: Sequence[Agent] | LeagueSettings, *, progress: bool | None = None, **options: Any) -> LeagueReport:
     """A round-robin league (``evaluate.py --league``): the report ``--json`` prints, as a
     :class:`~evaluation.display.LeagueReport` (a notebook shows the rating and cross tables).
 
-    Writes ``league.md``, ``league.json``, ``league.png`` and ``games.jsonl`` to ``settings.directory``
-    (default ``results/league-<UTC time>-<pid>``). ``progress`` (default: ``settings.progress``) shows a
-    bar of the games played. Raises ``LeagueUsage`` (a ``ValueError``, one line) for bad input.
+    ``league([A, B, C], games=20, ...)``: ``options`` are :class:`LeagueSettings`' fields (``games`` per
+    match, ``directory``, and the ``evaluate.py --league`` options of the same names); or
+    ``league(LeagueSettings(...))`` with none. Writes ``league.md``, ``league.json``, ``league.png`` and
+    ``games.jsonl`` to the directory (default ``results/league-<UTC time>-<pid>``). ``progress`` (default:
+    the settings') shows a bar of the games played. Raises ``LeagueUsage`` (a ``ValueError``, one line) for
+    bad input, ``TypeError`` for settings given twice.
     """
     from dataclasses import replace
 
-    from connectx_toolkit.evaluation import league
+    from connectx_toolkit.evaluation import league as leagues
 
+    settings = _settings(LeagueSettings, agents, (), options, tuple)
     if progress is not None:
         settings = replace(settings, progress=progress)
     if not settings.sandbox:
-        _note_outside(settings.agents, "run_league")
-    return LeagueReport(league.run(settings))
+        note_outside(settings.agents, "league")
+    return LeagueReport(leagues.run(settings))
 
 
-def board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
-          port: int = 0, sandbox: bool = False, analysis_budget: float | None = None,
-          act_timeout: float = DEFAULT_ACT_TIMEOUT, overage: float = DEFAULT_OVERAGE, inline: bool | None = None,
-          progress: bool = True) -> Any:
-    """Serve the board against ``agent`` (``evaluate.py --board``) in the background and return it.
+run_league = league  # the name evaluate.py's --league had from Python before ``league``
 
-    A notebook shows the returned object as the page itself, in an IFrame; ``.url`` is its address (with
-    its token), ``.close()`` stops it. ``game`` is ``FILE[:N]`` as ``--game``; the other keywords are
-    ``evaluate.py``'s options of the same names.
 
-    ``inline`` (default: on Kaggle and Colab, whose kernels the browser cannot reach at 127.0.0.1; see
-    ``board.hosted``) returns instead a :class:`board.inline.InlineBoard`: the game drawn in the cell
-    itself, every position's column values solved ahead (a bar shows the solving unless ``progress`` is
-    False), stepped by the page's own script with no server; the agent does not play, and on a hosted
-    kernel one line says that live play needs a local kernel. ``.save(path)`` writes it as a page.
-    Raises ``board.server.BoardError`` (a ``ValueError``, one line) for bad input.
-    """
-    from connectx_toolkit.board.hosted import hosted_kernel
-    from connectx_toolkit.board.server import BoardOptions, BoardServer
-
-    service = hosted_kernel()
-    config = None if game else Config(rows, columns, inarow)
-    options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
-                           analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
-    if inline if inline is not None else service is not None:
-        from connectx_toolkit.board.inline import inline_board, live_play_note
-
-        return inline_board(options, live_play_note(service, bool(game)) if service else None, progress=progress)
-    if not sandbox:
-        _note_outside((agent,), "board")
-    return BoardServer(options).start()
+def _settings(kind: type, first: Any, more: tuple[Any, ...], options: dict[str, Any],
+              convert: Callable[[Any], Any] = lambda value: value) -> Any:
+    """``first`` when it is already ``kind``'s settings (and nothing else was given), else ``kind`` built from
+    the arguments and the options."""
+    if isinstance(first, kind):
+        if more or options:
+            given = ", ".join([*(["baseline"] if more else []), *options])
+            raise TypeError(f"{kind.__name__} given with {given}: give the settings or the arguments, not both")
+        return first
+    return kind(convert(first), *more, **options)

@@ -1,7 +1,7 @@
 """What the Python API returns: the ``--json`` report as a dict that a notebook shows as its table.
 
-:class:`MatchResult` (``play_match``), :class:`GateReport` (``run_gate``) and :class:`LeagueReport`
-(``run_league``) are dicts: indexing (``result["agents"][0]["score"]``), ``json.dumps``, ``==`` with the
+:class:`MatchResult` (``play_match``), :class:`GateReport` (``run_gate``), :class:`LeagueReport`
+(``league``) and :class:`AnalysisReport` (``analyze``) are dicts: indexing (``result["agents"][0]["score"]``), ``json.dumps``, ``==`` with the
 JSON object and pickling work as on the plain dict, which ``dict(result)`` and ``result.to_dict()`` give
 back. A notebook shows them as an HTML table (``_repr_html_``); ``repr()``/``str()`` (a console, a
 ``print``) are the text ``evaluate.py`` prints for the same run.
@@ -14,7 +14,9 @@ import html
 import os
 from typing import Any, Sequence
 
-__all__ = ["GateReport", "LeagueReport", "MatchResult", "Report"]
+from connectx_toolkit.outcomes import Verdict
+
+__all__ = ["AnalysisReport", "GateReport", "LeagueReport", "MatchResult", "Report"]
 
 STYLE = ("<style>.cx-report table{border-collapse:collapse;margin:4px 0}"
          ".cx-report th,.cx-report td{padding:2px 8px;border-bottom:1px solid #8884;text-align:right}"
@@ -77,7 +79,7 @@ class GateReport(Report):
         return render_report(self)
 
     def html(self) -> str:
-        passed = self["verdict"] == "PASS"
+        passed = self["verdict"] == Verdict.PASS
         verdict = (f'<span class="cx-{"pass" if passed else "fail"}">{self["verdict"]}</span>'
                    + (f" ({self['games']} games, {self.get('elapsed_s', 0):g} s)" if passed else ""))
         head = ""
@@ -94,7 +96,7 @@ class GateReport(Report):
 
 
 class LeagueReport(Report):
-    """``run_league``'s report: ``evaluate.py --league --json``'s object; shown as the rating and cross tables."""
+    """``league``'s report: ``evaluate.py --league --json``'s object; shown as the rating and cross tables."""
 
     def text(self) -> str:
         from connectx_toolkit.evaluation.league import render_table
@@ -111,6 +113,22 @@ class LeagueReport(Report):
         ratings, cross, intro = table_rows(self)
         return (_p(intro) + _table(*ratings, text_columns=(1,)) + _p("Score of the row agent against the column agent:")
                 + _table(*cross, text_columns=(1,)) + _p("saved " + ", ".join(self.saved())))
+
+
+class AnalysisReport(Report):
+    """``analyze``'s report: ``evaluate.py --analyze-file FILE --json``'s object (``{"analysis": ...}``); shown
+    as the analysis table the command prints, which the analysis renders from its labelled games (kept here
+    beside the object: the object alone does not hold every row)."""
+
+    def __init__(self, data: dict[str, Any], table: str = "") -> None:
+        super().__init__(data)
+        self.table = table
+
+    def text(self) -> str:
+        return self.table
+
+    def html(self) -> str:
+        return f'<pre class="cx-text">{html.escape(self.table)}</pre>'
 
 
 def _p(text: str) -> str:

@@ -36,7 +36,8 @@ the checks and ``"warnings"`` in ``--json`` (the most bank one game spent, the s
 the file size, the peak memory; ``risk_figures``).
 Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
 saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``. From Python:
-``evaluation.api.run_gate(GateSettings(CANDIDATE, BASELINE, ...))`` returns the ``--json`` report.
+``connectx_toolkit.run_gate(CANDIDATE, BASELINE, ...)`` returns the ``--json`` report (``run``, below it,
+the plain dict; ``run_checks`` the checks in order once the candidate has loaded or not).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from connectx_toolkit.evaluation.settings import (
 )
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.reports.stats import Z95
+from connectx_toolkit.outcomes import Verdict
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
 DEFAULT_SPRT = (-50.0, 0.0)
@@ -164,7 +166,7 @@ def run(settings: GateSettings, log: Callable[[str], None] | None = None, progre
     if context is not None and progress:
         context.progress = progress_bar(most_games(settings), unit="game", desc="gate")
     try:
-        report = run_gate(context, load, log=log, settings=settings)
+        report = run_checks(context, load, log=log, settings=settings)
         end_early(context.progress if context else None)  # the SPRT or a failed check may stop before the most
     finally:
         if context is not None and context.progress is not None:
@@ -251,7 +253,7 @@ def _check_suite(openings: str | None, config: Config, seed: int) -> None:
         raise GateUsage(str(error)) from None
 
 
-def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None,
+def run_checks(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None,
              settings: GateSettings | None = None) -> dict[str, Any]:
     """Every check in order; returns the report (``verdict``, ``reasons``, ``checks`` ...). Without a context
     (the candidate failed to load) the header names the agents as ``settings`` gives them."""
@@ -287,7 +289,7 @@ def run_gate(context: GateContext | None, load: Check, log: Callable[[str], None
         for warning in warnings:
             log(f"  WARN        {warning}")
     return {
-        "verdict": "PASS" if not reasons else "FAIL",
+        "verdict": Verdict.PASS if not reasons else Verdict.FAIL,
         "reasons": reasons,
         "warnings": warnings,
         "risk_figures": figures,
@@ -424,12 +426,13 @@ def check_validation(context: GateContext, check: Check) -> None:
     _forfeits([record], check, "validation episode", forfeits=False)
     check.passed = check.passed and not check.reasons
     check.data = {"statuses": record.statuses, "moves": len(record.moves), "max_move_s": _slowest([record])}
+    statuses = [str(status) for status in record.statuses]  # the text as the JSON spells them: ['DONE', 'DONE']
     check.detail = (f"candidate vs itself from the empty board, overage {context.settings.overage:g} s: "
-                    f"statuses {record.statuses}, {len(record.moves)} moves")
+                    f"statuses {statuses}, {len(record.moves)} moves")
     if not check.passed:
         note = f" ({record.note})" if record.note else ""
         check.reasons.append(f"validation episode: Kaggle would mark the submission as Error: statuses "
-                             f"{record.statuses}{note}")
+                             f"{statuses}{note}")
 
 
 def check_baseline(context: GateContext, check: Check) -> None:
@@ -545,7 +548,7 @@ def render_report(report: dict[str, Any]) -> str:
 
 
 def render_verdict(report: dict[str, Any]) -> str:
-    if report["verdict"] == "PASS":
+    if report["verdict"] == Verdict.PASS:
         return f"PASS ({report['games']} games, {report.get('elapsed_s', 0):g} s)"
     return "FAIL\n" + "\n".join(f"  - {reason}" for reason in report["reasons"])
 

@@ -17,6 +17,7 @@ from connectx_toolkit.on_kaggle.connection import Connection, RequestFailed
 from connectx_toolkit.on_kaggle.episodes import Episode, list_episodes
 from connectx_toolkit.on_kaggle.errors import KaggleError
 from connectx_toolkit.on_kaggle.files import LadderFolder
+from connectx_toolkit.outcomes import Status
 
 __all__ = ["COMPETITION", "Fetched", "fetch"]
 
@@ -127,7 +128,7 @@ def our_log_seat(episode: Episode, submission_id: int) -> int | None:
     """The seat whose log is ours: in the validation episode (both seats ours) the one that forfeited, if any;
     None when no seat is ours."""
     seats = episode.seats_of(submission_id)
-    failed = [agent.index for agent in episode.agents if agent.index in seats and agent.state.startswith("ERROR")]
+    failed = [agent.index for agent in episode.agents if agent.index in seats and agent.state.startswith(Status.ERROR)]
     return (failed or seats or [None])[0]
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode
-from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN
+from connectx_toolkit.outcomes import FORFEITS, Outcome, Proven
 from connectx_toolkit.on_kaggle.agent_logs import LAST_LINES, log_lines, own_error, read_log
 from connectx_toolkit.on_kaggle.download import Fetched, our_log_seat
 from connectx_toolkit.on_kaggle.episodes import Episode
@@ -55,7 +55,7 @@ class LadderGame:
         return self.seats[0] if len(self.seats) == 1 else None
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome | str:
         return self.game.outcomes[self.seat] if self.seat is not None else ""
 
 
@@ -126,9 +126,9 @@ def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: in
 
 def _counts(games: list[LadderGame]) -> dict[str, Any]:
     outcomes = [g.outcome for g in games]
-    win = sum(o == WIN for o in outcomes)
-    draw = sum(o == DRAW for o in outcomes)
-    loss = sum(o == LOSS or o in FORFEITS for o in outcomes)
+    win = sum(o == Outcome.WIN for o in outcomes)
+    draw = sum(o == Outcome.DRAW for o in outcomes)
+    loss = sum(o == Outcome.LOSS or o in FORFEITS for o in outcomes)
     theirs = sum(g.game.outcomes[1 - g.seat] in FORFEITS for g in games if g.seat is not None)
     return {"games": len(games), "win": win, "draw": draw, "loss": loss,
             "score": round((win + draw / 2) / len(games), 4) if games else None,
@@ -153,8 +153,8 @@ def _first_losing(game: LadderGame, analysis: Any) -> dict[str, Any] | None:
     if game.seat is None:
         return None
     ours = [move for move in analysis.moves if move.ply % 2 == game.seat]
-    lost = game.outcome == LOSS or game.outcome in FORFEITS
-    drawn_from_won = game.outcome == DRAW and any(move.before.outcome == "win" for move in ours)
+    lost = game.outcome == Outcome.LOSS or game.outcome in FORFEITS
+    drawn_from_won = game.outcome == Outcome.DRAW and any(move.before.outcome == Proven.WIN for move in ours)
     if not (lost or drawn_from_won):
         return None
     first = next((move for move in ours if move.loses_outcome), None)
@@ -175,7 +175,7 @@ def _forfeits(game: LadderGame) -> list[dict[str, Any]]:
             continue
         log = read_log(game.log) if game.log and seat == game.log_seat else None
         entries.append({"episode": game.episode.id, "opponent": game.opponent, "seat": seat,
-                        "status": outcome.upper(), "ply": len(game.game.moves),
+                        "status": Outcome(outcome).status, "ply": len(game.game.moves),
                         "where": own_error(log) if log else None,
                         "log_tail": log_lines(log)[-LAST_LINES:] if log else None, "log": game.log})
     return entries

@@ -22,6 +22,7 @@ from connectx_toolkit.on_kaggle.connection import failure_line, new_client
 from connectx_toolkit.on_kaggle.credentials import Credentials, find_credentials
 from connectx_toolkit.on_kaggle.download import COMPETITION
 from connectx_toolkit.on_kaggle.errors import KaggleError
+from connectx_toolkit.outcomes import Verdict
 
 __all__ = ["DEFAULT_BASELINE", "Submitted", "check_file", "submit", "upload"]
 
@@ -86,7 +87,7 @@ def submit(settings: Any, path: str, description: str, force: bool, out: IO[str]
         credentials = find_credentials()  # before minutes of games, not after
         log = None if as_json else (lambda line: print(line, file=out, flush=True))
         report = run_gate(settings, log=log)
-        passed = report["verdict"] == "PASS"
+        passed = report["verdict"] == Verdict.PASS
         if not as_json:
             out.write(render_verdict(report) + "\n")
         rebuild = next((check["needs_its_modules"] for check in report["checks"] if check.get("needs_its_modules")), None)

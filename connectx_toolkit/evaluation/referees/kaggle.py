@@ -87,7 +87,7 @@ def play_kaggle(
             env.step(actions, logs)
         if env.state[seat].status in (Status.ACTIVE, Status.INACTIVE, Status.DONE):
             moves.append(env.steps[-1][seat].action)  # pyright: ignore[reportAttributeAccessIssue]  a Struct (attribute access), typed as a dict by kaggle_environments
-    return Played(steps=env.steps, statuses=[s.status for s in env.state], rewards=[s.reward for s in env.state],
+    return Played(steps=env.steps, statuses=[Status(s.status) for s in env.state], rewards=[s.reward for s in env.state],
                   moves=moves, move_times=times, none_plies=none_plies, errors=errors, note=note,
                   forced_answers=forced_answers)
 

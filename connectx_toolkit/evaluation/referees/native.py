@@ -62,7 +62,7 @@ def play_native(
     errors: list[str | None] = [None, None]
     note = ""
 
-    def step(seat: int, action: Any, duration: float | None, status: str | None) -> None:
+    def step(seat: int, action: Any, duration: float | None, status: Status | None) -> None:
         """One ``Environment.step``: ``status`` TIMEOUT/ERROR/INVALID (schema) or None for a checked action."""
         other = 1 - seat
         cell = -1
@@ -140,7 +140,7 @@ def play_native(
                   forced_answers=forced_answers)
 
 
-def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> tuple[str | None, Any]:
+def _ruling(move: AgentMove, bank: float, act_timeout: float, columns: int) -> tuple[Status | None, Any]:
     """What Kaggle makes of one answer, before the board is looked at: ``(None, column)`` to play (a
     column out of range or full is still INVALID), or a forfeit ``(status, None)``: TIMEOUT, ERROR, or
     INVALID for an action the schema rejects; ``(INVALID, float)`` for a whole float in range, on which

@@ -9,6 +9,9 @@ from typing import Any, Protocol, Sequence
 from connectx_toolkit.evaluation.referees.bank import DEFAULT_ACT_TIMEOUT as DEFAULT_ACT_TIMEOUT
 from connectx_toolkit.evaluation.referees.bank import DEFAULT_OVERAGE as DEFAULT_OVERAGE
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove
+# Kaggle's statuses of a seat (``env.state[i].status``, a record's ``statuses``): ``outcomes.Status``, re-exported
+# where the referees have always imported it
+from connectx_toolkit.outcomes import Status as Status
 
 NATIVE, KAGGLE = "native", "kaggle"  # Kaggle's rules written out (fast), or kaggle_environments' Environment
 REFEREES = (NATIVE, KAGGLE)
@@ -16,16 +19,6 @@ DEFAULT_REFEREE = NATIVE
 EPISODE_STEPS = 1000  # Kaggle's default episodeSteps
 RUN_TIMEOUT = 1200  # Kaggle's default runTimeout (kept in the configuration agents see)
 AGENT_TIMEOUT = 60  # Kaggle's obsolete agentTimeout field (kept in the configuration agents see)
-
-
-class Status:
-    """Kaggle's statuses of a seat (``env.state[i].status``, a record's ``statuses``), as its steps and the
-    results files spell them: plain strings, in a namespace of their own as three share a name with a
-    record's outcomes (``record.INVALID`` is "invalid")."""
-
-    ACTIVE, INACTIVE = "ACTIVE", "INACTIVE"  # to move; waiting for the other seat
-    DONE = "DONE"  # the game is over and this seat did not forfeit it
-    INVALID, ERROR, TIMEOUT = "INVALID", "ERROR", "TIMEOUT"  # the seat forfeited the game
 
 
 class Player(Protocol):
@@ -49,7 +42,7 @@ class Played:
     """
 
     steps: Sequence[list[dict[str, Any]]]  # a list, or the native referee's KaggleSteps (expanded when read)
-    statuses: list[str]
+    statuses: list[Status]
     rewards: list[Any]
     moves: list[int]
     move_times: list[list[float]]

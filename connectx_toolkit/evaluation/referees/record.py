@@ -7,13 +7,16 @@ from typing import Any, Sequence
 
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.bank import bank_spent
-from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status
+from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
+from connectx_toolkit.outcomes import FORFEITS, Outcome, Status
 
-# A game's outcome for one seat (``GameRecord.outcomes``), as results files and reports spell it
-WIN, DRAW, LOSS = "win", "draw", "loss"
-INVALID, ERROR, TIMEOUT = "invalid", "error", "timeout"  # forfeits: Kaggle's final status, in lower case
-OUTCOMES = (WIN, DRAW, LOSS, INVALID, ERROR, TIMEOUT)
-FORFEITS = (INVALID, ERROR, TIMEOUT)
+# A game's outcome for one seat (``GameRecord.outcomes``): ``outcomes.Outcome``; its members under the names
+# the evaluator has always imported from here
+WIN, DRAW, LOSS = Outcome.WIN, Outcome.DRAW, Outcome.LOSS
+INVALID, ERROR, TIMEOUT = Outcome.INVALID, Outcome.ERROR, Outcome.TIMEOUT  # forfeits: Kaggle's final status, lower case
+OUTCOMES = tuple(Outcome)
+__all__ = ["DRAW", "ERROR", "FORFEITS", "GameRecord", "GameTask", "INVALID", "LOSS", "OUTCOMES", "Outcome", "TIMEOUT",
+           "WIN", "forfeit", "score_of"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,9 @@ class GameTask:
 class GameRecord:
     """One finished game, in seat order: index 0 is the first mover (mark 1).
 
-    ``outcomes`` are "win"/"draw"/"loss"/"invalid"/"error"/"timeout"; ``statuses`` are Kaggle's final
-    statuses ("DONE", "INVALID", "ERROR", "TIMEOUT"); ``moves`` are 0-based columns including the
+    ``outcomes`` are :class:`~connectx_toolkit.outcomes.Outcome` members (win, draw, loss, or the forfeits
+    invalid, error, timeout); ``statuses`` are Kaggle's final statuses (``Status.DONE`` or the forfeit's own
+    status); both are read back from a results file as members; ``moves`` are 0-based columns including the
     opening (a prefix of it when a seat forfeited during it); ``move_times`` are Kaggle's own durations of
     every call of each seat, its forced opening plies' first; ``forced_answers`` what each seat answered
     at its forced opening plies, where the opening's column was played (None: not a plain int);
@@ -63,8 +67,8 @@ class GameRecord:
     agents: list[str]
     opening: list[int]
     moves: list[int]
-    statuses: list[str]
-    outcomes: list[str]
+    statuses: list[Status]
+    outcomes: list[Outcome]
     move_times: list[list[float]]
     config: dict[str, int]
     seed: int
@@ -84,7 +88,7 @@ class GameRecord:
         """Seat (0 = first mover) of the match's A and B."""
         return (1, 0) if self.swapped else (0, 1)
 
-    def outcome_of(self, index: int) -> str:
+    def outcome_of(self, index: int) -> Outcome:
         """Outcome of the match's agent ``index`` (0 = A, 1 = B), whatever seat it had."""
         return self.outcomes[index ^ int(self.swapped)]
 
@@ -133,15 +137,26 @@ class GameRecord:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "GameRecord":
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        for name, kind in (("outcomes", Outcome), ("statuses", Status)):  # the file's strings as members
+            if isinstance(known.get(name), list):
+                known[name] = [_member(kind, value) for value in known[name]]
         return cls(**known)
 
 
-def score_of(outcome: str) -> float:
+def _member(kind: type[Outcome] | type[Status], value: Any) -> Any:
+    """``value`` as a member of ``kind``; a value that is none is kept as it is, for the reader to judge."""
+    try:
+        return kind(value)
+    except ValueError:
+        return value
+
+
+def score_of(outcome: Outcome) -> float:
     """Points for an outcome: a forfeit is a loss for its agent."""
-    return 1.0 if outcome == WIN else 0.5 if outcome == DRAW else 0.0
+    return 1.0 if outcome == Outcome.WIN else 0.5 if outcome == Outcome.DRAW else 0.0
 
 
-def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float | None = None,
+def forfeit(task: GameTask, seat: int, outcome: Outcome, note: str, thinking: float | None = None,
             error: str | None = None) -> GameRecord:
     """The record of a game whose worker had to be killed: ``seat`` forfeits it.
 
@@ -150,12 +165,12 @@ def forfeit(task: GameTask, seat: int, outcome: str, note: str, thinking: float 
     times: list[list[float]] = [[], []]
     if thinking is not None:
         times[seat].append(round(thinking, 6))
-    outcomes = [WIN, WIN]
-    outcomes[seat] = outcome
+    outcomes = [Outcome.WIN, Outcome.WIN]
+    outcomes[seat] = Outcome(outcome)
     errors: list[str | None] = [None, None]
     errors[seat] = error or note or None
     statuses = [Status.DONE, Status.DONE]
-    statuses[seat] = outcome.upper()
+    statuses[seat] = Outcome(outcome).status
     return GameRecord(
         game_id=task.game_id,
         agents=[spec.name for spec in task.seats],

@@ -22,9 +22,9 @@ from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.played import (
     DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE, NATIVE, Player, REFEREES, Status,
 )
-from connectx_toolkit.evaluation.referees.record import DRAW, FORFEITS, LOSS, WIN, GameRecord, GameTask
+from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
+from connectx_toolkit.outcomes import Outcome
 
-FORFEIT_STATUSES = {outcome.upper(): outcome for outcome in FORFEITS}  # Kaggle's final status -> the outcome
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
 
 __all__ = ["GameRecord", "Monitor", "play_game", "play_task"]
@@ -129,22 +129,23 @@ def play_task(task: GameTask, monitor: Monitor | None = None, hosts: KeptAgents 
     )
 
 
-def outcomes_from(statuses: list[str], rewards: list[Any]) -> list[str]:
+def outcomes_from(statuses: list[Status], rewards: list[Any]) -> list[Outcome]:
     """Per-seat outcome from Kaggle's final statuses and rewards (a forfeit is the other seat's win)."""
+    forfeits = [Status(status).outcome for status in statuses]
     outcomes = []
     for seat in (0, 1):
-        own, other = statuses[seat], statuses[1 - seat]
-        if own in FORFEIT_STATUSES:
-            outcomes.append(FORFEIT_STATUSES[own])
-        elif other in FORFEIT_STATUSES:
-            outcomes.append(WIN)
+        own, other = forfeits[seat], forfeits[1 - seat]
+        if own is not None:
+            outcomes.append(own)
+        elif other is not None:
+            outcomes.append(Outcome.WIN)
         else:
             reward = rewards[seat] or 0
-            outcomes.append(WIN if reward > 0 else LOSS if reward < 0 else DRAW)
+            outcomes.append(Outcome.WIN if reward > 0 else Outcome.LOSS if reward < 0 else Outcome.DRAW)
     return outcomes
 
 
-def invalid_move_text(status: str, action: Any) -> str | None:
+def invalid_move_text(status: Status, action: Any) -> str | None:
     """Why a seat's game ended INVALID: what it returned, with its type (a ``numpy.int64`` is the usual one)."""
     if status != Status.INVALID:
         return None

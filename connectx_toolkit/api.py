@@ -1,0 +1,240 @@
+"""The toolkit's public functions, one per job, exported by ``connectx_toolkit`` itself.
+
+Each function imports the floor that does its job when it is called, so ``import connectx_toolkit`` (which
+every agent process of the evaluator runs too) costs a few milliseconds. The evaluation's three
+(``play_match``, ``run_gate``, ``league``) hand their arguments to ``evaluation.api``, whose signatures
+theirs repeat (``tests/project/test_api.py`` holds them equal); ``build`` hands them to
+``building.pipeline.build``; ``open_board`` and ``analyze`` sit here, above the board and the analysis.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (milliseconds of every agent process's start)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Sequence
+
+    from connectx_toolkit.board.inline import InlineBoard
+    from connectx_toolkit.board.server import BoardServer
+    from connectx_toolkit.building.pipeline import BuildReport, Target
+    from connectx_toolkit.evaluation.api import Agent
+    from connectx_toolkit.evaluation.display import AnalysisReport, GateReport, LeagueReport, MatchResult
+    from connectx_toolkit.evaluation.gate import GateSettings
+    from connectx_toolkit.evaluation.league import LeagueSettings
+
+__all__ = ["analyze", "build", "league", "open_board", "play_match", "run_gate"]
+
+
+def build(target: Target, out: str | os.PathLike = "submission.py", *, function: str | None = None,
+          allow_imports: Iterable[str] = (), paths: Iterable[str] = (), sandbox: bool = False,
+          verbose: bool = False) -> BuildReport:
+    """Build ``target`` into ``out``, one file Kaggle accepts (``connectx build``), validated by Kaggle's loader
+    and referee in a clean interpreter, written atomically; ``out`` ending in ``.tar.gz`` writes a Kaggle
+    bundle instead.
+
+    ``target``: a module in ``agents/``, a dotted module, a ``.py`` file or folder anywhere,
+    ``TARGET:FUNCTION``, ``NOTEBOOK.ipynb:FUNCTION``, or a function object from a notebook or a script (built
+    with every helper, class, import and constant it refers to). ``function`` picks a callable other than
+    Kaggle's entry point; ``allow_imports`` admits third-party packages Kaggle's image has; ``paths`` are
+    import roots after the agent's folder, before ``PYTHONPATH``'s; ``sandbox`` validates inside a
+    bubblewrap sandbox; ``verbose`` prints the report. Returns a ``building.BuildReport``; raises
+    ``building.BuildError`` (one line; ``exit_code`` 2 for bad input, 1 for a failed validation) and then
+    leaves ``out`` as it was.
+
+    >>> import os, tempfile
+    >>> from connectx_toolkit import build
+    >>> report = build("greedy", os.path.join(tempfile.mkdtemp(), "submission.py"))
+    >>> report.function, report.validation["ok"], os.path.getsize(report.path) == report.size
+    ('agent', True, True)
+    """
+    from connectx_toolkit.building.pipeline import build as build_submission
+
+    return build_submission(target, out, function=function, allow_imports=allow_imports, paths=paths,
+                            sandbox=sandbox, verbose=verbose)
+
+
+def play_match(
+    a: Agent,
+    b: Agent,
+    games: int = 100,
+    *,
+    rows: int = 6,
+    columns: int = 7,
+    inarow: int = 4,
+    openings: str | int | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    act_timeout: float = 2.0,
+    overage: float = 60.0,
+    memory_mb: int = 2048,
+    backend: str = "process",
+    results: str | None = None,
+    sandbox: bool = False,
+    paths: tuple[str, ...] = (),
+    referee: str = "native",
+    progress: bool = True,
+    replays: str | None = None,
+) -> MatchResult:
+    """Play ``games`` games of A against B (``connectx match A B``): its ``--json`` summary, as a
+    ``MatchResult`` (a dict a notebook shows as the match table, ``print`` as the command's text).
+
+    A and B are anything the command takes (a module in ``agents/``, a ``.py`` file, a folder,
+    ``TARGET:FUNCTION``, ``random``/``negamax``) or a callable. Games start from the opening suite in
+    seat-swapped pairs, each agent in its own process on Kaggle's clock (``act_timeout`` a move, an
+    ``overage`` bank a game). The keywords are the command's options of the same names: ``results`` a JSON
+    Lines file of every game, ``sandbox`` every agent in a bubblewrap sandbox, ``paths`` import roots,
+    ``referee`` "native" or "kaggle", ``replays`` a folder of HTML replays of the games A did not win or
+    draw; ``progress`` a bar of the games played once the match runs past a second. Raises ``ValueError``
+    (one line) for bad input.
+
+    >>> from connectx_toolkit import play_match
+    >>> result = play_match("greedy", "random", games=2, progress=False)
+    >>> result["games"], [agent["name"] for agent in result["agents"]]
+    (2, ['greedy', 'random'])
+    >>> print(result)  # the table the command prints
+    2 games on 6x7, 4 in a row; 2 distinct; 1 pairs (pentanomial score)
+    agent   W  D  L    win% ...
+    greedy ...
+    random ...
+    """
+    from connectx_toolkit.evaluation import api
+
+    return api.play_match(a, b, games, rows=rows, columns=columns, inarow=inarow, openings=openings, seed=seed,
+                          workers=workers, act_timeout=act_timeout, overage=overage, memory_mb=memory_mb,
+                          backend=backend, results=results, sandbox=sandbox, paths=paths, referee=referee,
+                          progress=progress, replays=replays)
+
+
+def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
+             log: Callable[[str], None] | None = None, progress: bool = True, **options: Any) -> GateReport:
+    """The pre-upload gate (``connectx gate CANDIDATE``): is CANDIDATE safe to submit and not weaker than
+    BASELINE? The report ``--json`` prints, as a ``GateReport`` (a notebook shows the checks and the verdict).
+
+    ``options`` are the gate's settings (``evaluation.gate.GateSettings``' fields, the command's options of
+    the same names: ``games``, ``sprt``, ``act_timeout``, ``workers``, ``sandbox`` ...); a ready
+    ``GateSettings`` may stand for all the arguments. ``log`` receives the running commentary the command
+    prints, line by line; ``progress`` shows a bar of the games played. ``report["verdict"]`` is a
+    ``Verdict``; a candidate that cannot load or play is a FAIL with its reasons. Raises ``ValueError`` (one
+    line) for bad input.
+
+    >>> import os, tempfile
+    >>> from connectx_toolkit import Verdict, run_gate
+    >>> path = os.path.join(tempfile.mkdtemp(), "raises.py")
+    >>> with open(path, "w") as file:
+    ...     _ = file.write("def agent(observation, configuration):\\n    raise ValueError('no move')\\n")
+    >>> report = run_gate(path, "greedy", progress=False)
+    >>> report["verdict"] == Verdict.FAIL, report["reasons"][0]
+    (True, 'smoke (vs random): 2 of 2 games lost by error ... ValueError: no move ...')
+    """
+    from connectx_toolkit.evaluation import api
+
+    return api.run_gate(candidate, baseline, log=log, progress=progress, **options)
+
+
+def league(agents: Sequence[Agent] | LeagueSettings, *, progress: bool | None = None, **options: Any) -> LeagueReport:
+    """A round-robin league (``connectx league A B C ...``): every pair plays a match; the report ``--json``
+    prints, as a ``LeagueReport`` (a notebook shows the rating and cross tables).
+
+    ``options`` are the league's settings (``evaluation.league.LeagueSettings``' fields: ``games`` per match,
+    ``directory`` for its files, and the command's options of the same names); a ready ``LeagueSettings``
+    may stand for all the arguments. Writes ``league.md``, ``league.json``, ``league.png`` and
+    ``games.jsonl`` to the directory (default ``results/league-<UTC time>-<pid>``). Raises ``ValueError``
+    (one line) for bad input.
+
+    >>> import os, tempfile
+    >>> from connectx_toolkit import league
+    >>> report = league(["greedy", "random"], games=2, directory=tempfile.mkdtemp(), progress=False)
+    >>> [row["name"] for row in report["ratings"]], sorted(os.listdir(report["out"]))
+    (['greedy', 'random'], ['games.jsonl', 'league.json', 'league.md', 'league.png'])
+    """
+    from connectx_toolkit.evaluation import api
+
+    return api.league(agents, progress=progress, **options)
+
+
+def analyze(path: str, *, directory: str | None = None, budget: float | None = None, cache: str | None = None,
+            workers: int | None = None, compiled_solver: bool = True, outcome_table: bool = True,
+            progress: bool = True) -> AnalysisReport:
+    """Label every move of the games in ``path`` (``connectx analyze FILE``: a results file or a Kaggle episode
+    JSON) with its exact value: the report ``--json`` prints, ``{"analysis": ...}``, as an ``AnalysisReport``
+    (a notebook shows the analysis table).
+
+    Writes an annotated replay of every lost game and a plot to ``directory`` (default: ``FILE`` without its
+    extension, ``-analysis``). ``budget``: CPU seconds of search per position (default 30 with the compiled
+    solver, 6 with the Python search); ``cache``: the SQLite file of solved positions ("none": no cache);
+    ``compiled_solver`` False searches with the agent's Python solver only; ``outcome_table`` False searches
+    positions up to ply 7 too; ``workers`` solving processes; ``progress`` a bar. Only 6x7, four in a row.
+    Raises ``ValueError`` (one line) for bad input.
+
+    >>> import os, tempfile
+    >>> from connectx_toolkit import analyze, play_match
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = play_match("greedy", "random", games=2, results=os.path.join(folder, "run.jsonl"), progress=False)
+    >>> report = analyze(os.path.join(folder, "run.jsonl"), cache="none", workers=1, progress=False)
+    >>> [game["agents"] for game in report["analysis"]["games"]]
+    [['greedy', 'random'], ['random', 'greedy']]
+    >>> [move["before"] for move in report["analysis"]["games"][0]["moves"]][:1]  # the empty board: a win
+    [<Proven.WIN: 'win'>]
+    """
+    if budget is not None and not (isinstance(budget, (int, float)) and 0 < budget <= 3600):
+        raise ValueError(f"budget must be > 0 and <= 3600 seconds, got {budget!r}")
+    from connectx_toolkit.evaluation.display import AnalysisReport
+
+    result, text = _analysis_of(path, directory=directory, budget=budget, cache=cache, workers=workers,
+                                compiled_solver=compiled_solver, outcome_table=outcome_table, progress=progress)
+    return AnalysisReport({"analysis": result}, text)
+
+
+def _analysis_of(path: str, *, directory: str | None, budget: float | None, cache: str | None, workers: int | None,
+                 compiled_solver: bool, outcome_table: bool, progress: bool) -> tuple[dict[str, Any], str]:
+    """The one call into the analysis: the ``"analysis"`` object and the table of the games in ``path``."""
+    import types
+
+    from connectx_toolkit.analysis import cli as analysis_cli
+    from connectx_toolkit.analysis.games import AnalysisInputError, read_games
+
+    games = read_games(path)
+    if not games:
+        raise AnalysisInputError(f"{path!r} holds no finished game")
+    options = types.SimpleNamespace(analysis_budget=budget, analysis_cache=cache, workers=workers,
+                                    no_compiled_solver=not compiled_solver, no_outcome_table=not outcome_table,
+                                    no_progress=not progress)
+    return analysis_cli._analyse(options, games, directory or os.path.splitext(path)[0] + "-analysis")  # pyright: ignore[reportArgumentType]
+
+
+def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
+               port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
+               overage: float = 60.0, inline: bool | None = None, progress: bool = True) -> BoardServer | InlineBoard:
+    """The board (``connectx board [AGENT]``): play ``agent``, see every column's exact value, step through
+    ``game`` (``FILE[:N]``, a results file's game N or a Kaggle episode JSON).
+
+    Serves the board on 127.0.0.1 in the background and returns it: a notebook shows it as the page itself,
+    in an IFrame; ``.url`` is its address (with its token), ``.close()`` stops it. The other keywords are the
+    command's options of the same names. ``inline`` (default: on Kaggle and Colab, whose kernels the browser
+    cannot reach at 127.0.0.1) returns instead an ``InlineBoard``: the game drawn in the cell itself, every
+    position's column values solved ahead (a bar shows the solving unless ``progress`` is False), stepped by
+    the page's own script with no server; the agent does not play. ``.save(path)`` writes it as a page.
+    Raises ``ValueError`` (``board.server.BoardError``, one line) for bad input.
+
+    >>> from connectx_toolkit import open_board
+    >>> empty = open_board(inline=True, progress=False)  # no game: the empty board, and how to show one
+    >>> empty.data["positions"][0]["message"]
+    'The empty board: yellow to move.'
+    """
+    from connectx_toolkit.agents.core import Config
+    from connectx_toolkit.board.hosted import hosted_kernel
+    from connectx_toolkit.board.server import BoardOptions, BoardServer
+    from connectx_toolkit.evaluation.api import note_outside
+
+    service = hosted_kernel()
+    config = None if game else Config(rows, columns, inarow)
+    options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
+                           analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
+    if inline if inline is not None else service is not None:
+        from connectx_toolkit.board.inline import inline_board, live_play_note
+
+        return inline_board(options, live_play_note(service, bool(game)) if service else None, progress=progress)
+    if not sandbox:
+        note_outside((agent,), "open_board")
+    return BoardServer(options).start()
