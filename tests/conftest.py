@@ -9,14 +9,15 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-# The longest files first (their summed test times, a run with four workers: test_gate.py's is about twice the
-# next): with --dist loadfile a file runs whole on one worker, so a long file that starts last decides when the run
-# ends. The rest keep their order.
-LONGEST_FIRST = ("test_gate.py", "test_build_kaggle_shapes.py", "test_submit.py", "test_referee_differential.py",
-                 "test_sandbox.py", "test_build_any_agent.py", "test_analysis.py", "test_build_import_roots.py",
-                 "test_ladder.py", "test_hostile_agents.py")
+# The longest files first (their summed test times, a run with four workers: the gate's is about twice the next):
+# with --dist loadfile a file runs whole on one worker, so a long file that starts last decides when the run ends.
+# The rest keep their order. Paths from the repository's root, as in the tests' node ids.
+LONGEST_FIRST = ("tests/evaluation/test_gate.py", "tests/building/test_kaggle_shapes.py", "tests/on_kaggle/test_submit.py",
+                 "tests/evaluation/referees/test_differential.py", "tests/sandbox/test_sandbox.py",
+                 "tests/building/test_any_agent.py", "tests/analysis/test_analysis.py", "tests/building/test_import_roots.py",
+                 "tests/on_kaggle/test_ladder.py", "tests/evaluation/seats/test_hostile_agents.py")
 
 
 def pytest_collection_modifyitems(config, items):
-    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))

@@ -15,13 +15,13 @@ from connectx_toolkit.analysis.summary import agent_summary, analysis_json
 from connectx_toolkit.analysis.values import OUTCOME_RANK
 from connectx_toolkit.evaluation.reports.replays import replay_environment
 from connectx_toolkit.evaluation.reports.results import read
-from tests.helpers import shared_oracle
+from tests.helpers import shared_oracle, DATA
 
 pytest.importorskip("bitbully")
 
 # Three games of `python evaluate.py greedy negamax -n 16 --seed 3` (games 3, 10, 15), default opening suite:
 # both agents throw away wins, a draw is lost, a win is drawn.
-SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "analysis_games.jsonl")
+SAMPLE = os.path.join(DATA, "analysis_games.jsonl")
 BUDGET = 0.05  # CPU seconds a position: what the tests below assert held down to 0.015 s when measured
 
 

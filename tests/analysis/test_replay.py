@@ -13,9 +13,10 @@ from connectx_toolkit.analysis.labelling import label_games
 from connectx_toolkit.analysis.plot import save_losing_moves_plot
 from connectx_toolkit.analysis.replay import annotated_html, save_annotated_replay
 from connectx_toolkit.evaluation.reports.results import read
-from test_replays import run_chromium
+from tests.evaluation.reports.test_replays import run_chromium
+from tests.helpers import DATA
 
-SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "analysis_games.jsonl")
+SAMPLE = os.path.join(DATA, "analysis_games.jsonl")
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,9 @@ import pytest
 pytest.importorskip("bitbully")
 
 from bench import solver_games  # noqa: E402
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 SUBMISSION = os.path.join(ROOT, "submissions", "submission.py")
 
 

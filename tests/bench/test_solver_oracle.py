@@ -8,6 +8,7 @@ pytest.importorskip("bitbully")
 
 from bench import solver_oracle  # noqa: E402
 from connectx_toolkit.agents.solver_engine import time_manager as tm  # noqa: E402
+from tests.helpers import REPO
 
 
 def test_the_auto_bank_is_a_game_of_hard_moves_since_ply_4():
@@ -68,7 +69,7 @@ def test_a_held_out_file_in_bands(tmp_path, capsys):
 def test_a_built_submission_is_asked_as_kaggle_asks(tmp_path, capsys):
     import os
 
-    built = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "submissions", "submission.py")
+    built = os.path.join(REPO, "submissions", "submission.py")
     path = held_out(tmp_path)
     assert solver_oracle.main(["--file", str(path), "--submission", built, "--plies", "30"]) == 0
     out = capsys.readouterr().out

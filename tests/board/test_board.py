@@ -21,8 +21,9 @@ from connectx_toolkit.board.server import load_game, split_game_argument
 from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
 from connectx_toolkit.board.session import BoardSession
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 AGENTS = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 SAMPLE = os.path.join(ROOT, "tests", "data", "analysis_games.jsonl")
 

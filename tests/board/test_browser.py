@@ -26,8 +26,9 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from tests.helpers import REPO  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 SAMPLE = os.path.join(ROOT, "tests", "data", "analysis_games.jsonl")
 WAIT = 60  # seconds: the values of a position, solved in the background on a shared machine
 

@@ -15,8 +15,9 @@ from connectx_toolkit.analysis.games import read_games
 from connectx_toolkit.board.hosted import hosted_kernel
 from connectx_toolkit.board.inline import InlineBoard, render, start_ply
 from connectx_toolkit.board.solved_game import NO_VALUES, solve_game
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 SHORT = os.path.join(ROOT, "tests", "data", "short_game.jsonl")  # greedy wins along the bottom row at ply 7
 SAMPLE = os.path.join(ROOT, "tests", "data", "analysis_games.jsonl")
 

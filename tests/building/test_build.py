@@ -25,9 +25,9 @@ from kaggle_environments.utils import Struct
 from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config, Position
-from tests.helpers import run_clean_script
+from tests.helpers import REPO, run_clean_script
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "buildproject")
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "buildproject")
 FIXTURE_DATA = os.path.join(FIXTURES, "data")
 FIXTURE_PROJECT = builder.Project(search_path=(FIXTURES, builder.ROOT), package="fxagents", data_dir=FIXTURE_DATA)
 FIXTURE_ARGS = ["--search-path", FIXTURES, "--package", "fxagents", "--data-dir", FIXTURE_DATA]

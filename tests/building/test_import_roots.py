@@ -231,7 +231,7 @@ def test_format_agent_error_is_one_line_own_frame_first():
     except ValueError as error:
         text = format_agent_error(error)
     line = agent.__code__.co_firstlineno + 1
-    assert text.startswith(f"test_build_import_roots.py:{line} in agent: JSONDecodeError: Expecting value")
+    assert text.startswith(f"test_import_roots.py:{line} in agent: JSONDecodeError: Expecting value")
     assert "(raised in json/decoder.py:" in text and "\n" not in text
     try:
         raise RuntimeError("plain\nmessage")

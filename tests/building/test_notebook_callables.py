@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import linecache
-import os
 from typing import Any
 
 import pytest
@@ -18,8 +17,9 @@ import pytest
 from connectx_toolkit.building import build
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.api import play_match
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 
 
 def notebook(*cells: str) -> dict[str, Any]:

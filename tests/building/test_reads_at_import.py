@@ -24,9 +24,9 @@ import pytest
 
 from connectx_toolkit.building import build
 from connectx_toolkit.evaluation.api import play_match
-from tests.helpers import gate_first_checks
+from tests.helpers import gate_first_checks, REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(REPO)
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this interpreter (a CPU wheel: "
                                                        "see docs/building.md, 'Agents that import torch')")

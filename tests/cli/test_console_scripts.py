@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from tests.helpers import MY_BOT, played_without_forfeit
+from tests.helpers import MY_BOT, played_without_forfeit, REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 SCRIPTS = os.path.dirname(sys.executable)
 QUICK_MATCH = ["./my_bot.py", "random", "-n", "2", "--workers", "1", "--no-progress", "--json"]
 

@@ -11,8 +11,9 @@ import sys
 import pytest
 
 from connectx_toolkit.cli import build_submission, evaluate
+from tests.helpers import REPO
 
-CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # its evaluate.py, its package
+CHECKOUT = REPO  # its evaluate.py, its package
 
 # Every flag of connectx-evaluate before its --help was grouped, and the group it is in now.
 GROUPS = {

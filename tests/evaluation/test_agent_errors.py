@@ -15,8 +15,9 @@ import pytest
 
 from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation.reports.summary import short_names
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout: its evaluate.py, its package
+ROOT = REPO  # the checkout: its evaluate.py, its package
 
 RAISES_THIRD = '''
 import json

@@ -15,8 +15,9 @@ from connectx_toolkit.evaluation import gate, league
 from connectx_toolkit.evaluation.reports import summary
 from connectx_toolkit.evaluation.api import GateSettings, LeagueSettings, play_match, run_gate, run_league
 from connectx_toolkit.evaluation.display import GateReport, LeagueReport, MatchResult
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 
 

@@ -10,9 +10,9 @@ import pytest
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation import gate
-from tests.helpers import gate_first_checks
+from tests.helpers import gate_first_checks, REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
 
 

@@ -12,8 +12,9 @@ import pytest
 
 from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation.reports.ratings import covariance, fit, rate
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 LEFTMOST = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "leftmost.py")
 
 

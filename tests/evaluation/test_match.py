@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from connectx_toolkit.cli import evaluate
-from tests.helpers import played_without_forfeit
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.helpers import played_without_forfeit, REPO
+ROOT = REPO
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 AGENT_KEYS = {
     "name", "wins", "draws", "losses", "win_rate", "draw_rate", "loss_rate", "invalid", "errors", "timeouts",

@@ -19,8 +19,9 @@ from connectx_toolkit.cli import evaluate
 from connectx_toolkit.on_kaggle import connection
 from tests.kaggle_stand_in import KaggleStandIn, ListedEpisode, PortBusy
 from tests.ladder_episodes import CATALOGUE, catalogue, other_competition_game
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 OURS = 41000001
 OPPONENTS = ("Bob", "Cy", "Dee", "Eve", "Fay")
 

@@ -17,8 +17,9 @@ import pytest
 
 from connectx_toolkit.cli import evaluate as evaluate_cli
 from tests.kaggle_stand_in import KaggleStandIn, PortBusy
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 GATE_AGENTS = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
 PASSES = os.path.join(GATE_AGENTS, "leftmost.py")  # legal and fast: PASSes against itself as the baseline
 FAILS = os.path.join(GATE_AGENTS, "numpy_int.py")  # returns a numpy integer: Kaggle's referee calls it invalid

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import subprocess
 import sys
 
@@ -18,8 +17,9 @@ import pytest
 from connectx_toolkit.building import build_text
 from connectx_toolkit.building.validation import CHECK_SCRIPT, validate
 from connectx_toolkit.sandbox import SandboxUnavailable, require
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 # What the editable install makes importable: the package, and the checkout's own top-level names beside it.
 PROJECT_MODULES = ("connectx_toolkit", "connectx_toolkit.building", "agents", "tools", "build_submission", "evaluate")
 FOUND = """

@@ -9,8 +9,9 @@ import ast
 import os
 
 import pytest
+from tests.helpers import REPO
 
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPOSITORY = REPO
 NAMESPACE = "connectx_toolkit"
 ROOT = os.path.join(REPOSITORY, NAMESPACE)  # the package's folder: module names below are relative to it
 PRODUCT = ["__init__.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli",

@@ -18,12 +18,13 @@ import subprocess
 import sys
 
 import pytest
+from tests.helpers import REPO
 
 nbformat = pytest.importorskip("nbformat", reason="nbformat is a test dependency (requirements-dev.txt)")
 nbclient = pytest.importorskip("nbclient", reason="nbclient is a test dependency (requirements-dev.txt)")
 pytest.importorskip("ipykernel", reason="ipykernel is a test dependency (requirements-dev.txt)")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 NOTEBOOKS = os.path.join(ROOT, "tests", "notebooks")
 KERNEL = "connectx-test"
 WIDGET = "application/vnd.jupyter.widget-view+json"

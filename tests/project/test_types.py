@@ -11,8 +11,9 @@ import subprocess
 import sys
 
 import pytest
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 # Out of the default run (15 s of one core): `bash run.sh test -m types`; .ci/run runs it after the default suite.
 pytestmark = pytest.mark.types
 

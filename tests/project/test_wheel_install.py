@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import pytest
-from tests.helpers import MY_BOT, played_without_forfeit
+from tests.helpers import MY_BOT, played_without_forfeit, REPO
 
 pytestmark = pytest.mark.wheel
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 PACKAGE = "connectx_toolkit"
 # Packages whose import names are the generic ones the toolkit left (its evaluate.py, its agents/).
 NAME_TAKERS = {"evaluate": "evaluate", "agents": "openai-agents"}

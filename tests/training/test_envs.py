@@ -1,7 +1,7 @@
 """The training environments: gymnasium's and PettingZoo's own checks, seeding, seats, observations, the action
 mask, Kaggle's ruling of illegal moves and forfeits, every kind of opponent, and other board sizes.
 
-(Their transitions are compared with Kaggle's Environment in tests/test_training_differential.py.)
+(Their transitions are compared with Kaggle's Environment in tests/training/test_differential.py.)
 """
 
 from __future__ import annotations

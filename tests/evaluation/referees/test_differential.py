@@ -3,7 +3,7 @@
 Both referees are driven in this process with plain callables (``CallablePlayer``), so that the test
 compares the referees' logic alone and stays fast. Durations come from a scripted clock (Kaggle's
 ``Agent.act`` reads it too), so even the overage bank, TIMEOUT and the step records' timing fields must
-agree exactly. ``tests/test_agent_process.py`` plays a few games end to end through agent processes.
+agree exactly. ``tests/evaluation/seats/test_agent_process.py`` plays a few games end to end through agent processes.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ from connectx_toolkit.cli import build_submission as builder
 from connectx_toolkit.cli import evaluate as evaluate_cli
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.runner import play_game
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 NONE_AGENT = os.path.join(ROOT, "tests", "fixtures", "gate_agents", "returns_none.py")
 
 

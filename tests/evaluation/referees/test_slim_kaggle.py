@@ -14,8 +14,9 @@ import sys
 import textwrap
 
 import pytest
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 REFEREE_NEEDS = {"numpy", "jsonschema", "requests", "open-spiel"}  # distributions, normalised names
 PRODUCT_PACKAGES = [f"connectx_toolkit.{name}" for name in
                     ["agents", "analysis", "board", "building", "evaluation", "on_kaggle", "sandbox", "training"]]  # every module imported

@@ -12,8 +12,9 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.referees.record import GameTask, forfeit
 from connectx_toolkit.evaluation.reports.replays import replay_environment, replay_name, save_replay
 from connectx_toolkit.evaluation.scheduling.runner import play_game
+from tests.helpers import REPO
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eval_agents")
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "eval_agents")
 CONFIG = (("rows", 6), ("columns", 7), ("inarow", 4))
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -13,13 +13,14 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.openings import load_suite
+from tests.helpers import FIXTURES
 
 # Ray is imported by the fixture, in the one test worker that runs this file: every worker collects every file
 # (importing Ray costs ~0.4 s of CPU)
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                 reason="Ray is optional: pip install -r requirements-ray.txt (CI installs it)")
 
-SLEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "gate_agents", "sleeps_3s.py")
+SLEEPER = os.path.join(FIXTURES, "gate_agents", "sleeps_3s.py")
 
 
 @pytest.fixture(scope="module")

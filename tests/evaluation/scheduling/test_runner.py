@@ -16,8 +16,9 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import run_match
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.runner import play_game
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 
 

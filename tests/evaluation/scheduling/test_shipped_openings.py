@@ -7,8 +7,9 @@ import pytest
 from connectx_toolkit.agents.core.config import Config
 from connectx_toolkit.agents.core.position import Position
 from tools import make_openings
+from tests.helpers import REPO
 
-SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "connectx_toolkit", "evaluation", "scheduling",
+SUITE = os.path.join(REPO, "connectx_toolkit", "evaluation", "scheduling",
                      "openings_6x7.txt")
 MAX_SCORE = 2
 

@@ -13,8 +13,9 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.referees.kaggle import play_kaggle
 from connectx_toolkit.evaluation.referees.native import play_native
 from connectx_toolkit.evaluation.scheduling.runner import play_game
+from tests.helpers import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "eval_agents")
 SHAPE = {"rows": 6, "columns": 7, "inarow": 4}
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2.0, "timeout": 2}

@@ -15,9 +15,9 @@ from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import schedule
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
 from connectx_toolkit.evaluation.scheduling.pool import run_games
-from tests.helpers import taking_turns
+from tests.helpers import taking_turns, REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_agents")
 FORFEITS = ("invalid", "error", "timeout")
 
