@@ -78,7 +78,9 @@ def test_evaluate_reports_the_most_bank_a_game_spent(tmp_path, capfd):
     summary = json.loads(evaluate(capfd, spender, "greedy", "-n", "2", "--workers", "2", "--json", "--no-progress",
                                   "--act-timeout", "0.1", "--overage", "1", "--results", str(tmp_path / "r.jsonl")))
     spent = [agent["max_bank_used_s"] for agent in summary["agents"]]
-    assert 0.55 < spent[0] < 0.8 and spent[1] < 0.1  # 60 % of the 1 s bank on its second move
+    # 60 % of the 1 s bank on its second move, and less than all of it (not a TIMEOUT) however loaded the machine;
+    # greedy's moves take milliseconds, and a loaded machine's overhead draws far less than 0.3 s
+    assert 0.55 < spent[0] < 1.0 and spent[1] < 0.3
     table = evaluate(capfd, "--resume", str(tmp_path / "r.jsonl"), "--no-progress")
     header = next(line for line in table.splitlines() if line.startswith("agent"))
     assert "max bank s" in header
