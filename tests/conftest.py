@@ -1,6 +1,9 @@
 """Set-up every test shares."""
 
 import signal
+import time
+
+import pytest
 
 # A suite started in the background by a non-interactive shell (`bash .ci/run &`) inherits SIGINT ignored, and so
 # would every program a test starts: a test that stops one with Ctrl-C would wait for ever. A handler of our own
@@ -21,3 +24,27 @@ LONGEST_FIRST = ("tests/evaluation/test_gate.py", "tests/building/test_kaggle_sh
 def pytest_collection_modifyitems(config, items):
     rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+@pytest.fixture(params=["cpu", pytest.param("wall", marks=pytest.mark.realclock)])
+def search_clock(request, monkeypatch):
+    """The clock an agent's search reads (``time.perf_counter``: ``MoveClock``, the depth search) and a test
+    measures the move by. By default this thread's CPU seconds: a search's deadline and its overrun are then
+    counted in the work it did, which a loaded machine does not stretch (it stretches wall time several times
+    over), while a search that ignored its deadline would still burn CPU far past it. The real clock under
+    ``-m realclock``."""
+    if request.param == "wall":
+        yield time.perf_counter
+        return
+    from connectx_toolkit.agents import solver
+
+    origin, cpu = time.perf_counter(), time.thread_time()
+
+    def clock() -> float:
+        return origin + (time.thread_time() - cpu)
+
+    solver._engines.clear()  # a search keeps the clock it was built with
+    monkeypatch.setattr(time, "perf_counter", clock)
+    yield clock
+    solver._engines.clear()
+

@@ -83,7 +83,7 @@ def test_takes_a_win_and_blocks_a_loss():
     assert set(decision.actions) <= {2, 5}
 
 
-def test_agent_keeps_its_time_budget_on_a_large_board():
+def test_agent_keeps_its_time_budget_on_a_large_board(search_clock):
     cfg = Struct(rows=10, columns=12, inarow=5, actTimeout=2)
     pos = undecided_position(random.Random(1), Config(10, 12, 5), 20)
     deadline = MoveClock(2.0)

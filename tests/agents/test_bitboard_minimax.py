@@ -52,7 +52,7 @@ def test_takes_a_win_and_blocks_a_loss():
 
 
 @pytest.mark.parametrize("cfg,budget", [(Config(), 0.15), (Config(10, 12, 5), 0.15), (Config(10, 12, 5), 0.4)])
-def test_iterative_deepening_respects_the_deadline(cfg, budget):
+def test_iterative_deepening_respects_the_deadline(cfg, budget, search_clock):
     pos = undecided_position(random.Random(2), cfg, 10)
     deadline = MoveClock(budget)
     best, depth, negamax = search(pos, deadline)

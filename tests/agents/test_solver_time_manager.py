@@ -118,7 +118,7 @@ def test_first_move_of_a_process_keeps_a_larger_margin(monkeypatch):
     assert (second.hard_end - second.start) - (first.hard_end - first.start) == pytest.approx(tm.FIRST_MOVE_MARGIN)
 
 
-def test_move_clock_extends_only_when_asked():
+def test_move_clock_extends_only_when_asked(search_clock):
     clock = MoveClock(0.1, 0.5)
     assert clock.extensible and clock.remaining() <= 0.1
     clock.extend()
