@@ -72,7 +72,7 @@ def bundle_agent(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_bundle_holds_main_modules_and_data_and_passes_kaggles_checks(bundle_agent, tmp_path, capsys):
+def test_a_bundle_holds_main_modules_and_data_and_passes_kaggles_checks(bundle_agent, tmp_path, capsys, bubblewrap):
     out = tmp_path / "out" / "submission.tar.gz"
     assert builder.main([str(bundle_agent), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -104,7 +104,7 @@ def test_a_single_file_build_of_a_bundle_agent_says_build_a_bundle(bundle_agent,
     assert not out.exists()
 
 
-def test_a_file_agent_gets_a_main_that_imports_it(tmp_path):
+def test_a_file_agent_gets_a_main_that_imports_it(tmp_path, bubblewrap):
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "helper.py").write_text("def centre(config):\n    return config.columns // 2\n")
@@ -121,7 +121,7 @@ def test_a_file_agent_gets_a_main_that_imports_it(tmp_path):
     assert "from player import act as _entry" in main
 
 
-def test_evaluate_runs_a_tar_gz_and_a_bundle_folder_at_kaggles_path(bundle_agent, tmp_path):
+def test_evaluate_runs_a_tar_gz_and_a_bundle_folder_at_kaggles_path(bundle_agent, tmp_path, bubblewrap):
     from connectx_toolkit.evaluation.api import play_match
 
     out = tmp_path / "submission.tar.gz"
@@ -135,7 +135,7 @@ def test_evaluate_runs_a_tar_gz_and_a_bundle_folder_at_kaggles_path(bundle_agent
     assert played_without_forfeit(play_match(folder, "random", games=2, workers=1), 2)
 
 
-def test_a_bundle_without_main_is_one_line_exit_2(tmp_path):
+def test_a_bundle_without_main_is_one_line_exit_2(tmp_path, bubblewrap):
     bad = tmp_path / "bad.tar.gz"
     with tarfile.open(bad, "w:gz") as archive:
         archive.add(__file__, arcname="agent.py")
@@ -163,7 +163,7 @@ def test_a_bundle_without_bubblewrap_is_one_line_saying_how_to_install(bundle_ag
     assert not out.exists()
 
 
-def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path):
+def test_a_bundle_of_a_project_agent_finds_its_own_agents_package_first(tmp_path, bubblewrap):
     # kaggle_environments puts a folder holding an agents.py on sys.path: the bundle's agents/ must win.
     report = build("greedy", tmp_path / "greedy.tar.gz")
     assert report.validation["ok"] and "agents/greedy.py" in report.files
@@ -181,7 +181,7 @@ def test_the_ray_backend_refuses_a_bundle_in_one_line():
         require_backend_can_load("ray", [task])
 
 
-def test_a_package_bundle_takes_the_packages_data_not_its_neighbours(tmp_path):
+def test_a_package_bundle_takes_the_packages_data_not_its_neighbours(tmp_path, bubblewrap):
     package = tmp_path / "repo" / "my_pkg"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("def agent(obs, config):\n    return obs.board.index(0) % config.columns\n")
@@ -191,7 +191,7 @@ def test_a_package_bundle_takes_the_packages_data_not_its_neighbours(tmp_path):
     assert set(report.files) == {"main.py", "my_pkg/__init__.py", "table.bin"}
 
 
-def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
+def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path, bubblewrap):
     bot = tmp_path / "guarded"
     bot.mkdir()
     (bot / "weights.txt").write_text("3\n")
@@ -214,7 +214,7 @@ def test_a_main_that_uses_file_only_off_kaggle_bundles(tmp_path):
     assert report.validation["ok"] and set(report.files) == {"main.py", "weights.txt"}
 
 
-def test_two_bundles_play_each_other_each_at_its_own_kaggle_path(tmp_path):
+def test_two_bundles_play_each_other_each_at_its_own_kaggle_path(tmp_path, bubblewrap):
     """Each seat's agent process has a sandbox of its own, so each bundle sees its own folder at
     /kaggle_simulations/agent (in one shared file system they would collide)."""
     from connectx_toolkit.evaluation.scheduling.runner import play_game

@@ -324,7 +324,7 @@ def agent(obs, config):
 '''
 
 
-def test_a_bundle_that_tries_weight_paths_it_can_live_without_builds_and_uses_its_own(outside):
+def test_a_bundle_that_tries_weight_paths_it_can_live_without_builds_and_uses_its_own(outside, bubblewrap):
     folder = write(outside / "weights_bot", {"main.py": WEIGHT_PATHS, "weights.pth": bytes([5])})
     out = outside / "submission.tar.gz"
     report = build(str(folder), out)

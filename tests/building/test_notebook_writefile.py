@@ -78,7 +78,7 @@ def notebook(folder: Path, cells: list[str], name: str = "nb.ipynb") -> Path:
     return path
 
 
-def test_a_writefile_notebook_builds_to_exactly_the_written_file(tmp_path):
+def test_a_writefile_notebook_builds_to_exactly_the_written_file(tmp_path, bubblewrap):
     path = notebook(tmp_path / "kaggle", PUBLIC)
     for target in (f"{path}:my_agent7", str(path), f"{path}:main.py", f"{path}:main.py:my_agent7"):
         text, modules, _ = build_text(target)
@@ -138,7 +138,7 @@ def test_written_files_are_what_ipython_writes(tmp_path):
     assert found["main.py"].cells == (1, 2)
 
 
-def test_a_written_data_file_goes_into_the_bundle(tmp_path):
+def test_a_written_data_file_goes_into_the_bundle(tmp_path, bubblewrap):
     path = notebook(tmp_path / "kaggle", PROJECT)
     out = tmp_path / "submission.tar.gz"
     report = build(str(path), out)
@@ -196,7 +196,7 @@ def test_evaluate_names_a_notebooks_load_error_by_its_cell_as_the_builder_does(t
     assert told in str(evaluated.value) and "nb.py" not in str(evaluated.value)
 
 
-def test_the_gates_risk_line_of_a_bundle_has_its_size_and_load_time(tmp_path):
+def test_the_gates_risk_line_of_a_bundle_has_its_size_and_load_time(tmp_path, bubblewrap):
     folder = tmp_path / "bot"
     folder.mkdir()
     (folder / "main.py").write_text("import json\n\nwith open('/kaggle_simulations/agent/order.json') as f:\n"

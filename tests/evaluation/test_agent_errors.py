@@ -146,7 +146,7 @@ def test_a_file_failing_while_it_loads_names_its_own_line(tmp_path):
         raise AssertionError("the file loaded")
 
 
-def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path, run_here):
+def test_a_sandboxed_game_keeps_the_error_and_the_lines(tmp_path, run_here, bubblewrap):
     bot = tmp_path / "raises_third.py"
     bot.write_text(textwrap.dedent(RAISES_THIRD))
     done = run_here(str(bot), "random", "-n", "2", "--sandbox", "--json", "--results", str(tmp_path / "r.jsonl"))
