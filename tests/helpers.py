@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import random
 import subprocess
 import sys
@@ -11,6 +12,12 @@ from typing import Any
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.building.clean_interpreter import CHECK_SCRIPT, run_clean
+
+# The checkout under test, and the tests' shared files in it: a test computes its paths from these, never from its
+# own ``__file__`` (the test folders mirror the package and may move).
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(REPO, "tests", "fixtures")  # agents and projects the tests build and play
+DATA = os.path.join(REPO, "tests", "data")  # recorded games and labelled positions
 
 # The agent a user keeps in an empty folder of their own (the console scripts' and the wheel's tests).
 MY_BOT = """\

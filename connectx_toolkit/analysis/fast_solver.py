@@ -81,7 +81,7 @@ def _possible(mask):
 @njit(cache=True)
 def _non_losing_moves(current, mask):
     """Playable cells that do not let the opponent win at once (0 if every move loses): a compiled copy
-    of ``agents.core.position.Position.non_losing_moves`` (tests/test_core.py checks they agree)."""
+    of ``agents.core.position.Position.non_losing_moves`` (tests/agents/test_core.py checks they agree)."""
     possible = _possible(mask)
     opponent_win = _winning_cells(current ^ mask, mask)
     forced = possible & opponent_win

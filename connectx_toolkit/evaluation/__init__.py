@@ -1,6 +1,6 @@
 """Evaluation engine behind ``evaluate.py``: agents in their own processes, Kaggle's referee, workers, reports.
 
-By role, each subpackage importing only those above it in this list (``tests/test_layering.py``):
+By role, each subpackage importing only those above it in this list (``tests/project/test_layering.py``):
 
 - ``seats``       an agent argument resolved (``AgentSpec``), the agent's own process and the referee's side
                   of it, what crosses their socket;

@@ -21,7 +21,7 @@ it, as a forfeit: the game ends with -1 for the mover and +1 for the other agent
 ``TerminateIllegalWrapper`` gives the other agent 0; Kaggle's Environment itself gives the offender None and
 the other 0 with status DONE, and its leaderboard counts the forfeit as a loss.) At the end every agent's
 ``info`` holds what Kaggle's Environment would show: ``status`` (DONE or INVALID), ``kaggle_reward`` (None for
-the offender), ``blamed`` (the offender, or None) and ``reason``. ``tests/test_training_differential.py`` plays
+the offender), ``blamed`` (the offender, or None) and ``reason``. ``tests/training/test_differential.py`` plays
 random games, illegal moves included, through this and Kaggle's Environment and compares every transition.
 
 Observations are fresh arrays; the board is the core's bitboards (``game.Game``).

@@ -31,7 +31,7 @@ offender of such a forfeit the reward None and the other seat 0 with status DONE
 forfeit as a loss); the terminal ``info`` holds what Kaggle's Environment would show: ``statuses`` (per seat:
 DONE, INVALID, ERROR, TIMEOUT), ``kaggle_rewards`` (per seat, None for the offender), ``blamed`` (the
 offender's seat, or None), ``reason`` (why, for a forfeit) and ``seat``/``mark`` (the learner's).
-``tests/test_training_differential.py`` plays thousands of random games, illegal moves included, through this
+``tests/training/test_differential.py`` plays thousands of random games, illegal moves included, through this
 and Kaggle's Environment and compares every transition. An opponent that forfeits its first move while
 ``reset`` plays it (the learner sitting second): the episode is already won, and the next ``step`` ends it
 with +1 without playing the learner's action (``info["reason"]`` says so).

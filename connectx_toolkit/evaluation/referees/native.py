@@ -7,7 +7,7 @@ of range or full is "Invalid column", which Kaggle turns into INVALID; a whole f
 Kaggle's interpreter, which ``referees.kaggle`` records as INVALID and so does this), the overage bank
 (``referees.bank``'s rule: ``overage_of`` drawn after every move, TIMEOUT by ``times_out``), rewards
 (1/-1 for a win, 0 for a draw, None for the offender of a forfeit) and ``episodeSteps``.
-``tests/test_referee_differential.py`` proves it identical to Kaggle's on thousands of games.
+``tests/evaluation/referees/test_differential.py`` proves it identical to Kaggle's on thousands of games.
 
 An opening is played as a game Kaggle could have played: each seat is called at each of its opening plies
 with the real observation (step, board, mark, bank) on Kaggle's clock, and the opening's column is played

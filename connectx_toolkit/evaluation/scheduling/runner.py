@@ -1,7 +1,7 @@
 """One game: each seat's agent in its own process (``AgentProcess``), the referee here.
 
 ``referee="native"`` (the default) plays on ``referees.native``, Kaggle's ConnectX rules written out
-(proven identical by ``tests/test_referee_differential.py``, over 20 times faster); ``referee="kaggle"``
+(proven identical by ``tests/evaluation/referees/test_differential.py``, over 20 times faster); ``referee="kaggle"``
 plays on kaggle_environments' own ``Environment`` (``referees.kaggle``). Either way the agents run in
 processes of their own, loaded afresh each game as Kaggle loads them, and a move past its hard deadline
 (act timeout + what is left of the bank) has its process killed: TIMEOUT.

@@ -1,0 +1,341 @@
+"""The pre-upload gate: FAIL for the classic upload killers and a weaker agent, PASS for a rebuild of the baseline."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.cli import evaluate as evaluate_cli
+from connectx_toolkit.evaluation import gate
+from tests.helpers import gate_first_checks, REPO
+
+ROOT = REPO
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
+# The most a loaded machine adds to a sleeping agent's measured move (waking its process, the pipe): a few ms idle,
+# ~20 ms seen with the machine busy; the real-clock figures below allow several times that
+MOVE_OVERHEAD = 0.1
+
+
+@pytest.fixture(params=["plain", "sandbox"])
+def isolation(request) -> list[str]:
+    """Each verdict test runs twice: as is, and with every agent in the sandbox (same verdict expected).
+    Three sandboxed runs are marked slow: the two longest, and None's (the numpy integer's already carries a
+    wrong answer across the sandbox's wire)."""
+    if request.param == "plain":
+        return []
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    return ["--sandbox"]
+
+
+def run_gate(capfd, *arguments: str) -> tuple[int, dict, str]:
+    """``evaluate.py --gate ... --json`` (the command's ``main``, in this process: it has imported Kaggle's
+    environment once for every test; the workers it forks write to this process's own stdout and stderr, which
+    ``capfd`` reads): (exit code, the JSON object, stderr). The command line's own process is test_submit.py's
+    and the subprocess tests below."""
+    capfd.readouterr()
+    code = evaluate_cli.main(["--json", "--workers", "2", *arguments])
+    out, err = capfd.readouterr()
+    report = json.loads(out) if out.strip() else {}
+    assert out.count("\n") <= 1, "exactly one JSON object on stdout"
+    return code, report, err
+
+
+def fixture(name: str) -> str:
+    return os.path.join(FIXTURES, name)
+
+
+def test_fails_a_candidate_returning_a_numpy_integer(tmp_path, isolation, capfd):
+    replays = tmp_path / "replays"
+    code, report, _ = run_gate(capfd, "--gate", fixture("numpy_int.py"), "--baseline", "greedy", "--replays", str(replays),
+                                *isolation)
+    assert code == 1 and report["verdict"] == "FAIL"
+    assert any("invalid move" in reason for reason in report["reasons"])
+    assert [c["passed"] for c in report["checks"]] == [True, False, None, None, None]
+    assert sorted(os.listdir(replays / "smoke")) == [
+        "game-000000-numpy_int-vs-random-invalid.html", "game-000001-numpy_int-vs-random-invalid.html"]
+
+
+def test_fails_a_steady_spender_that_a_full_board_would_time_out(isolation, capfd):
+    # 2.5 act timeouts a move (5 s at Kaggle's clock): 1.5 of bank a move, 31.5 over a full board's 21 moves
+    code, report, _ = run_gate(capfd, "--gate", fixture("steady_2_5x_act.py"), "--baseline", "greedy",
+                               "--act-timeout", "0.1", "--overage", "3", *isolation)
+    assert code == 1 and report["verdict"] == "FAIL"
+    smoke = report["checks"][1]
+    # The sleep draws 0.15 s a move; the machine's overhead only adds to it (up to MOVE_OVERHEAD here), and the
+    # rule's edge is checked on recorded times (test_the_steady_spender_rule_on_recorded_move_times)
+    assert smoke["passed"] is False and 0.149 < smoke["steady_overage_s"] < 0.15 + MOVE_OVERHEAD
+    assert 3 < smoke["full_board_bank_s"] < 21 * (0.15 + MOVE_OVERHEAD)
+    (reason,) = report["reasons"]
+    assert "of bank a move" in reason and "a full 6x7 game needs" in reason and "of 3 s" in reason, reason
+    assert report["games"] == 2
+
+
+def test_a_steady_3_s_a_move_agent_passes_the_smoke_check_as_kaggle_accepts_it():
+    # 1.5 act timeouts a move (3 s at Kaggle's clock, here 1/10 of it): every move draws 0.1 s of the bank,
+    # legally, 2.1 s of 6 s over a full board: it passes with up to 0.18 s of overhead a move
+    settings = gate.GateSettings(candidate=fixture("steady_1_5x_act.py"), baseline="greedy", act_timeout=0.2,
+                                 overage=6.0, workers=2)
+    context, load = gate.prepare(settings)
+    check = gate.Check("smoke")
+    gate.check_smoke(context, check)
+    assert check.passed is True and check.reasons == []
+    assert check.data["max_move_s"] > 0.29 and check.data["max_bank_used_s"] > 0.15
+    assert 2.0 < check.data["full_board_bank_s"] < 21 * (0.1 + MOVE_OVERHEAD)
+
+
+def smoke_on_recorded_times(seconds: float, act: float, bank: float, first: float = 0.5) -> gate.Check:
+    """The smoke check judging two recorded games against random (the match stood in for) in which the
+    candidate's first move took ``first`` seconds (its load) and each of its 9 other moves ``seconds``."""
+    from connectx_toolkit.evaluation.referees.record import GameRecord
+
+    times = [first] + [seconds] * 9
+    records = [GameRecord(game, ["candidate", "random"], [], [3] * 19, ["DONE", "DONE"], ["win", "loss"],
+                          [times, [0.01] * 9], {"rows": 6, "columns": 7, "inarow": 4}, 0, act_timeout=act,
+                          overage=bank) for game in (0, 1)]
+    settings = gate.GateSettings(candidate="x.py", baseline="greedy", act_timeout=act, overage=bank)
+    context = gate.GateContext(settings, "candidate", "greedy", Config(6, 7, 4))
+    context.match = lambda *args, **kwargs: records  # type: ignore[method-assign]
+    check = gate.Check("smoke")
+    gate.check_smoke(context, check)
+    return check
+
+
+@pytest.mark.parametrize("seconds, bank, passed", [
+    (3.0, 60.0, True),  # 1 s of bank a move: 21 s of 60 over a full board
+    (5.0, 63.0, True),  # 3 s a move: a full board needs exactly the bank, which Kaggle allows
+    (5.001, 63.0, False),  # a little more than the bank
+    (5.0, 60.0, False),  # steady_2_5x_act.py at Kaggle's clock: 63 s of 60
+    (2.0, 0.0, True),  # exactly the act timeout: nothing drawn
+])
+def test_the_steady_spender_rule_on_recorded_move_times(seconds, bank, passed):
+    """The rule the sleepers above play on the real clock, at its edge: the median overage of every move but
+    the first, times a full board's 21 moves, against the bank (strictly more fails)."""
+    check = smoke_on_recorded_times(seconds, 2.0, bank)
+    assert check.passed is passed, check.reasons
+    assert check.data["steady_overage_s"] == pytest.approx(seconds - 2.0)
+    assert check.data["full_board_bank_s"] == pytest.approx(21 * (seconds - 2.0))
+    assert check.data["max_move_s"] == pytest.approx(seconds)
+    if not passed:
+        (reason,) = check.reasons
+        assert "of bank a move" in reason and f"of {bank:g} s" in reason, reason
+
+
+def test_a_few_long_moves_are_not_a_steady_spender():
+    # one 40 s move of the 60 s bank per game (as the solver's time manager may spend it): the median draws nothing
+    check = smoke_on_recorded_times(0.1, 2.0, 60.0, first=42.0)
+    assert check.passed is True and check.data["steady_overage_s"] == 0.0
+
+
+def test_a_game_spending_most_of_the_bank_is_a_warning_not_a_failure():
+    settings = gate.GateSettings(candidate=fixture("spends_most_of_the_bank_once.py"), baseline=fixture("centre_most.py"),
+                                 act_timeout=0.1, overage=1.0, games=2, workers=2)
+    lines: list[str] = []
+    report = gate.run(settings, log=lines.append)
+    assert report["verdict"] == "PASS", report["reasons"]
+    assert 0.55 < report["risk_figures"]["max_bank_used_s"] < 1.0  # 60 % of the bank, and the move's overhead
+    assert any("of the 1 s bank" in warning for warning in report["warnings"]), report["warnings"]
+    assert any("of what the clock allowed it" in warning for warning in report["warnings"]), report["warnings"]
+    warn = [line for line in lines if line.lstrip().startswith("WARN")]
+    assert [line.split("WARN", 1)[1].strip() for line in warn] == report["warnings"]
+    checks = [line.split()[0] for line in lines[1:]]
+    assert checks[:6] == ["load", "smoke", "validation", "baseline", "builtins", "risk"]  # warnings under the checks
+    assert json.loads(json.dumps(report))["warnings"] == report["warnings"]
+
+
+def test_risk_figures_and_their_thresholds():
+    from connectx_toolkit.evaluation.referees.record import GameRecord
+
+    def record(times, peak=None):
+        return GameRecord(0, ["a", "b"], [], [3], ["DONE", "DONE"], ["win", "loss"], [times, []],
+                          {"rows": 6, "columns": 7, "inarow": 4}, 0, act_timeout=2.0, overage=60.0,
+                          peak_memory_mb=[peak, None])
+
+    settings = gate.GateSettings(candidate="x.py", baseline="greedy")
+    context = gate.GateContext(settings, None, None, Config(6, 7, 4), load_s=0.3, size_bytes=1_400_000)
+    context.check = "smoke"
+    context.observe([record([0.1, 9.0, 0.5], peak=80.0), record([0.1, 0.2])])
+    figures, warnings = gate.risk(context)
+    assert figures["max_bank_used_s"] == 7.0 and figures["max_move_s"] == 9.0 and figures["peak_memory_mb"] == 80.0
+    assert warnings == []  # 7 s of 60, 9 s of the 62 s allowed, 0.3 s load, 1.4 MB
+    context = gate.GateContext(settings, None, None, Config(6, 7, 4), load_s=1.5, size_bytes=6_000_000)
+    context.check = "baseline"
+    context.observe([record([0.1, 2.0 + 31.0, 2.0 + 20.0], peak=1500.0)])
+    figures, warnings = gate.risk(context)
+    assert figures["max_bank_used_s"] == 51.0
+    text = "\n".join(warnings)
+    assert len(warnings) == 5, text
+    assert "51.0 s of the 60 s bank (85%" in text and "baseline game 0" in text
+    assert "22.0 s, 71% of what the clock allowed it" in text  # 29 s of bank left + 2 s: 22/31 (the tightest)
+    assert "loading takes 1.50 s" in text and "6.0 MB" in text and "1,500 MB" in text
+
+
+def test_a_load_longer_than_the_act_timeout_is_paid_from_the_bank_and_passes_the_smoke_and_validation_checks():
+    # the two checks alone (the strength checks would pay the load in each of their 20 games); a 0.6 s load at
+    # 0.25 s a move is Kaggle's 4.8 s load at 2 s a move, scaled: the first move draws on the bank
+    context, load = gate.prepare(gate.GateSettings(candidate=fixture("loads_0_6s.py"), baseline="greedy",
+                                                   act_timeout=0.25, workers=2))
+    assert load.passed is True
+    smoke, validation = gate.Check("smoke"), gate.Check("validation")
+    gate.check_smoke(context, smoke)
+    gate.check_validation(context, validation)
+    assert smoke.passed is True and validation.passed is True, smoke.reasons + validation.reasons
+    assert smoke.data["max_move_s"] >= 0.6 and 0.3 < smoke.data["max_bank_used_s"] < 0.75  # ~0.35 s of bank
+
+
+@pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
+def test_fails_a_candidate_that_returns_none(isolation, capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("returns_none.py"), "--baseline", "greedy", *isolation)
+    assert code == 1 and report["checks"][1]["passed"] is False
+    assert any("returned None at ply" in reason and "Kaggle plays column 0; return an int" in reason
+               for reason in report["reasons"])
+
+
+def test_a_file_is_gated_as_kaggle_calls_it_its_last_callable(tmp_path, capfd):
+    path = tmp_path / "agent_then_class.py"
+    path.write_text("def agent(obs, config):\n    return 3\n\n\nclass Stats:\n    games = 0\n")
+    code, report, _ = run_gate(capfd, "--gate", str(path), "--baseline", "greedy")
+    assert code == 1 and report["checks"][1]["passed"] is False
+    assert "Kaggle calls Stats, the last callable of agent_then_class.py, not agent" in report["checks"][0]["note"]
+    assert any("Stats() takes no arguments" in reason for reason in report["reasons"]), report["reasons"]
+
+
+def test_the_load_check_runs_in_a_clean_room(capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("imports_project.py"), "--baseline", "greedy")
+    assert code == 1 and report["checks"][0]["passed"] is False
+    assert "clean room" in report["reasons"][0] and "import" in report["reasons"][0]
+    assert report["games"] == 0
+
+
+@pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
+def test_fails_a_candidate_clearly_weaker_than_its_baseline(isolation, capfd):
+    code, report, _ = run_gate(capfd, "--gate", fixture("leftmost.py"), "--baseline", "greedy", "-n", "20", *isolation)
+    assert code == 1 and report["verdict"] == "FAIL"
+    baseline = next(c for c in report["checks"] if c["name"] == "baseline")
+    assert baseline["passed"] is False and baseline["score"] < 0.2
+    assert any("weaker than the baseline" in reason for reason in report["reasons"])
+    assert report["checks"][-1]["passed"] is None  # stopped at the first failed check
+
+
+@pytest.mark.parametrize("isolation", ["plain", pytest.param("sandbox", marks=pytest.mark.slow)], indirect=True)
+def test_passes_a_rebuild_of_the_baseline(tmp_path, isolation, capfd):
+    from connectx_toolkit.cli.build_submission import build_text
+
+    built = tmp_path / "submission.py"
+    built.write_text(build_text("greedy")[0])  # the builder's output; the gate itself plays Kaggle's validation
+    code, report, stderr = run_gate(capfd, "--gate", str(built), "--baseline", "greedy", "-n", "20", *isolation)
+    assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
+    assert report["reasons"] == [] and all(c["passed"] for c in report["checks"])
+    validation = next(c for c in report["checks"] if c["name"] == "validation")
+    assert validation["statuses"] == ["DONE", "DONE"]
+
+
+def test_human_output_says_pass_or_fail_with_reasons(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def agent(obs, config):\n    return (\n")
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--gate", str(broken), "--baseline",
+                           "random"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-2] == "FAIL" and "syntax error" in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--gate", "greedy"], "--baseline"),
+    (["--baseline", "greedy"], "--gate"),
+    (["--gate", "no_such_agent", "--baseline", "greedy"], "unknown agent"),
+    (["--gate", "greedy", "--baseline", "missing/file.py"], "does not exist"),
+    (["--gate", "greedy", "--baseline", "random", "--sprt", "5", "0"], "ELO0 < ELO1"),
+])
+def test_bad_input_exits_2_with_one_line(arguments, message):
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), *arguments, "--json"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_paired_interval_and_builtin_game_counts():
+    assert gate.paired_interval([]) == (0.0, 0.0)
+    low, high = gate.paired_interval([-1.0, -1.0, -0.5, -1.0])
+    assert high < 0
+    low, high = gate.paired_interval([0.0, 1.0, -1.0, 0.0])
+    assert low < 0 < high
+    assert [gate.builtin_games(n) for n in (1, 20, 100, 150, 300)] == [4, 4, 6, 8, 16]
+
+
+@pytest.mark.slow
+def test_the_projects_own_submission_passes_against_greedy(capfd):
+    """The flagship that ``bash run.sh`` builds: its time manager draws on the bank by design (up to ~10 s on
+    a hard move), which Kaggle allows; the gate must PASS it (several minutes)."""
+    code, report, stderr = run_gate(capfd, "--gate", os.path.join(ROOT, "submissions", "submission.py"), "--baseline", "greedy")
+    assert code == 0 and report["verdict"] == "PASS", (report.get("reasons"), stderr[-2000:])
+    assert report["risk_figures"]["max_bank_used_s"] > 0  # it does use the bank, legally
+
+
+def siblings(folder, helper_folder=None):
+    """``bot.py`` importing ``helper.py`` from beside it (or from ``helper_folder``, given with --path)."""
+    helper_folder = helper_folder or folder
+    helper_folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    (helper_folder / "helper.py").write_text(
+        "def column(obs, config):\n    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n")
+    (folder / "bot.py").write_text("import helper\n\n\ndef agent(obs, config):\n    return helper.column(obs, config)\n")
+    return folder / "bot.py"
+
+
+def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_and_its_build_passes(tmp_path, capfd):
+    bot = siblings(tmp_path / "bot")
+    capfd.readouterr()
+    code = evaluate_cli.main(["--gate", str(bot), "--baseline", "random", "-n", "4", "--workers", "2"])
+    lines = capfd.readouterr().out.splitlines()
+    assert code == 1 and lines[0].startswith(f"gate: {bot} against baseline random")  # a header, too
+    assert lines[1].startswith("  load        FAIL") and "No module named 'helper'" in lines[1]
+    (reason,) = [line for line in lines if line.startswith("  - ")]
+    assert reason == (f"  - load: {bot} needs modules of its own (bot.py:1 in <module>: ModuleNotFoundError: No module "
+                      f"named 'helper'), which Kaggle does not have when it is uploaded alone (clean room: python -I, alone in "
+                      f"an empty folder, no project): upload what "
+                      f"`python build_submission.py {bot} -o submission.py` writes, which inlines them")
+    built = tmp_path / "submission.py"
+    from connectx_toolkit.building import build
+
+    build(str(bot), built)
+    checks = gate_first_checks(str(built))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
+
+
+def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_path, capfd):
+    bot = siblings(tmp_path / "bot", tmp_path / "lib")
+    code, report, _ = run_gate(capfd, "--gate", str(bot), "--path", str(tmp_path / "lib"), "--baseline", "random")
+    assert code == 1 and report["candidate"] == str(bot)
+    command = f"python build_submission.py {bot} --path {tmp_path / 'lib'} -o submission.py"
+    assert f"upload what `{command}` writes" in report["reasons"][0]
+    built = subprocess.run([sys.executable, os.path.join(ROOT, *command.split()[1:2]), *command.split()[2:]],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]  # the command it prints works as printed
+
+
+def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
+    """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke games start from
+    4-ply openings, whose plies it is called at as Kaggle would call it, so it never meets a NameError."""
+    checks = gate_first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py"))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
+
+
+def test_a_forfeit_while_the_opening_is_forced_says_so(capfd):
+    failing = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "fails_in_its_second_call.py")
+    code, report, _ = run_gate(capfd, "--gate", failing, "--baseline", "random", "-n", "4")
+    assert code == 1 and report["checks"][1]["passed"] is False
+    assert any("RuntimeError: second call (at ply " in reason and "while its 4-ply opening was forced" in reason
+               for reason in report["reasons"]), report["reasons"]
+
+
+def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():
+    checks = gate_first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "starts_processes.py"))
+    assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
