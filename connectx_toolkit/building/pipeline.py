@@ -8,11 +8,11 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
@@ -260,18 +260,8 @@ def check_writable(out: str) -> None:
 
 def install(data: str | bytes, out: str) -> None:
     """Write ``data`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, out)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    write_atomically(out, data, permissions=0o644)
 
 
 __all__ = ["BuildError", "BuildReport", "build", "build_text", "check_writable", "install", "render_entry"]

@@ -29,7 +29,8 @@ from typing import Sequence
 import numpy as np
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.training.agent_folder import why_not_writable, write_atomically
+from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.training.agent_folder import why_not_writable
 
 DEFAULT_CONFIG = Config()  # Kaggle's board: the default shape of a written agent
 
