@@ -31,6 +31,7 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
 from connectx_toolkit.evaluation.scheduling.match import run_match
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
@@ -215,10 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg != "--resume"]
     command = " ".join(["python bench/agent_table.py", *given])
     text = markdown(rows, config, args.games, command)
-    partial = args.out + ".part"
-    with open(partial, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(partial, args.out)
+    write_atomically(args.out, text)
     sys.stdout.write(text)
     return 0
 

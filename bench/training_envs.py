@@ -35,11 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:  # run as ``python bench/training_envs.py`` from a checkout
-    sys.path.insert(0, ROOT)
-
-from connectx_toolkit.training.batched import BatchedConnectX, BatchedSelfPlay  # noqa: E402
+from connectx_toolkit.training.batched import BatchedConnectX, BatchedSelfPlay
 
 ROWS = ("course", "pettingzoo", "selfplay", "single", "batched")
 

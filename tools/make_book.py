@@ -28,6 +28,7 @@ import sys
 import time
 
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.agents.solver_engine.opening_book import encode_book
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -152,14 +153,6 @@ def write_book(path: str, entries: dict[int, int], depth: int, all_plies: int, r
     data = encode_book(entries, metadata)
     write_atomically(path, data)
     return len(data)
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step: a build stopped midway never leaves half a file."""
-    temporary = path + ".tmp"
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-    os.replace(temporary, path)
 
 
 def build(book: Book, depth: int, all_plies: int, out: str, progress: bool, root: Position | None = None,

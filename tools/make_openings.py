@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from connectx_toolkit.agents.core.config import Config
 from connectx_toolkit.agents.core.position import Position
+from connectx_toolkit.atomic import write_atomically
 from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -118,11 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     openings = balanced_openings(args.plies, args.max_score)
     random.Random(args.seed).shuffle(openings)
     text = render(openings, args.plies, args.max_score, args.seed, total)
-    tmp = args.output + ".tmp"
     try:
-        with open(tmp, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, args.output)
+        write_atomically(args.output, text)
     except OSError as error:
         print(f"error: cannot write {args.output}: {error.strerror}", file=sys.stderr)
         return 2

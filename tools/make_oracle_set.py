@@ -27,6 +27,7 @@ import random
 import shlex
 import sys
 
+from connectx_toolkit.atomic import write_atomically
 from tools.oracle import Oracle  # imports bitbully only when an Oracle is made
 
 ROWS, COLUMNS = 6, 7
@@ -127,13 +128,9 @@ def generate(origin: str, plies: range, per_ply: int, seed: int, deviation: floa
         return strong_positions(oracle, rng, plies, per_ply, deviation, bar)
 
 
-def write_atomically(path: str, header: str, entries: list[dict]) -> None:
-    temporary = path + ".tmp"
-    with open(temporary, "w") as handle:
-        handle.write(header + "\n")
-        for entry in entries:
-            handle.write(json.dumps(entry, separators=(", ", ": ")) + "\n")
-    os.replace(temporary, path)
+def write_oracle_set(path: str, header: str, entries: list[dict]) -> None:
+    lines = [header, *(json.dumps(entry, separators=(", ", ": ")) for entry in entries)]
+    write_atomically(path, "".join(line + "\n" for line in lines))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     entries = generate(args.origin, plies, args.per_ply, args.seed, args.deviation, not args.no_progress)
     command = "python tools/make_oracle_set.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     header = f"# {command}  (scores: Pons' scale per 0-based column, null = full; labels by bitbully)"
-    write_atomically(args.out, header, entries)
+    write_oracle_set(args.out, header, entries)
     print(f"{len(entries)} positions -> {args.out}")
     return 0
 

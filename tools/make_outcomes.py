@@ -47,7 +47,8 @@ from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.opening_book import encode_book
 from connectx_toolkit.agents.solver_engine.outcome_table import parents
 from connectx_toolkit.analysis.outcome_table import CENTRE_FIRST, DEFAULT_CHECKPOINT, DEFAULT_PLY, outcome_moves, read_checkpoint
-from tools.make_book import canonical_position, largest_prime_at_most, output_problem, write_atomically
+from connectx_toolkit.atomic import write_atomically
+from tools.make_book import canonical_position, largest_prime_at_most, output_problem
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STANDARD = Config()

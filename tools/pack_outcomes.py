@@ -20,7 +20,7 @@ import sys
 
 from connectx_toolkit.agents.solver_engine.outcome_table import MAX_PLY, encode_outcome_table
 from connectx_toolkit.analysis.outcome_table import read_checkpoint
-from tools.make_book import write_atomically
+from connectx_toolkit.atomic import write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PLY = 8

@@ -15,6 +15,7 @@ Same seed, same arguments -> the same weights, bit for bit.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -25,6 +26,7 @@ import numpy as np
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.agents.td_lambda import features_for, weights_document
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.training.td_lambda_trainer import DEFAULT_ENV, EnvFactory, TrainingSettings, win_rate
 from connectx_toolkit.training.td_lambda_trainer import train as train_in_env
 
@@ -111,17 +113,10 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, 
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
-    os.replace(tmp, path)
-
-
-def write_atomically(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text + "\n")
-    os.replace(tmp, path)
+    write_atomically(path, image.getvalue())
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -197,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "curve_columns": ["episodes", "vs_random", "vs_random_values_alone", "vs_greedy"],
         "curve": [[p.episodes, p.win_rate, p.value_only_win_rate, p.vs_greedy] for p in curve],
     }
-    write_atomically(out, weights_document(weights, features_for(config), training))
+    write_atomically(out, weights_document(weights, features_for(config), training) + "\n")
     if args.curve:
         plot_curve(curve, settings, curve_settings.games, args.curve)
     final = ""

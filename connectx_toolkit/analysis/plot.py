@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 from typing import Sequence
 
 from connectx_toolkit.analysis.labelling import GameAnalysis
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.analysis.summary import BANDS
 
 __all__ = ["save_losing_moves_plot"]
@@ -54,14 +56,11 @@ def save_losing_moves_plot(analyses: Sequence[GameAnalysis], path: str) -> str:
     axes.set_title(f"Moves that threw away a win or a draw, {len(analyses)} games", fontsize=10, pad=14)
     axes.legend(fontsize=8, loc="upper right")
     figure.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp.png")
+    image = io.BytesIO()
     try:
-        figure.savefig(temporary)
-        os.replace(temporary, path)
+        figure.savefig(image, format="png")
     finally:
         plt.close(figure)
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, image.getvalue())
     return path

@@ -1,7 +1,8 @@
 """The board's game: moves on any rows x columns board, whose turn it is, and how the game ended.
 
 Kaggle's layout throughout: a flat list of ``rows * columns`` cells, row 0 the top row, 0 empty and 1/2 the
-marks (mark 1 moves first). The game ends with ``inarow`` marks in a line, a full board, or a forfeit.
+marks (mark 1 moves first). The game ends with ``inarow`` marks in a line, a full board, or a forfeit. Stones
+fall and win by the native referee's rules (``evaluation.referees.rules``).
 """
 
 from __future__ import annotations
@@ -9,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.evaluation.referees.rules import drop, winning_line
 
 __all__ = ["BoardGame", "Ending"]
-
-DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
-
 
 @dataclass(frozen=True)
 class Ending:
@@ -38,9 +37,12 @@ class BoardGame:
         return len(self.moves) % 2
 
     def board(self, moves: list[int] | None = None) -> list[int]:
+        rows, columns = self.config.rows, self.config.columns
         cells = [0] * self.config.cells
         for ply, column in enumerate(self.moves if moves is None else moves):
-            cells[self._free_cell(cells, column)] = ply % 2 + 1
+            if cells[column] != 0:
+                raise ValueError(f"column {column} is full")
+            drop(cells, column, rows, columns, ply % 2 + 1)
         return cells
 
     def can_play(self, column: int) -> bool:
@@ -58,32 +60,13 @@ class BoardGame:
         if not self.moves:
             return None
         cells = self.board()
-        line = self._line_through_last(cells)
+        rows, columns = self.config.rows, self.config.columns
+        column = self.moves[-1]
+        row = next(r for r in range(rows) if cells[r * columns + column])  # the last stone is its column's top
+        line = winning_line(cells, row, column, rows, columns, self.config.inarow)
         if line:
             return Ending((len(self.moves) - 1) % 2, line, "four in a row" if self.config.inarow == 4 else
                           f"{self.config.inarow} in a row")
         if all(cells[:self.config.columns]):
             return Ending(None, (), "the board is full")
         return None
-
-    def _free_cell(self, cells: list[int], column: int) -> int:
-        for row in range(self.config.rows - 1, -1, -1):
-            if cells[row * self.config.columns + column] == 0:
-                return row * self.config.columns + column
-        raise ValueError(f"column {column} is full")
-
-    def _line_through_last(self, cells: list[int]) -> tuple[tuple[int, int], ...]:
-        rows, columns, inarow = self.config.rows, self.config.columns, self.config.inarow
-        column = self.moves[-1]
-        row = next(r for r in range(rows) if cells[r * columns + column])
-        mark = cells[row * columns + column]
-        for dr, dc in DIRECTIONS:
-            line = [(row, column)]
-            for sign in (1, -1):
-                r, c = row + sign * dr, column + sign * dc
-                while 0 <= r < rows and 0 <= c < columns and cells[r * columns + c] == mark:
-                    line.append((r, c))
-                    r, c = r + sign * dr, c + sign * dc
-            if len(line) >= inarow:
-                return tuple(sorted(line))
-        return ()

@@ -229,7 +229,7 @@ def mentions_bundle_root(module: Module) -> int | None:
     """The line of the first string in ``module`` naming /kaggle_simulations/agent, or None."""
     if not module.source:
         return None
-    for node in ast.walk(ast.parse(module.source)):
+    for node in ast.walk(module.tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and BUNDLE_ROOT in node.value:
             return node.lineno
     return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from connectx_toolkit.agents.core.resources import find_resource
 from connectx_toolkit.building.errors import InputError
-from connectx_toolkit.building.sources import (AGENT_PACKAGE, RESOURCES_MODULE, ROOT, Module, Project, display, parse,
+from connectx_toolkit.building.sources import (AGENT_PACKAGE, RESOURCES_MODULE, ROOT, Module, Project, display,
                                                script_only)
 
 RESOURCE_FUNCTIONS = ("load_resource", "has_resource")
@@ -135,7 +135,7 @@ def own_path_notes(modules: list[Module]) -> list[str]:
     for module in modules:
         if module.name == RESOURCES_MODULE or not module.source:
             continue
-        for use in own_path_uses(parse(module)):
+        for use in own_path_uses(module.tree):
             at = module.where(use.line)
             if use.guarded:
                 notes.append(f"{at}: `__file__` raises NameError on Kaggle (a submission has no file of its own), "
@@ -166,7 +166,7 @@ def collect_resources(modules: list[Module], project: Project, on_disk: bool = F
     for module in modules:
         if module.name == RESOURCES_MODULE:
             continue  # the reader itself: its calls take the names callers pass
-        tree = parse(module)
+        tree = module.tree
         if not on_disk:
             reject_own_path(module, tree)
         for name, where, required in resource_names(module, tree):

@@ -23,7 +23,7 @@ from typing import Mapping
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
-from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, parse, read_source, script_only
+from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, read_source, script_only
 
 
 
@@ -262,7 +262,7 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         state[name] = "visiting"
         module = virtual[name] if name in virtual else read_module(name, project)
         parent = name.rpartition(".")[0]
-        found = project_dependencies(module, parse(module), project, virtual)
+        found = project_dependencies(module, module.tree, project, virtual)
         problems = list(found.problems)
         notes.extend(module.notes)
         notes.extend(found.notes)

@@ -8,18 +8,18 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
-from connectx_toolkit.building.sources import Module, Project, parse
+from connectx_toolkit.building.sources import Module, Project
 from connectx_toolkit.building.targets import Entry, resolve_target
 from connectx_toolkit.building.template import render
 from connectx_toolkit.building.validation import VALIDATION_TIMEOUT_S, format_report, package_folders, validate, validate_bundle
@@ -160,7 +160,7 @@ def externals(modules: list[Module], entry: Entry) -> list[str]:
     names: set[str] = set()
     for module in modules:
         if module.source:
-            names |= external_imports(parse(module), entry.project, entry.virtual_modules)
+            names |= external_imports(module.tree, entry.project, entry.virtual_modules)
     return sorted(names)
 
 
@@ -207,7 +207,7 @@ def build(
     if before_validation is not None:
         before_validation()
     if files:
-        main = last_callable(parse(Module("main", "main.py", False, files["main.py"].decode("utf-8"))))
+        main = last_callable(Module("main", "main.py", False, files["main.py"].decode("utf-8")).tree)
         # an entry found when the file has run is whatever Kaggle's loader finds; the report names it
         expected = None if entry.kind in RUN_TIME_KINDS else main or "agent"
         report = validate_bundle(files, expected, timeout, packages=packages, modules=modules)
@@ -260,18 +260,8 @@ def check_writable(out: str) -> None:
 
 def install(data: str | bytes, out: str) -> None:
     """Write ``data`` to ``out`` atomically: a reader sees the old file or the new one, never half."""
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".submission-", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, out)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    write_atomically(out, data, permissions=0o644)
 
 
 __all__ = ["BuildError", "BuildReport", "build", "build_text", "check_writable", "install", "render_entry"]

@@ -15,7 +15,7 @@ from connectx_toolkit.building.pipeline import prepare, render_bundle
 from connectx_toolkit.building.bundle import mentions_bundle_root, unpacked
 from connectx_toolkit.building.entry_point import last_callable, merely_calls
 from connectx_toolkit.building.modules import discover
-from connectx_toolkit.building.sources import ANY_EXTERNAL, parse
+from connectx_toolkit.building.sources import ANY_EXTERNAL
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
     """The shape of ``target`` (any import allowed: nothing is uploaded). Raises ``BuildError`` (one line)."""
     entry = prepare(target, allow_imports=(ANY_EXTERNAL,), paths=paths)
     modules = discover(entry.module, entry.project, entry.virtual_modules)
-    tree = parse(modules[-1])
+    tree = modules[-1].tree
     last = last_callable(tree)
     return AgentShape(tuple(m.name for m in modules), entry.function, last,
                       any(mentions_bundle_root(m) is not None for m in modules),

@@ -1,9 +1,9 @@
 """The plain values every stage of a build hands on, and the syntax helpers they share.
 
-``Project`` (where modules and data come from), ``Module`` (one module's source as it will be embedded),
-``display`` (short paths in messages), ``read_source``/``parse`` and a few readers of a module's syntax tree.
-No stage lives here: ``targets`` → ``modules`` → ``data`` → ``template``/``bundle`` → ``validation`` each
-import what they need from this file and from nothing later in the chain.
+``Project`` (where modules and data come from), ``Module`` (one module's source as it will be embedded, and
+its syntax tree, parsed once), ``display`` (short paths in messages), ``read_source`` and a few readers of a
+module's syntax tree. No stage lives here: ``targets`` → ``modules`` → ``data`` → ``template``/``bundle`` →
+``validation`` each import what they need from this file and from nothing later in the chain.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import sys
 import tokenize
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from connectx_toolkit.building.errors import InputError
 
@@ -62,6 +63,16 @@ class Module:
     # A gathered module's lines come from elsewhere: (first line here, last line here, file, its first line).
     origins: tuple[tuple[int, int, str, int], ...] = ()
     notes: tuple[str, ...] = ()  # what the build report should say about it (a gathered global's value)
+
+    @cached_property
+    def tree(self) -> ast.Module:
+        """The source's syntax tree, parsed on its first use and kept: every stage reads it, none changes it
+        (the module itself is frozen; a changed module is a new ``Module``, parsed anew). A syntax error is an
+        ``InputError`` at the line its author wrote, raised again on each use."""
+        try:
+            return ast.parse(self.source, filename=self.path)
+        except SyntaxError as error:
+            raise InputError(f"{self.where(error.lineno or 0)}: syntax error: {error.msg}") from None
 
     @property
     def file_name(self) -> str | None:
@@ -122,13 +133,6 @@ def read_source(path: str) -> str:
         raise InputError(f"cannot read {display(path)}: {error}") from None
 
 
-def parse(module: Module) -> ast.Module:
-    try:
-        return ast.parse(module.source, filename=module.path)
-    except SyntaxError as error:
-        raise InputError(f"{module.where(error.lineno or 0)}: syntax error: {error.msg}") from None
-
-
 def script_only(tree: ast.Module) -> set[int]:
     """Ids of the nodes inside top-level ``if __name__ == "__main__":`` blocks: code that never runs in a
     submission (Kaggle's loader runs the file with ``__name__`` set to ``"builtins"``)."""
@@ -144,16 +148,19 @@ def script_only(tree: ast.Module) -> set[int]:
 
 def binds_at_top_level(module: Module, name: str) -> bool:
     """Whether ``module`` binds ``name`` at top level (a def, a class, an assignment or an import)."""
-    for node in parse(module).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return True
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((a.asname or a.name.partition(".")[0]) == name for a in node.names):
-                return True
+    return any(binds(statement, name) for statement in module.tree.body)
+
+
+def binds(statement: ast.stmt, name: str) -> bool:
+    """Whether ``statement`` itself binds ``name``: a def or a class of that name, an assignment to it, or an
+    import bound to it (nothing nested inside the statement)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return statement.name == name
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.partition(".")[0]) == name for a in statement.names)
     return False
 
 

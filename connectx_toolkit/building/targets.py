@@ -33,7 +33,8 @@ from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.notebook import (WrittenFile, module_name, notebook_module, notebook_parts,
                                               written_agent, written_files, written_folder)
 from connectx_toolkit.building.roots import locate, unique
-from connectx_toolkit.building.sources import Module, Project, agent_names, binds_at_top_level, display, parse, read_source
+from connectx_toolkit.building.sources import (Module, Project, agent_names, binds, binds_at_top_level, display,
+                                               read_source)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def _entry_module(entry: Entry) -> Module:
 def _settle_function(entry: Entry, named: str | None) -> Entry:
     """Kaggle's entry-point rule: ``named``, else ``agent`` if defined, else the last callable."""
     module = _entry_module(entry)
-    chosen = entry_point(parse(module), named)
+    chosen = entry_point(module.tree, named)
     if chosen is None:
         raise InputError(f"{display(module.path)} defines no callable (Kaggle calls the file's last callable)")
     return replace(entry, function=chosen.function, reason=chosen.reason, kind=chosen.kind)
@@ -234,18 +235,18 @@ def _require_callable(entry: Entry) -> None:
     if entry.kind in RUN_TIME_KINDS:
         return
     module = _entry_module(entry)
-    if not binds_at_top_level(module, entry.function) and entry.function not in conditional_names(parse(module)):
+    if not binds_at_top_level(module, entry.function) and entry.function not in conditional_names(module.tree):
         wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
-        functions = [n.name for n in parse(module).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions = [n.name for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         hint = f" (its functions: {', '.join(functions)}; pick one with AGENT:FUNCTION)" if functions else ""
         raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
     last = None
-    for node in parse(module).body:
+    for node in module.tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry.function
                                                 for t in node.targets):
             last = node.value
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
-            if binds_at_top_level(Module("", "", False, ast.unparse(node)), entry.function):
+            if binds(node, entry.function):
                 last = None
     if isinstance(last, NOT_CALLABLE):
         raise InputError(f"{module.where(last.lineno)}: {entry.function} is not callable "

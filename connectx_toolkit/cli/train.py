@@ -22,7 +22,8 @@ import time
 from typing import Sequence
 
 from connectx_toolkit.evaluation.settings import UsageError, integer
-from connectx_toolkit.training.agent_folder import why_not_writable, write_atomically
+from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.training.agent_folder import why_not_writable
 
 PROGRAM = "connectx-train"
 DEFAULT_EPISODES = 20000  # the shipped td_lambda weights' count: 83 s of one core here (docs/training.md)

@@ -17,6 +17,7 @@ The directory is ``--results DIR`` or, by default, ``results/league-<UTC time>-<
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.settings import DEFAULT_GAMES, PlaySettings, UsageError, check_games
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
@@ -263,8 +265,8 @@ def render_table(report: dict[str, Any]) -> str:
 def write_outputs(report: dict[str, Any], directory: str) -> list[str]:
     """league.md, league.json and league.png in ``directory``; returns their paths."""
     paths = [os.path.join(directory, name) for name in ("league.md", "league.json", "league.png")]
-    _atomic_write(paths[0], f"# League: {', '.join(report['league'])}\n\n{render_table(report)}\n")
-    _atomic_write(paths[1], json.dumps(report, indent=2) + "\n")
+    write_atomically(paths[0], f"# League: {', '.join(report['league'])}\n\n{render_table(report)}\n")
+    write_atomically(paths[1], json.dumps(report, indent=2) + "\n")
     draw_chart(report, paths[2])
     return paths
 
@@ -288,10 +290,10 @@ def draw_chart(report: dict[str, Any], path: str) -> None:
     axes.set_title(f"League: {report['games']} games, {report['games_per_match']} per match")
     axes.grid(axis="x", alpha=0.3)
     figure.tight_layout()
-    temporary = path + ".tmp.png"
-    figure.savefig(temporary, dpi=100)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=100)
     plt.close(figure)
-    os.replace(temporary, path)
+    write_atomically(path, image.getvalue())
 
 
 def default_directory() -> str:
@@ -308,10 +310,3 @@ def _markdown(head: list[str], body: list[list[str]]) -> str:
 
     rule = "|" + "|".join("-" * (w + 1) + ":" if c != 1 else ":" + "-" * (w + 1) for c, w in enumerate(widths)) + "|"
     return "\n".join([line(head), rule, *(line(row) for row in body)])
-
-
-def _atomic_write(path: str, text: str) -> None:
-    temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import Any
 
-__all__ = ["LadderFolder"]
+from connectx_toolkit.atomic import write_atomically, writer_of
 
-TEMPORARY = re.compile(r"^\..+\.(\d+)\.tmp$")
+__all__ = ["LadderFolder"]
 
 
 class LadderFolder:
@@ -43,19 +42,8 @@ class LadderFolder:
 
     def write(self, path: str, data: bytes) -> None:
         """Write ``data`` to ``path`` whole or not at all."""
-        folder = os.path.dirname(path)
-        os.makedirs(folder, exist_ok=True)
-        temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomically(path, data)
 
     def write_json(self, path: str, value: Any) -> None:
         self.write(path, (json.dumps(value, indent=1) + "\n").encode("utf-8"))
@@ -69,8 +57,8 @@ class LadderFolder:
             except OSError:
                 continue
             for name in names:
-                match = TEMPORARY.match(name)
-                if match and not _alive(int(match.group(1))):
+                writer = writer_of(name)
+                if writer is not None and not _alive(writer):
                     os.unlink(os.path.join(folder, name))
                     removed += 1
         return removed

@@ -18,11 +18,3 @@ def why_not_writable(out: str, marker: str, writer: str) -> str | None:
             if not handle.readline().startswith(marker):
                 return f"its main.py was not written by {writer}; choose another folder"
     return None
-
-
-def write_atomically(path: str, content: str | bytes) -> None:
-    """``content`` into ``path`` through a temporary file beside it: a run cut short leaves no half-written file."""
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(content.encode("utf-8") if isinstance(content, str) else content)
-    os.replace(tmp, path)

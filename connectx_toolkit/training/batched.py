@@ -59,6 +59,8 @@ import numpy as np
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.training.dependencies import INSTALL, MissingDependency
 
+DEFAULT_CONFIG = Config()  # Kaggle's board: the defaults of every signature below
+
 try:
     from gymnasium import spaces
     from gymnasium.vector import AutoresetMode, VectorEnv
@@ -251,8 +253,8 @@ class BatchedConnectX(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, opponent: Opponent = "random", *, seat: int | Literal["alternate"] = "alternate",
-                 obs_type: ObsType = "planes", rows: int = 6, columns: int = 7, inarow: int = 4,
-                 seed: int | None = None) -> None:
+                 obs_type: ObsType = "planes", rows: int = DEFAULT_CONFIG.rows,
+                 columns: int = DEFAULT_CONFIG.columns, inarow: int = DEFAULT_CONFIG.inarow, seed: int | None = None) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if seat not in (0, 1, "alternate"):
@@ -381,8 +383,8 @@ class BatchedSelfPlay:
     (1 or 2) of the player to move in the returned observation.
     """
 
-    def __init__(self, num_envs: int, *, obs_type: ObsType = "planes", rows: int = 6, columns: int = 7,
-                 inarow: int = 4, seed: int | None = None) -> None:
+    def __init__(self, num_envs: int, *, obs_type: ObsType = "planes", rows: int = DEFAULT_CONFIG.rows,
+                 columns: int = DEFAULT_CONFIG.columns, inarow: int = DEFAULT_CONFIG.inarow, seed: int | None = None) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if obs_type not in ("planes", "kaggle"):

@@ -28,7 +28,11 @@ from typing import Sequence
 
 import numpy as np
 
-from connectx_toolkit.training.agent_folder import why_not_writable, write_atomically
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.training.agent_folder import why_not_writable
+
+DEFAULT_CONFIG = Config()  # Kaggle's board: the default shape of a written agent
 
 __all__ = ["ACTIVATIONS", "LAYOUTS", "MARKER", "POLICY_NAME", "policy_document", "read_policy", "write_mlp_agent"]
 
@@ -125,7 +129,8 @@ def read_policy(data: bytes) -> tuple[int, int, str, str, list[tuple[np.ndarray,
 
 
 def write_mlp_agent(out: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], *,
-                    activation: str = "tanh", layout: str = "planes", rows: int = 6, columns: int = 7,
+                    activation: str = "tanh", layout: str = "planes", rows: int = DEFAULT_CONFIG.rows,
+                    columns: int = DEFAULT_CONFIG.columns,
                     what: str = "a policy network") -> tuple[str, str]:
     """Write ``OUT/main.py`` and ``OUT/data/policy.npz``; their paths. OUT may be new, empty, or a folder this
     function wrote (its main.py starts with ``MARKER``); anything else raises ValueError and nothing is written."""

@@ -38,6 +38,8 @@ from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.training.dependencies import INSTALL, MissingDependency
 from connectx_toolkit.training.game import SEAT_LAST, Game
 
+DEFAULT_CONFIG = Config()  # Kaggle's board: the defaults of every signature below
+
 try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
@@ -64,7 +66,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for it)
     metadata = {"render_modes": ["ansi", "human"], "name": "connectx_v0", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, rows: int = 6, columns: int = 7, inarow: int = 4, render_mode: str | None = None) -> None:
+    def __init__(self, rows: int = DEFAULT_CONFIG.rows, columns: int = DEFAULT_CONFIG.columns,
+                 inarow: int = DEFAULT_CONFIG.inarow, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")

@@ -55,6 +55,8 @@ from connectx_toolkit.training.dependencies import MissingDependency, INSTALL
 from connectx_toolkit.training.game import SEAT_FIRST, Game
 from connectx_toolkit.training.opponents import Forfeit, Opponent, judge, make_opponent
 
+DEFAULT_CONFIG = Config()  # Kaggle's board: the defaults of every signature below
+
 try:
     import gymnasium
     from gymnasium import spaces
@@ -76,7 +78,8 @@ class ConnectXEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, opponent: "str | Callable[..., Any] | Opponent" = "random", seat: "int | str" = 0,
-                 obs_type: str = "planes", rows: int = 6, columns: int = 7, inarow: int = 4,
+                 obs_type: str = "planes", rows: int = DEFAULT_CONFIG.rows, columns: int = DEFAULT_CONFIG.columns,
+                 inarow: int = DEFAULT_CONFIG.inarow,
                  isolated: bool = False, act_timeout: float = DEFAULT_ACT_TIMEOUT,
                  render_mode: str | None = None) -> None:
         if seat not in (0, 1, ALTERNATE):

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.referees.bank import overage_of, times_out
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
+from connectx_toolkit.evaluation.referees.rules import drop, winning_line
 from connectx_toolkit.evaluation.referees.played import (
     DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
 )
@@ -73,9 +74,9 @@ def play_native(
             rewards[seat] = None  # the offender's; the other seat's stays what it was
         else:
             mark = seat + 1
-            row = _drop(board, action, rows, columns, mark)
+            row = drop(board, action, rows, columns, mark)
             cell = action + row * columns
-            if _wins(board, row, action, mark, rows, columns, inarow):
+            if winning_line(board, row, action, rows, columns, inarow):
                 rewards[seat], rewards[other] = 1, -1
                 statuses[seat] = statuses[other] = DONE
             elif 0 not in board:
@@ -174,29 +175,6 @@ def checked_action(action: Any) -> Any:
             return _INVALID
         return float(action)
     return _INVALID  # numpy integers and anything else: not a JSON-schema integer to Kaggle
-
-
-def _drop(board: list[int], column: int, rows: int, columns: int, mark: int) -> int:
-    row = rows - 1
-    while board[column + row * columns] != 0:
-        row -= 1
-    board[column + row * columns] = mark
-    return row
-
-
-def _wins(board: list[int], row: int, column: int, mark: int, rows: int, columns: int, inarow: int) -> bool:
-    """Does the piece just dropped at (``row``, ``column``) complete ``inarow`` of ``mark`` in some line?"""
-    need = inarow - 1
-    for d_row, d_column in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        count, r, c = 0, row + d_row, column + d_column
-        while 0 <= r < rows and 0 <= c < columns and board[c + r * columns] == mark:
-            count, r, c = count + 1, r + d_row, c + d_column
-        r, c = row - d_row, column - d_column
-        while 0 <= r < rows and 0 <= c < columns and board[c + r * columns] == mark:
-            count, r, c = count + 1, r - d_row, c - d_column
-        if count >= need:
-            return True
-    return False
 
 
 def _observation(seat: int, bank: float, step: int, board: list[int]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import os
 import re
 from typing import Any
 
+from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps
 from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.evaluation.referees.record import GameRecord
@@ -38,15 +39,7 @@ def write_page(text: str, directory: str, name: str) -> str:
     whole or not at all; returns its path."""
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, name)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_atomically(path, text)
     return path
 
 

@@ -25,6 +25,7 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
+from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.played import KAGGLE
 from connectx_toolkit.evaluation.referees.record import ERROR, TIMEOUT, GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
@@ -328,6 +329,5 @@ def _set_affinity(cpus: set[int]) -> bool:
 def longest_game(task: GameTask) -> float:
     """Seconds no legitimate game can exceed: every move at act timeout + grace, both overage banks
     spent, and generous slack for the referee. A backstop only: the per-move deadline comes first."""
-    config = dict(task.config)
-    plies = config.get("rows", 6) * config.get("columns", 7)
+    plies = Config.from_kaggle(dict(task.config)).cells
     return plies * (task.act_timeout + GRACE_SECONDS) + 2 * task.overage + GAME_SLACK_SECONDS

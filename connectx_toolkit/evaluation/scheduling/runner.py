@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
+from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
@@ -63,7 +64,7 @@ def play_game(
     ``seed`` seeds ``random`` and ``numpy.random`` in each agent's process (seat 1 gets ``seed + 1``).
     ``swapped`` and ``game_id`` are only recorded.
     """
-    shape = {"rows": 6, "columns": 7, "inarow": 4, **(config or {})}
+    shape = {**Config().as_dict(), **(config or {})}
     first, second = (spec_b, spec_a) if swapped else (spec_a, spec_b)  # a task's seats swap back
     task = GameTask(game_id, first, second, swapped, tuple(int(c) for c in opening),
                     tuple((k, shape[k]) for k in ("rows", "columns", "inarow")), act_timeout, overage, seed)
