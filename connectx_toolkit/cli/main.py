@@ -94,7 +94,9 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in commands():
-        sub.add_parser(name, help=getattr(command_module(name), "HELP", None), add_help=False)
+        module = command_module(name)
+        line = getattr(module, "HELP", None) or (module.__doc__ or "").strip().split("\n")[0].replace("``", "")
+        sub.add_parser(name, help=line, add_help=False)
     return parser
 
 

@@ -17,7 +17,6 @@ import pytest
 from connectx_toolkit.cli import build_submission, evaluate, train
 from connectx_toolkit.cli import main as connectx
 
-SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "analysis_games.jsonl")
 QUICK = ["-n", "2", "--workers", "1", "--no-progress"]
 # What differs from one run to the next (clocks, memory) or with the analysis cache's state, never with the form.
 TIMING = re.compile(r"(_s|_ms|_per_s|_share|seconds|memory_mb|move_times|elapsed|searched|timed_out|from_table|"
@@ -132,9 +131,14 @@ def test_match_analyze_json(tmp_path, monkeypatch, capfd, cache):
 
 
 def test_analyze_file_json(tmp_path, monkeypatch, capfd, cache):
-    flags = ["--json", "--no-progress", "--workers", "2", "--analysis-cache", cache, "--analysis-dir", "out"]
-    old, new = pair(tmp_path, monkeypatch, capfd, (evaluate.main, ["--analyze-file", SAMPLE, *flags]),
-                    ["analyze", SAMPLE, *flags])
+    """The games of a quick match (the same as test_match_analyze_json's: their positions come from the cache)."""
+    played = tmp_path / "played"
+    assert run_in(played, monkeypatch, capfd, connectx.main,
+                  ["match", "greedy", "random", *QUICK, "--results", "games.jsonl"], "connectx")[0] == 0
+    games = str(played / "games.jsonl")
+    flags = ["--json", "--no-progress", "--workers", "1", "--analysis-cache", cache, "--analysis-dir", "out"]
+    old, new = pair(tmp_path, monkeypatch, capfd, (evaluate.main, ["--analyze-file", games, *flags]),
+                    ["analyze", games, *flags])
     same_json_and_files(old, new)
     assert json.loads(new[1])["analysis"]
 
@@ -205,3 +209,30 @@ def test_bad_input_is_one_line_and_exit_2_in_both_forms(tmp_path, monkeypatch, c
         lines = [line for line in err.splitlines() if ": note: " not in line]
         assert (code, out, files) == (2, "", {})
         assert len(lines) == 1 and lines[0].startswith(f"{name}: error: ") and says in lines[0], lines
+
+
+@pytest.mark.parametrize("old_argv, new_argv", [
+    (["greedy", "random", "-n", "100", "--sprt", "0", "10"], ["match", "greedy", "random", "-n", "100", "--sprt", "0",
+                                                              "10"]),
+    (["--resume", "r.jsonl"], ["match", "--resume", "r.jsonl"]),
+    (["--league", "A", "B", "C", "-n", "20"], ["league", "A", "B", "C", "-n", "20"]),
+    (["--gate", "C", "--baseline", "B", "-n", "4"], ["gate", "C", "--baseline", "B", "-n", "4"]),
+    (["-n", "4", "--gate=C", "--baseline=B"], ["gate", "C", "-n", "4", "--baseline=B"]),
+    (["--submit", "F", "-m", "M", "--force"], ["submit", "F", "-m", "M", "--force"]),
+    (["-m", "M", "--submit=F"], ["submit", "F", "-m", "M"]),
+    (["--ladder", "41234567", "--max", "20", "--dir", "D"], ["ladder", "41234567", "--max", "20", "--dir", "D"]),
+    (["--board", "A", "--port", "8000", "--no-browser"], ["board", "A", "--port", "8000", "--no-browser"]),
+    (["--board"], ["board"]),
+    (["--analyze-file", "F", "--json"], ["analyze", "F", "--json"]),
+    # the old priority: --submit, --ladder, --board, --analyze-file, --league, --gate, else a match
+    (["--gate", "C", "--league", "A", "B"], ["league", "--gate", "C", "A", "B"]),  # refused by league: --gate
+    (["--ladder", "5", "--submit", "F"], ["submit", "F", "--ladder", "5"]),  # refused by submit: --ladder
+    # flags the old command took and ignored for a job are dropped; those it refused stay, to be refused
+    (["--ladder", "5", "--rows", "7", "-n", "9", "--pin-cores", "--seed=3"], ["ladder", "5"]),
+    (["--gate", "C", "--baseline", "B", "--no-progress", "--results", "x"], ["gate", "C", "--baseline", "B"]),
+    (["--league", "A", "B", "--alpha", "0.1", "--sprt", "0", "10"], ["league", "A", "B", "--sprt", "0", "10"]),
+    (["A", "B", "--max", "3"], ["match", "A", "B", "--max", "3"]),
+])
+def test_each_old_form_is_routed_onto_its_subcommand(old_argv, new_argv):
+    command, argv, _ = evaluate.route(old_argv)
+    assert [command, *evaluate.without_ignored(command, argv)] == new_argv
