@@ -1,10 +1,11 @@
 """The command line's vocabulary: its parser (one line on bad input), the types of its options, and the option
-groups the subcommands share, each defined once here as an argparse parent parser.
+groups the subcommands share (games and SPRT, game rules, how games are played, output, analysis), each defined
+once here.
 
-A subcommand takes a group whole (``PLAY.add_to(parser)``, or as a parent parser: ``PLAY.parent()``) or only
-the options it uses (``RULES.add_to(parser, "rows", "columns", "inarow")``), so its ``--help`` shows exactly what it reads, and an option it
-does not read is refused like any unknown one. Each option keeps the name, default and meaning it had in
-``evaluate.py``.
+A subcommand takes a group whole (``PLAY.add_to(parser)``, or as an argparse parent parser: ``PLAY.parent()``)
+or only the options it reads (``RULES.add_to(parser, "rows", "columns", "inarow")``), so its ``--help`` shows
+exactly those, and an option it does not read is refused like any unknown one. Each option keeps the name,
+default and meaning it had in ``connectx-evaluate``.
 """
 
 from __future__ import annotations
