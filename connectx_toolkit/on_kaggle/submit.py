@@ -1,6 +1,6 @@
 """Submit through the gate: ``connectx submit FILE -m MESSAGE [--baseline B] [--force]``.
 
-The pre-upload gate (``evaluation.api.run_gate``) runs on FILE; only on PASS is FILE uploaded to the
+The pre-upload gate (``evaluation.gate.run``) runs on FILE; only on PASS is FILE uploaded to the
 ``connectx`` competition (``--force`` uploads a file that failed, and says so). The upload is the
 official client's own: ``kaggle`` 2.2.5's ``KaggleApi.competition_submit`` (start the upload, send the
 file to the address Kaggle gives, create the submission), on a ``kagglesdk`` client built as
