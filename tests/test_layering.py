@@ -14,7 +14,7 @@ import pytest
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACE = "connectx_toolkit"
 ROOT = os.path.join(REPOSITORY, NAMESPACE)  # the package's folder: module names below are relative to it
-PRODUCT = ["__init__.py", "__main__.py", "api.py", "errors.py", "outcomes.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli",
+PRODUCT = ["__init__.py", "__main__.py", "api.py", "atomic.py", "errors.py", "outcomes.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli",
            "training"]
 SCRIPTS = ["evaluate.py", "build_submission.py"]  # the checkout's thin entry points, beside the package
 NOT_PRODUCT = {"tools", "tests", "bench", "examples"}
@@ -215,12 +215,12 @@ def test_the_layer_check_sees_a_breach(tmp_path):
 
 
 # The package's floors, from the bottom up: a module imports only modules of its own package or of a lower floor
-# (never its floor's neighbours, never a floor above). errors.py (UsageError) and outcomes.py (the typed outcomes)
-# are at the bottom so that every layer may use them; the command line and the Python API (api.py) are the top
+# (never its floor's neighbours, never a floor above). errors.py (UsageError), outcomes.py (the typed outcomes) and
+# atomic.py (whole-file writes) are at the bottom so that every layer may use them; the command line and the Python API (api.py) are the top
 # floor, the only one that reads argv or sees an argparse Namespace being the command line; the package's face
 # (__init__.py) and ``python -m connectx_toolkit`` stand above them.
 FLOORS = [
-    {"errors", "outcomes", "agents"},
+    {"errors", "outcomes", "atomic", "agents"},
     {"sandbox"},
     {"building"},
     {"evaluation"},
