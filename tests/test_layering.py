@@ -14,8 +14,8 @@ import pytest
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACE = "connectx_toolkit"
 ROOT = os.path.join(REPOSITORY, NAMESPACE)  # the package's folder: module names below are relative to it
-PRODUCT = ["__init__.py", "__main__.py", "api.py", "atomic.py", "errors.py", "outcomes.py", "agents", "analysis", "building", "evaluation", "sandbox", "board", "on_kaggle", "cli",
-           "training"]
+PRODUCT = ["__init__.py", "__main__.py", "api.py", "atomic.py", "errors.py", "outcomes.py", "agents", "analysis",
+           "building", "evaluation", "sandbox", "board", "on_kaggle", "cli", "training"]
 SCRIPTS = ["evaluate.py", "build_submission.py"]  # the checkout's thin entry points, beside the package
 NOT_PRODUCT = {"tools", "tests", "bench", "examples"}
 OWN = {name.removesuffix(".py") for name in PRODUCT + SCRIPTS} - {"__init__"} | NOT_PRODUCT
