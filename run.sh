@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One entry point on a fresh machine with Python 3.11: sets up .venv in the repository (once), then runs a job
-# in the folder you call it from, so relative paths are yours: bash ~/connectx/run.sh python evaluate.py ./my_bot.py random
+# in the folder you call it from, so relative paths are yours: bash ~/connectx/run.sh connectx match ./my_bot.py random
 #   bash run.sh            build + validate the default submission into ./submissions/submission.py (the main job)
 #   bash run.sh test       the repository's test suite (adds the test and development packages first)
-#   bash run.sh <cmd...>   any command inside the environment, e.g. bash run.sh python evaluate.py greedy random
-#                          (evaluate.py and build_submission.py are found in the repository when not in your folder;
-#                          the console scripts connectx-evaluate and connectx-build are on the PATH too)
+#   bash run.sh <cmd...>   any command inside the environment, e.g. bash run.sh connectx match greedy random
+#                          (the console script connectx is on the PATH, with its old names connectx-evaluate,
+#                          connectx-build and connectx-train; python evaluate.py and python build_submission.py
+#                          are found in the repository when not in your folder)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")" && pwd)"
 VENV="$ROOT/.venv"

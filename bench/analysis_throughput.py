@@ -23,7 +23,7 @@ import sys
 import time
 
 from connectx_toolkit.analysis.cache import PositionCache
-from connectx_toolkit.analysis.cli import default_budget
+from connectx_toolkit.analysis.settings import default_budget
 from connectx_toolkit.analysis.games import read_games
 from connectx_toolkit.analysis.labelling import label_games
 from connectx_toolkit.analysis.solving import compiled_solver_available

@@ -16,7 +16,7 @@ import argparse
 import threading
 import time
 
-from connectx_toolkit.analysis.cli import default_budget
+from connectx_toolkit.analysis.settings import default_budget
 from connectx_toolkit.analysis.games import read_games
 from connectx_toolkit.analysis.solving import compiled_solver_available
 from connectx_toolkit.board.values import ValueService

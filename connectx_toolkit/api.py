@@ -189,18 +189,12 @@ def analyze(path: str, *, directory: str | None = None, budget: float | None = N
 def _analysis_of(path: str, *, directory: str | None, budget: float | None, cache: str | None, workers: int | None,
                  compiled_solver: bool, outcome_table: bool, progress: bool) -> tuple[dict[str, Any], str]:
     """The one call into the analysis: the ``"analysis"`` object and the table of the games in ``path``."""
-    import types
+    from connectx_toolkit.analysis.jobs import analyze_file
+    from connectx_toolkit.analysis.settings import AnalysisSettings
 
-    from connectx_toolkit.analysis import cli as analysis_cli
-    from connectx_toolkit.analysis.games import AnalysisInputError, read_games
-
-    games = read_games(path)
-    if not games:
-        raise AnalysisInputError(f"{path!r} holds no finished game")
-    options = types.SimpleNamespace(analysis_budget=budget, analysis_cache=cache, workers=workers,
-                                    no_compiled_solver=not compiled_solver, no_outcome_table=not outcome_table,
-                                    no_progress=not progress)
-    return analysis_cli._analyse(options, games, directory or os.path.splitext(path)[0] + "-analysis")  # pyright: ignore[reportArgumentType]
+    return analyze_file(path, AnalysisSettings(budget=budget, cache=cache, directory=directory, workers=workers,
+                                               compiled_solver=compiled_solver, outcome_table=outcome_table,
+                                               progress=progress))
 
 
 def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,

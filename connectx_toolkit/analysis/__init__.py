@@ -14,5 +14,6 @@ One concept per module:
 - :mod:`summary`    per-agent figures, the JSON object and the table
 - :mod:`replay`     the annotated HTML replay (Kaggle's player beside the labelled move list)
 - :mod:`plot`       the PNG of outcome-losing moves by ply
-- :mod:`cli`        the ``evaluate.py`` flags
+- :mod:`settings`   ``AnalysisSettings``: the budget, the cache, the engines, where the files go
+- :mod:`jobs`       analyse a file, a match's games, or label games (what the commands call)
 """

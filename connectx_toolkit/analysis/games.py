@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.errors import UsageError
 from connectx_toolkit.evaluation.referees.played import Status
 from connectx_toolkit.evaluation.referees.record import GameRecord
 from connectx_toolkit.evaluation.reports.results import ResultsError, ResultsReader
@@ -23,8 +24,8 @@ __all__ = ["AnalysisInputError", "Game", "from_record", "read_episode", "read_ga
 STANDARD = Config()
 
 
-class AnalysisInputError(ValueError):
-    """Input an analysis cannot use: one line for the user (exit 2)."""
+class AnalysisInputError(UsageError):
+    """Input an analysis cannot use: one line for the user (exit 2; a ``ValueError``)."""
 
 
 @dataclass(frozen=True)

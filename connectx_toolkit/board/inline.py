@@ -75,7 +75,7 @@ def inline_board(options: Any, notice: str | None = None, progress: bool = True)
     settings; the agent does not play). Raises ``BoardError`` (one line) for bad input."""
     from connectx_toolkit.agents.core import Config
     from connectx_toolkit.analysis.cache import default_cache_path
-    from connectx_toolkit.analysis.cli import default_budget
+    from connectx_toolkit.analysis.settings import default_budget
     from connectx_toolkit.analysis.solving import compiled_solver_available
     from connectx_toolkit.analysis.workers import default_workers
     from connectx_toolkit.board.server import BoardError, load_game, split_game_argument

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.errors import UsageError
 from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
@@ -29,13 +30,14 @@ __all__ = ["BoardError", "BoardOptions", "BoardServer", "load_game", "split_game
 HOST = "127.0.0.1"
 
 
-class BoardError(ValueError):
-    """Input the board cannot use: one line for the user (exit 2)."""
+class BoardError(UsageError):
+    """Input the board cannot use: one line for the user (exit 2; a ``ValueError``)."""
 
 
 @dataclass
 class BoardOptions:
-    """What ``evaluate.py --board`` takes (the flags of the same names)."""
+    """What ``connectx board`` takes (the flags of the same names); checks its own fields when it is made and
+    raises ``BoardError`` (one line) for a bad one."""
 
     agent: "str | Callable[..., Any] | AgentSpec" = "solver"
     game: str | None = None
@@ -50,6 +52,25 @@ class BoardOptions:
     act_timeout: float = DEFAULT_ACT_TIMEOUT
     overage: float = DEFAULT_OVERAGE
     memory_mb: int = DEFAULT_MEMORY_MB  # what the agent may allocate (0: no cap)
+
+    def __post_init__(self) -> None:
+        """Each field's rule, once for every door (the command line, the Python API)."""
+        from connectx_toolkit.analysis.settings import AnalysisSettings
+        from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
+
+        if not (type(self.port) is int and 0 <= self.port <= 65535):
+            raise BoardError(f"--port must be a port number (0-65535), got {self.port!r}")
+        if self.game is not None and not (isinstance(self.game, str) and self.game):
+            raise BoardError(f"--game must be FILE[:N], got {self.game!r}")
+        try:  # the clock, the memory cap and the analysis: the same rules as a match's and an analysis's
+            if self.config is not None:
+                PlaySettings(rows=self.config.rows, columns=self.config.columns, inarow=self.config.inarow,
+                             act_timeout=self.act_timeout, overage=self.overage, memory_mb=self.memory_mb)
+            else:
+                PlaySettings(act_timeout=self.act_timeout, overage=self.overage, memory_mb=self.memory_mb)
+            AnalysisSettings(budget=self.analysis_budget, cache=self.analysis_cache, workers=self.workers)
+        except UsageError as error:
+            raise BoardError(str(error)) from None
 
 
 def split_game_argument(text: str) -> tuple[str, int | None]:
@@ -180,7 +201,7 @@ def _listen(port: int) -> socket.socket:
 
 def _value_service(options: BoardOptions) -> Any:
     from connectx_toolkit.analysis.cache import default_cache_path
-    from connectx_toolkit.analysis.cli import default_budget
+    from connectx_toolkit.analysis.settings import default_budget
     from connectx_toolkit.analysis.solving import compiled_solver_available
     from connectx_toolkit.analysis.workers import default_workers
     from connectx_toolkit.board.values import ValueService

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Build one self-contained Kaggle ConnectX submission from any agent, validated by Kaggle's own loader.
 
-    python build_submission.py [AGENT[:FUNCTION]] [-o OUT] [--path DIR]... [--allow-import NAME]...
+    connectx build [AGENT[:FUNCTION]] [-o OUT] [--path DIR]... [--allow-import NAME]...
+
+(``connectx-build`` and ``python build_submission.py`` are its old names: the same command.)
 
 AGENT is a module in ``agents/`` (default: the strongest, ``solver``), a dotted module of the project, a
 ``.py`` file anywhere, or a folder (``main.py`` in it, or a package). Without ``:FUNCTION`` the entry is
@@ -18,12 +20,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import IO
 
 from connectx_toolkit.building import BuildError, BuildReport, Project, ValidationError, build, build_text  # noqa: F401 (API)
 from connectx_toolkit.building.sources import AGENT_PACKAGE, ROOT, agent_names  # noqa: F401
 from connectx_toolkit.building.template import sources_digest, triple_quoted  # noqa: F401
 from connectx_toolkit.building.validation import VALIDATION_TIMEOUT_S, format_report, validate  # noqa: F401
 from connectx_toolkit.cli.program import build_program
+from connectx_toolkit.errors import UsageError
 from connectx_toolkit.sandbox import SandboxUnavailable, outside_warning
 from connectx_toolkit.sandbox import require as require_sandbox
 
@@ -31,18 +35,10 @@ DEFAULT_AGENT = "solver"  # the strongest agent the project has
 DEFAULT_OUT = os.path.join("submissions", "submission.py")
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line and exit 2, not argparse's usage dump
-        print(f"{build_program()}: error: {message}", file=sys.stderr)
-        sys.exit(2)
+HELP = "build one self-contained submission file from an agent, validated by Kaggle's loader"
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = Parser(
-        prog=build_program(),
-        description="Build a self-contained Kaggle ConnectX submission from an agent and validate it with "
-        "Kaggle's loader and referee in a clean interpreter.",
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "agent", nargs="?", default=DEFAULT_AGENT, metavar="AGENT[:FUNCTION]",
         help=f"a module in {AGENT_PACKAGE}/ ({', '.join(agent_names(Project()))}; default {DEFAULT_AGENT}), "
@@ -62,14 +58,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--search-path", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument("--package", default=AGENT_PACKAGE, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.timeout <= 0:
-        parser.error("--timeout must be positive")
-    return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    """``connectx-build`` and ``build_submission.py``: the old form of ``connectx build``, the same command.
+    Bad options exit through ``SystemExit(2)`` (as they always have); everything else returns the code."""
+    from connectx_toolkit.cli.main import execute
+
+    return execute("build", argv, program=build_program(), exit_on_bad_options=True)
+
+
+def run(args: argparse.Namespace, out: IO[str]) -> int:
+    """Build, validate, then write ``--out``: 0 built; 1 validation failed, 2 bad input (OUT untouched)."""
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
     project = Project(
         search_path=tuple(os.path.abspath(p) for p in args.search_path) + (ROOT,),
         package=args.package,
@@ -79,21 +81,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.sandbox:
             require_sandbox()
         # A bundle is always validated in the sandbox (it is unpacked at /kaggle_simulations/agent there).
-        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent], build_program())
+        note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent], args.program)
         report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, project=project,
                        timeout=args.timeout,
                        sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)
     except SandboxUnavailable as error:
-        print(f"{build_program()}: error: {error}", file=sys.stderr)
+        print(f"{args.program}: error: {error}", file=sys.stderr)
         return 2
     except ValidationError as error:
         detail = format_report(error.report) if error.report else str(error)
-        print(f"{build_program()}: {args.out} not written, validation failed:\n{detail}", file=sys.stderr)
+        print(f"{args.program}: {args.out} not written, validation failed:\n{detail}", file=sys.stderr)
         return error.exit_code
     except BuildError as error:
-        print(f"{build_program()}: error: {error}", file=sys.stderr)
+        print(f"{args.program}: error: {error}", file=sys.stderr)
         return error.exit_code
-    print(report.summary())
+    out.write(report.summary() + "\n")
+    out.flush()
     return 0
 
 

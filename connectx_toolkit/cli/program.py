@@ -1,4 +1,5 @@
-"""The name a command was run as, for its usage and the ``NAME: error: ...`` lines it prints.
+"""The name an old command was run as, for its usage and the ``NAME: error: ...`` lines it prints
+(``connectx`` names itself ``connectx SUBCOMMAND``).
 
 ``connectx-evaluate`` (the console script) says ``connectx-evaluate``; ``python evaluate.py``, ``python -m
 connectx_toolkit.cli.evaluate`` and ``main()`` called from Python (a notebook, the tests) say ``evaluate.py``,

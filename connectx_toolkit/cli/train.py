@@ -19,10 +19,11 @@ import argparse
 import os
 import sys
 import time
-from typing import Sequence
+from typing import IO, Sequence
 
-from connectx_toolkit.evaluation.settings import UsageError, integer
 from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.cli.options import RULES, integer
+from connectx_toolkit.errors import UsageError
 from connectx_toolkit.training.agent_folder import why_not_writable
 
 PROGRAM = "connectx-train"
@@ -49,13 +50,10 @@ def agent(obs, config):
 '''
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line, not argparse's usage dump
-        raise UsageError(message)
+HELP = "train a TD(lambda) agent by self-play and write it as an agent folder"
 
 
-def build_parser() -> Parser:
-    p = Parser(prog=PROGRAM, description=(__doc__ or "").split("\n\n")[0])
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="the agent folder to write (main.py, data/)")
     p.add_argument("--episodes", type=integer, default=None,
                    help=f"self-play games to train on (default {DEFAULT_EPISODES})")
@@ -64,11 +62,8 @@ def build_parser() -> Parser:
                    help="write the agent with the weights training starts from (no training)")
     p.add_argument("--evaluate", type=integer, default=0, metavar="GAMES",
                    help="afterwards, GAMES quick games on the project's core against random and the untrained agent")
-    p.add_argument("--rows", type=integer, default=6, help="board rows (default 6)")
-    p.add_argument("--columns", type=integer, default=7, help="board columns (default 7)")
-    p.add_argument("--inarow", type=integer, default=4, help="stones in a row that win (default 4)")
+    RULES.add_to(p, "rows", "columns", "inarow")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p
 
 
 def check_out(out: str) -> None:
@@ -82,14 +77,16 @@ def check_out(out: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return run(build_parser().parse_args(argv))
-    except UsageError as error:
-        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
-        return 2
+    """``connectx-train``: the old form of ``connectx train``, the same command."""
+    from connectx_toolkit.cli.main import execute
+
+    return execute("train", argv, program=PROGRAM)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
+    """Train (or not, ``--untrained``), write OUT's ``main.py`` and weights, report on ``out``; 0, or
+    ``UsageError`` for bad input."""
+    out = out or sys.stdout
     from connectx_toolkit.agents.core import Config
     from connectx_toolkit.agents.td_lambda import features_for, weights_document
     from connectx_toolkit.training import td_lambda_trainer as trainer
@@ -138,16 +135,16 @@ def run(args: argparse.Namespace) -> int:
                                                how=f"{what}, {board}"))
     if episodes:
         print(f"trained {episodes} self-play episodes in {seconds:.1f} s ({episodes / seconds:.0f} episodes/s), "
-              f"seed {args.seed}, {board}")
-    print(f"wrote {main_path}")
-    print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)")
+              f"seed {args.seed}, {board}", file=out)
+    print(f"wrote {main_path}", file=out)
+    print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
     if args.evaluate:
-        quick_check(weights, features, args.evaluate)
-    print(f"build it: connectx-build {args.out} -o submission.py")
+        quick_check(weights, features, args.evaluate, out)
+    print(f"build it: connectx-build {args.out} -o submission.py", file=out)
     return 0
 
 
-def quick_check(weights, features, games: int) -> None:
+def quick_check(weights, features, games: int, out: IO[str] | None = None) -> None:
     """Win rates on the project's game core (no clock, no processes): against random, and against the untrained
     agent from random 4-ply openings (two deterministic agents would otherwise repeat one game)."""
     from connectx_toolkit.agents.td_lambda import choose
@@ -161,7 +158,7 @@ def quick_check(weights, features, games: int) -> None:
     vs_random = win_rate(weights, features, games, seed=12345)
     vs_untrained = win_rate(weights, features, games, seed=12345, opponent=untrained_move, opening_plies=4)
     print(f"quick check ({games} games each, seats alternating, the project's core): win rate vs random "
-          f"{vs_random:.3f}, vs the untrained agent {vs_untrained:.3f}")
+          f"{vs_random:.3f}, vs the untrained agent {vs_untrained:.3f}", file=out or sys.stdout)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ the upload), with the official client's own credentials. One concept per module:
 - :mod:`files`       the cache folder: one file per episode, written whole
 - :mod:`download`    list the episodes, download each replay and our agent's log, resume a cut run
 - :mod:`agent_logs`  an agent's log: its last lines and the agent's own ``file:line`` in a traceback
-- :mod:`ladder`      the ladder summary: W/D/L by seat and by opponent, losing moves, forfeits
+- :mod:`ladder`      fetch and analyse; the ladder summary: W/D/L by seat and by opponent, losing moves, forfeits
 - :mod:`submit`      the gate, then the upload on PASS
-- :mod:`cli`         the ``evaluate.py`` flags ``--submit`` and ``--ladder``
+
+The command line (``connectx submit``, ``connectx ladder``) lives in ``connectx_toolkit.cli``.
 """

@@ -1,7 +1,7 @@
 """The ladder summary of a submission's downloaded games, as one JSON-ready dict.
 
 Every replay is read as the analysis reads a Kaggle episode (``analysis.games.read_episode``) and every
-move is labelled (``analysis.cli.label``), our agent named ``submission ID`` and every opponent
+move is labelled (``analysis.jobs.label``), our agent named ``submission ID`` and every opponent
 ``opponents``, so the analysis compares the two sides. The summary holds:
 
 - ``record``: games, wins, draws, losses as first player, as second player and in all (a forfeit of ours
@@ -18,19 +18,19 @@ move is labelled (``analysis.cli.label``), our agent named ``submission ID`` and
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode
+from connectx_toolkit.analysis.settings import AnalysisSettings
 from connectx_toolkit.outcomes import FORFEITS, Outcome, Proven
 from connectx_toolkit.on_kaggle.agent_logs import LAST_LINES, log_lines, own_error, read_log
 from connectx_toolkit.on_kaggle.download import Fetched, our_log_seat
 from connectx_toolkit.on_kaggle.episodes import Episode
 
-__all__ = ["LadderGame", "OPPONENTS", "ladder_summary", "read_ladder_games"]
+__all__ = ["LadderGame", "OPPONENTS", "ladder", "ladder_directory", "ladder_summary", "read_ladder_games"]
 
 OPPONENTS = "opponents"
 SEAT_NAMES = ("first", "second")
@@ -88,10 +88,33 @@ def read_ladder_games(fetched: Fetched, submission_id: int) -> tuple[list[Ladder
     return games, unreadable
 
 
-def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: int) -> tuple[dict[str, Any], list[str]]:
-    """The summary dict of the downloaded games (``--ladder --json`` prints it) and the analysis's table
+def ladder_directory(submission_id: int, directory: str | None = None) -> str:
+    """The cache folder of a submission's ladder games: ``directory``, or ``ladder/SUBMISSION_ID``."""
+    return directory or os.path.join("ladder", str(submission_id))
+
+
+def ladder(submission_id: int, max_episodes: int | None, directory: str | None,
+           settings: AnalysisSettings) -> tuple[dict[str, Any], list[str]]:
+    """Fetch what the cache folder (:func:`ladder_directory`) lacks of the submission's ``max_episodes`` most
+    recent finished episodes (None: all), then analyse them: the summary dict (``connectx ladder --json``
+    prints it) and the analysis's table for people. Raises ``KaggleError`` or ``AnalysisInputError`` (one
+    line), ``RuntimeError`` when a solver worker cannot start; every file in the folder stays whole when
+    interrupted."""
+    from connectx_toolkit.on_kaggle.connection import Connection
+    from connectx_toolkit.on_kaggle.credentials import find_credentials
+    from connectx_toolkit.on_kaggle.download import fetch
+
+    with Connection(find_credentials()) as connection:
+        fetched = fetch(connection, submission_id, ladder_directory(submission_id, directory), max_episodes,
+                        progress=settings.progress)
+    return ladder_summary(settings, fetched, submission_id)
+
+
+def ladder_summary(settings: AnalysisSettings, fetched: Fetched,
+                   submission_id: int) -> tuple[dict[str, Any], list[str]]:
+    """The summary dict of the downloaded games (``connectx ladder --json`` prints it) and the analysis's table
     (ours against the opponents) for people."""
-    from connectx_toolkit.analysis.cli import label
+    from connectx_toolkit.analysis.jobs import label
     from connectx_toolkit.analysis.plot import save_losing_moves_plot
     from connectx_toolkit.analysis.summary import agents_table, analysis_json
 
@@ -112,16 +135,16 @@ def ladder_summary(args: argparse.Namespace, fetched: Fetched, submission_id: in
         "forfeits": [entry for g in games for entry in _forfeits(g)],
     }
     summary["record"]["all"] = _counts(played)
-    analyses, settings = label(args, [g.game for g in games]) if games else ([], {})
+    analyses, figures = label([g.game for g in games], settings) if games else ([], {})
     summary["losing_moves"] = [entry for entry in map(_first_losing, games, analyses) if entry is not None]
-    directory = args.analysis_dir or fetched.folder.analysis
+    directory = settings.directory or fetched.folder.analysis
     if analyses:
-        settings["plot"] = save_losing_moves_plot(analyses, os.path.join(directory, "losing-moves.png"))
-        summary["analysis"] = analysis_json(analyses, settings)
+        figures["plot"] = save_losing_moves_plot(analyses, os.path.join(directory, "losing-moves.png"))
+        summary["analysis"] = analysis_json(analyses, figures)
     summary["games"] = [{"episode": g.episode.id, "seat": g.seat, "opponent": g.opponent, "rating": g.rating,
                          "outcome": g.outcome, "outcomes": list(g.game.outcomes), "replay": g.replay, "log": g.log}
                         for g in games]
-    return summary, agents_table(analyses, settings) if analyses else []
+    return summary, agents_table(analyses, figures) if analyses else []
 
 
 def _counts(games: list[LadderGame]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""Submit through the gate: ``evaluate.py --submit FILE -m MESSAGE [--baseline B] [--force]``.
+"""Submit through the gate: ``connectx submit FILE -m MESSAGE [--baseline B] [--force]``.
 
-The pre-upload gate (``evaluation.api.run_gate``) runs on FILE; only on PASS is FILE uploaded to the
+The pre-upload gate (``evaluation.gate.run``) runs on FILE; only on PASS is FILE uploaded to the
 ``connectx`` competition (``--force`` uploads a file that failed, and says so). The upload is the
 official client's own: ``kaggle`` 2.2.5's ``KaggleApi.competition_submit`` (start the upload, send the
 file to the address Kaggle gives, create the submission), on a ``kagglesdk`` client built as
@@ -17,7 +17,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import IO, Any
 
-from connectx_toolkit.cli.program import evaluate_program
+from connectx_toolkit.errors import UsageError
 from connectx_toolkit.on_kaggle.connection import failure_line, new_client
 from connectx_toolkit.on_kaggle.credentials import Credentials, find_credentials
 from connectx_toolkit.on_kaggle.download import COMPETITION
@@ -76,38 +76,40 @@ def upload(credentials: Credentials, path: str, description: str) -> Submitted:
                      f"{get_web_endpoint(get_env())}/competitions/{COMPETITION}/submissions")
 
 
-def submit(settings: Any, path: str, description: str, force: bool, out: IO[str], as_json: bool) -> int:
-    """Gate, then upload on PASS (or with ``force``). Exit 0 uploaded, 1 the gate failed (not uploaded),
-    2 bad input or a failed upload (one line on stderr)."""
-    from connectx_toolkit.evaluation.api import GateUsage, run_gate
-    from connectx_toolkit.evaluation.gate import render_verdict
+def submit(settings: Any, path: str, description: str | None, force: bool, out: IO[str], as_json: bool,
+           progress: bool = True) -> int:
+    """Gate (``settings``: a ``GateSettings`` whose candidate is ``path``), then upload on PASS (or with
+    ``force``), writing the running commentary and the outcome (or one JSON object) to ``out`` (``progress``: a
+bar of the gate's games on stderr). Returns 0
+    uploaded, 1 the gate failed (not uploaded); raises ``UsageError`` or ``KaggleError`` (one line) for bad
+    input or a failed upload."""
+    from connectx_toolkit.evaluation.gate import render_verdict, run as run_gate
 
-    try:
-        check_file(path)
-        credentials = find_credentials()  # before minutes of games, not after
-        log = None if as_json else (lambda line: print(line, file=out, flush=True))
-        report = run_gate(settings, log=log)
-        passed = report["verdict"] == Verdict.PASS
-        if not as_json:
-            out.write(render_verdict(report) + "\n")
-        rebuild = next((check["needs_its_modules"] for check in report["checks"] if check.get("needs_its_modules")), None)
-        if rebuild:  # uploaded alone it cannot load on Kaggle, whatever --force says
-            _finish(out, as_json, report, None, forced=False,
-                    text=f"not uploaded, even with --force: {path} imports modules of its own, which Kaggle would not "
-                         f"have; build it first: {rebuild}")
-            return 1
-        if not passed and not force:
-            _finish(out, as_json, report, None, forced=False,
-                    text="not uploaded: the gate failed (--force uploads anyway)")
-            return 1
-        if not as_json:
-            out.write(f"{'the gate FAILED; uploading anyway (--force)' if not passed else 'uploading'} {path} to "
-                      f"Kaggle's {COMPETITION} competition...\n")
-            out.flush()
-        submitted = upload(credentials, path, description)
-    except (KaggleError, GateUsage) as error:
-        print(f"{evaluate_program()}: error: {error}", file=sys.stderr)
-        return 2
+    description = (description or "").strip()
+    if not description:
+        raise UsageError("--submit needs -m MESSAGE (the submission's description on Kaggle)")
+    check_file(path)
+    credentials = find_credentials()  # before minutes of games, not after
+    log = None if as_json else (lambda line: print(line, file=out, flush=True))
+    report = run_gate(settings, log, progress=progress)
+    passed = report["verdict"] == Verdict.PASS
+    if not as_json:
+        out.write(render_verdict(report) + "\n")
+    rebuild = next((check["needs_its_modules"] for check in report["checks"] if check.get("needs_its_modules")), None)
+    if rebuild:  # uploaded alone it cannot load on Kaggle, whatever --force says
+        _finish(out, as_json, report, None, forced=False,
+                text=f"not uploaded, even with --force: {path} imports modules of its own, which Kaggle would not "
+                     f"have; build it first: {rebuild}")
+        return 1
+    if not passed and not force:
+        _finish(out, as_json, report, None, forced=False,
+                text="not uploaded: the gate failed (--force uploads anyway)")
+        return 1
+    if not as_json:
+        out.write(f"{'the gate FAILED; uploading anyway (--force)' if not passed else 'uploading'} {path} to "
+                  f"Kaggle's {COMPETITION} competition...\n")
+        out.flush()
+    submitted = upload(credentials, path, description)
     number = f"submission {submitted.id}" if submitted.id else "a submission (Kaggle's answer gave no id)"
     text = (f"submitted {path} as {number} ({description!r}); Kaggle: {submitted.kaggle_message or 'ok'}\n"
             f"  see it: {submitted.url}")

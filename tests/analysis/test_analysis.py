@@ -259,7 +259,7 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
 
 @pytest.mark.parametrize("engine", ["compiled", "python"])
 def test_the_default_budget_depends_on_the_engine(engine, tmp_path):
-    from connectx_toolkit.analysis.cli import DEFAULT_BUDGETS
+    from connectx_toolkit.analysis.settings import DEFAULT_BUDGETS
 
     if engine == "compiled":
         pytest.importorskip("numba")

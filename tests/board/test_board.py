@@ -195,7 +195,7 @@ def _run_board(argv, capsys):
     (["greedy", "--game", f"{SAMPLE}:4"], "has no game 4 (its games: 3, 10, 15)"),
     (["greedy", "--game", __file__], "test_board.py:1: corrupt line (not JSON)"),
     (["greedy", "random"], "--board plays one agent"),
-    (["greedy", "--league", "a", "b"], "--board cannot be combined with --league"),
+    (["greedy", "--league", "a", "b"], "unrecognized arguments: --league"),  # another job's flag: not the board's
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, says, capsys):
     code, lines, out = _run_board(argv, capsys)
@@ -203,8 +203,9 @@ def test_bad_input_is_one_line_and_exit_2(argv, says, capsys):
 
 
 def test_board_flags_without_board_are_refused(capsys):
+    """A flag of the board is no option of a match (nor of `connectx match`)."""
     assert evaluate.main(["greedy", "random", "--game", SAMPLE]) == 2
-    assert capsys.readouterr().err.strip() == "evaluate.py: error: --game goes with --board"
+    assert capsys.readouterr().err.strip() == f"evaluate.py: error: unrecognized arguments: --game {SAMPLE}"
 
 
 def test_port_in_use_is_one_line_and_exit_2(capsys):

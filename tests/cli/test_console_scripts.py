@@ -1,4 +1,4 @@
-"""The console scripts (connectx-build, connectx-evaluate) and run.sh work from a folder outside the repository,
+"""The console scripts (connectx, and its old names connectx-build, connectx-evaluate) and run.sh work from a folder outside the repository,
 with paths relative to that folder: the user's ./my_bot.py is found there and results land in ./results."""
 
 import hashlib
@@ -49,6 +49,11 @@ def assert_results_in(folder, done: subprocess.CompletedProcess) -> None:
 
 def test_connectx_evaluate_from_another_folder(outside):
     done = run([script("connectx-evaluate"), *QUICK_MATCH], outside)
+    assert_results_in(outside, done)
+
+
+def test_connectx_match_from_another_folder(outside):
+    done = run([script("connectx"), "match", *QUICK_MATCH], outside)
     assert_results_in(outside, done)
 
 

@@ -1,5 +1,6 @@
-"""``--help`` reads like the jobs the command does, and both commands say the name they were run as:
-``connectx-evaluate`` / ``connectx-build`` as console scripts, ``evaluate.py`` / ``build_submission.py``
+"""``connectx --help`` lists one subcommand per job; each subcommand's ``--help`` shows only the options it reads,
+and an option it does not read is refused (one line, exit 2). The old commands name themselves as they were
+run: ``connectx-evaluate`` / ``connectx-build`` as console scripts, ``evaluate.py`` / ``build_submission.py``
 otherwise (``python evaluate.py``, ``python -m``, ``main()`` from Python)."""
 
 from __future__ import annotations
@@ -11,56 +12,121 @@ import sys
 import pytest
 
 from connectx_toolkit.cli import build_submission, evaluate
+from connectx_toolkit.cli import main as connectx
+from connectx_toolkit.cli.main import command_parser
 from tests.helpers import REPO
 
 CHECKOUT = REPO  # its evaluate.py, its package
 
-# Every flag of connectx-evaluate before its --help was grouped, and the group it is in now.
-GROUPS = {
-    "options": {"-h", "--help"},
-    "match (A B: which is stronger)": {"-n", "--games", "--sprt", "--alpha", "--beta", "--resume", "--replays"},
-    "league (a round robin: ratings and cross tables)": {"--league"},
-    "gate (a submission's checks before an upload: docs/gate.md)": {"--gate", "--baseline"},
-    "game rules (Kaggle's ConnectX configuration)": {"--rows", "--columns", "--inarow", "--act-timeout", "--overage"},
-    "how games are played (a match, a league and the gate alike)": {
-        "--openings", "--seed", "--referee", "--path", "--sandbox", "--memory-mb", "--workers", "--backend",
-        "--pin-cores", "--no-pin-cores"},
-    "output": {"--json", "--results", "--no-progress"},
-    "game analysis (6x7, four in a row)": {
-        "--analyze", "--analyze-file", "--analysis-budget", "--analysis-cache", "--analysis-dir",
-        "--no-compiled-solver", "--no-outcome-table"},
-    "the board (play your agent and probe positions in the browser)": {"--board", "--game", "--port", "--no-browser"},
-    "Kaggle": {"--submit", "-m", "--message", "--force", "--ladder", "--max", "--dir"},
+RULES = {"--rows", "--columns", "--inarow", "--act-timeout", "--overage"}
+PLAY = {"--openings", "--seed", "--referee", "--path", "--sandbox", "--memory-mb", "--workers", "--backend",
+        "--pin-cores", "--no-pin-cores", "--replays"}
+GAMES = {"-n", "--games", "--sprt", "--alpha", "--beta"}
+ANALYSIS = {"--analysis-budget", "--analysis-cache", "--analysis-dir", "--no-compiled-solver", "--no-outcome-table"}
+HELP = {"-h", "--help"}
+# Every option of each subcommand: the flags of the old connectx-evaluate its job read, and no other.
+OPTIONS = {
+    "match": HELP | GAMES | RULES | PLAY | ANALYSIS | {"--resume", "--analyze", "--json", "--results", "--no-progress"},
+    "league": HELP | {"-n", "--games"} | RULES | PLAY | {"--json", "--results", "--no-progress"},
+    "gate": HELP | {"--baseline"} | GAMES | RULES | PLAY | {"--json"},
+    "submit": HELP | {"-m", "--message", "--baseline", "--force"} | GAMES | RULES | PLAY | {"--json", "--no-progress"},
+    "ladder": HELP | {"--max", "--dir"} | ANALYSIS | {"--workers", "--json", "--no-progress"},
+    "board": HELP | {"--game", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
+    | ANALYSIS - {"--analysis-dir"},
+    "analyze": HELP | ANALYSIS | {"--workers", "--json", "--no-progress"},
+    "build": HELP | {"-o", "--out", "--allow-import", "--path", "--sandbox", "--timeout", "--search-path", "--package",
+                     "--data-dir"},
+    "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
+                     "--quiet"},
 }
 
 
-def groups(parser) -> dict[str, set[str]]:
-    found = {}
-    for group in parser._action_groups:
-        flags = {flag for action in group._group_actions for flag in action.option_strings}
-        if flags:
-            found[group.title.split(" (credentials")[0]] = flags
-    return found
+def options(command: str) -> set[str]:
+    return {flag for action in command_parser(command, "connectx")._actions for flag in action.option_strings}
 
 
-def test_every_flag_is_still_there_in_the_group_of_its_job():
-    parser = evaluate.build_parser()
-    assert groups(parser) == GROUPS
-    assert len({flag for flags in GROUPS.values() for flag in flags}) == 48  # as many as before the grouping
+@pytest.mark.parametrize("command", sorted(OPTIONS))
+def test_each_subcommand_has_exactly_the_options_of_its_job(command):
+    assert options(command) == OPTIONS[command]
 
 
-def test_help_lists_the_groups_in_order_and_every_flag(capsys, monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["evaluate.py"])
+def test_the_shared_groups_are_defined_once_and_keep_their_defaults():
+    from connectx_toolkit.cli import options as shared
+
+    for command in ("match", "gate", "league", "submit"):
+        parser = command_parser(command, "connectx")
+        defaults = {action.dest: action.default for action in parser._actions}
+        assert (defaults["rows"], defaults["columns"], defaults["inarow"]) == (6, 7, 4)
+        assert defaults["games"] == 100 and defaults["seed"] == 0 and defaults["referee"] == "native"
+    assert set(shared.PLAY.options) >= {"openings", "seed", "referee", "path", "sandbox", "workers"}
+
+
+def test_connectx_help_lists_one_command_per_job(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
+    with pytest.raises(SystemExit) as done:
+        connectx.main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: connectx ")
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line.split()]
+    assert listed[:9] == ["build", "match", "league", "gate", "submit", "ladder", "board", "analyze", "train"]
+
+
+def test_connectx_version(capsys):
+    import connectx_toolkit
+
+    with pytest.raises(SystemExit) as done:
+        connectx.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"connectx {connectx.version()}"
+    assert connectx.version() == getattr(connectx_toolkit, "__version__", connectx.version())
+
+
+def test_the_gate_help_shows_only_the_gate(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    with pytest.raises(SystemExit):
+        connectx.main(["gate", "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: connectx gate ")
+    for foreign in ("--league", "--board", "--resume", "--analyze", "--max", "--port", "--results", "-m"):
+        assert f" {foreign} " not in out and f"[{foreign}" not in out, foreign
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["gate", "greedy", "--baseline", "random", "--resume", "x.jsonl"], "unrecognized arguments: --resume x.jsonl"),
+    (["league", "greedy", "random", "--sprt", "0", "10"], "unrecognized arguments: --sprt 0 10"),
+    (["match", "greedy", "random", "--max", "3"], "unrecognized arguments: --max 3"),
+    (["board", "greedy", "--analyze"], "unrecognized arguments: --analyze"),
+    (["ladder", "5", "--baseline", "greedy"], "unrecognized arguments: --baseline greedy"),
+    (["analyze", "x.jsonl", "--rows", "5"], "unrecognized arguments: --rows 5"),
+    (["match", "greedy", "random", "--game", "x"], "unrecognized arguments: --game x"),  # not read as --games
+    (["gate", "greedy"], "gate needs --baseline BASELINE (a module in agents/, a .py file, a folder or a built-in)"),
+    (["board", "a", "b"], "board plays one agent, got a b"),
+    (["match", "greedy", "random", "--rows", "0"], "--rows must be an integer >= 1, got 0"),
+    (["ladder", "abc"], "argument SUBMISSION_ID: 'abc' is not a submission id (a number, e.g. 41234567)"),
+    (["nonsense"], "argument COMMAND: invalid choice: 'nonsense' (choose from 'build', 'match', 'league', 'gate', "),
+    ([], "a command is needed: build, match, league, gate, submit, ladder, board, analyze, train"),
+])
+def test_a_combination_that_makes_no_sense_is_refused_in_one_line(capsys, argv, says):
+    assert connectx.main(argv) == 2
+    captured = capsys.readouterr()
+    name = f"connectx {argv[0]}" if argv and argv[0] in connectx.commands() else "connectx"
+    assert captured.out == "" and captured.err.startswith(f"{name}: error: {says}") and captured.err.count("\n") == 1
+
+
+def test_the_old_command_help_shows_how_each_old_form_reads_now(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["evaluate.py"])
     with pytest.raises(SystemExit) as done:
         evaluate.main(["--help"])
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: evaluate.py ")
-    titles = [line.rstrip(":") for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
-    assert [title.split(" (credentials")[0] for title in titles[1:]] == list(GROUPS)  # after "positional arguments"
-    for flag in {flag for flags in GROUPS.values() for flag in flags}:
-        assert f" {flag}" in out or f"[{flag}" in out, flag
+    for new in ("connectx match A B", "connectx league", "connectx gate C --baseline B", "connectx submit FILE",
+                "connectx ladder ID", "connectx board", "connectx analyze FILE"):
+        assert new in out, new
+    with pytest.raises(SystemExit):
+        evaluate.main(["--gate", "x", "--help"])  # a job's flag with --help: that job's options
+    assert capsys.readouterr().out.startswith("usage: connectx gate ")
 
 
 @pytest.mark.parametrize("argv0, name", [
@@ -93,6 +159,8 @@ def test_the_builder_names_itself_as_it_was_run(capsys, monkeypatch):
             build_submission.main(["--timeout", "0"])
         assert done.value.code == 2
         assert capsys.readouterr().err == f"{name}: error: --timeout must be positive\n"
+    assert connectx.main(["build", "--timeout", "0"]) == 2  # the same command, under its new name
+    assert capsys.readouterr().err == "connectx build: error: --timeout must be positive\n"
 
 
 def console_script(folder, name: str, module: str) -> str:
@@ -118,3 +186,14 @@ def test_console_script_and_checkout_script_in_a_real_process(tmp_path, command,
         failed = subprocess.run([sys.executable, path, *bad], capture_output=True, text=True, timeout=60, env=env,
                                 cwd=tmp_path)
         assert (failed.returncode, failed.stderr) == (2, f"{name}: {says}\n")
+
+
+def test_python_dash_m_connectx_toolkit_is_connectx(tmp_path):
+    env = dict(os.environ, PYTHONPATH=CHECKOUT, COLUMNS="200")
+    shown = subprocess.run([sys.executable, "-m", "connectx_toolkit", "gate", "--help"], capture_output=True,
+                           text=True, timeout=60, env=env, cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: connectx gate "), shown.stderr
+    failed = subprocess.run([sys.executable, "-m", "connectx_toolkit", "gate", "greedy", "--league", "a"],
+                            capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert (failed.returncode, failed.stdout, failed.stderr) == (
+        2, "", "connectx gate: error: unrecognized arguments: --league a\n")

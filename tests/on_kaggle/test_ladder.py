@@ -376,13 +376,13 @@ def test_a_downloaded_episode_loads_on_the_board_as_downloaded(kaggle, capsys, s
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--max", "3"], "--max goes with --ladder"),
-    (["--dir", "x"], "--dir goes with --ladder"),
+    (["--max", "3"], "unrecognized arguments: --max"),  # the ladder's flags are no options of a match
+    (["--dir", "x"], "unrecognized arguments: --dir"),
     (["--ladder", "0"], "argument --ladder: '0' is not a submission id (a positive number)"),
     (["--ladder", "abc"], "argument --ladder: 'abc' is not a submission id (a number, e.g. 41234567)"),
-    (["--ladder", "5", "greedy"], "--ladder takes no positional agents, got greedy"),
-    (["--ladder", "5", "--board"], "--ladder cannot be combined with --board"),
-    (["--ladder", "5", "--submit", "x.py", "-m", "v"], "--submit and --ladder are two commands: give one"),
+    (["--ladder", "5", "greedy"], "unrecognized arguments: greedy"),
+    (["--ladder", "5", "--board"], "unrecognized arguments: --board"),  # two jobs: the first in priority refuses
+    (["--ladder", "5", "--submit", "x.py", "-m", "v"], "unrecognized arguments: --ladder 5"),
 ])
 def test_bad_flags_are_one_line(argv, says, capsys):
     assert evaluate.main(argv) == 2

@@ -175,7 +175,7 @@ def test_the_wheel_holds_the_package_alone(installed):
     assert installed.added == sorted([PACKAGE, *dist_info]), installed.added
     agents = os.path.join(installed.site_packages, PACKAGE, "agents")
     assert os.path.isdir(agents) and not os.path.islink(agents)
-    for script in ("connectx-build", "connectx-evaluate", "connectx-train"):
+    for script in ("connectx", "connectx-build", "connectx-evaluate", "connectx-train"):
         assert os.access(installed.script(script), os.X_OK)
     print(f"site-packages gained: {installed.added}; {len(packaged)} files of {PACKAGE}")
 

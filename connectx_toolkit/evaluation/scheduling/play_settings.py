@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.errors import UsageError  # re-exported: its home before connectx_toolkit.errors
 from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE, REFEREES
 from connectx_toolkit.evaluation.seats.agent_process import DEFAULT_MEMORY_MB
 
@@ -21,12 +22,6 @@ BACKENDS = (PROCESS, RAY)
 DEFAULT_BACKEND = PROCESS
 
 
-class UsageError(ValueError):
-    """Bad input to a front door (``evaluate.py``, the gate, the league, the Python API): one line for the
-    user; the command line exits 2. (``evaluation.settings.UsageError``: defined here, where the settings
-    that raise it first are.)"""
-
-
 @dataclass(frozen=True, kw_only=True)
 class PlaySettings:
     """The board, the openings, Kaggle's clock and where the games run.
@@ -35,9 +30,9 @@ class PlaySettings:
     default; keyword-only, so the settings built on it keep their own fields first.
     """
 
-    rows: int = 6
-    columns: int = 7
-    inarow: int = 4
+    rows: int = Config().rows
+    columns: int = Config().columns
+    inarow: int = Config().inarow
     seed: int = 0
     openings: str | None = None
     workers: int | None = None
