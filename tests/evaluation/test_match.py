@@ -158,9 +158,9 @@ def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_p
     out = capsys.readouterr().out
     assert code == 0
     lines = [line for line in out.splitlines() if "while the opening was forced" in line]
-    assert lines == ["fails_in_its_second_call.py: 2 of its forfeits came while the opening was forced (called at an "
-                     "opening ply with the real observation, as Kaggle would call it there; Kaggle's games start from "
-                     "the empty board: --openings 0 plays from it)"], out
+    assert lines == ["fails_in_its_second_call.py: 2 of its forfeits came while the opening was forced, after a forced "
+                     "ply had played another column than its answer (no Kaggle game does: Kaggle's games start from "
+                     "the empty board and play every answer; --openings 0 plays from it)"], out
     assert "RuntimeError: second call (2 games)" in out
 
 
