@@ -164,6 +164,16 @@ def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_p
     assert "RuntimeError: second call (2 games)" in out
 
 
+def test_a_forfeit_at_the_first_call_of_a_game_is_not_blamed_on_the_opening(capsys, tmp_path):
+    """Called first at an opening ply, before any forced ply overrode an answer of its own: a call Kaggle makes too
+    (loading, setting up), so the report names the agent's error and no opening."""
+    code = evaluate.main([fixture("raises"), "random", "-n", "2", "--workers", "2", "--results", str(tmp_path / "r.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "RuntimeError: this agent always fails (2 games)" in out, out
+    assert "opening" not in out, out
+
+
 def test_forfeits_after_an_opening_that_overrode_the_agents_answers_are_said_in_one_line(capsys, tmp_path):
     """An agent that trusts its own last answer plays cleanly from the empty board, as on Kaggle, and forfeits
     only where a forced opening played another column for it: the report says so and how to play as Kaggle does."""
