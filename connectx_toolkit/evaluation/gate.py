@@ -113,7 +113,6 @@ class Check:
     detail: str = ""
     reasons: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)  # risks Kaggle tolerates: never change the verdict
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "passed": self.passed, "detail": self.detail, **self.data}
@@ -474,10 +473,10 @@ def check_baseline(context: GateContext, check: Check) -> None:
     result = sprt_result(records)
     model, score = score_model(records)
     elo = stats.elo_interval(score)
-    baseline_forfeits = sum(1 for r in records if r.outcome_of(1) in FORFEITS)
+    baseline_forfeits = sum(1 for r in all_records if r.outcome_of(1) in FORFEITS)
     verdict = {"H1": "accepts H1 (not weaker)", "H0": "accepts H0 (weaker)", None: "undecided"}[result.verdict]
     check.data = {
-        "games": len(records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
+        "games": len(all_records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
         "score_model": model, "elo": _finite(elo.value), "elo_ci": [_finite(elo.low), _finite(elo.high)],
         "sprt": {"elo0": elo0, "elo1": elo1, "alpha": settings.alpha, "beta": settings.beta,
                  "llr": round(result.llr, 3), "lower": round(result.lower, 3), "upper": round(result.upper, 3),
@@ -487,7 +486,6 @@ def check_baseline(context: GateContext, check: Check) -> None:
     }
     left_out = (f" ({len(all_records) - len(records)} of {len(all_records)} left out: forfeits under a forced opening "
                 f"and their pairs)") if forced else ""
-    check.data["games"] = len(all_records)
     check.detail = (f"{len(records)} games{left_out}: score {score.value:.3f} [{score.low:.3f}, {score.high:.3f}], "
                     f"Elo {_elo_text(elo.value)} [{_elo_text(elo.low)}, {_elo_text(elo.high)}]; "
                     f"SPRT({elo0:g}, {elo1:g}) {verdict}, LLR {result.llr:.2f} in [{result.lower:.2f}, {result.upper:.2f}]")
