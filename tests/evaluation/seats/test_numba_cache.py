@@ -75,3 +75,28 @@ def test_a_cached_numba_agent_compiles_afresh_every_game_and_leaves_its_folder_a
     summary = json.loads(out)
     assert played_without_forfeit(summary, 4), summary["agents"][0]["error_messages"]
     assert _files(folder) == before  # no cache, no bytecode, nothing touched
+
+
+def test_each_game_has_its_own_cache_folder_and_a_closed_process_leaves_none(tmp_path):
+    """Without numba itself: the folder the agent's process is told to cache in (``NUMBA_CACHE_DIR``), per game."""
+    from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+    from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
+
+    agent = tmp_path / "says_its_cache.py"
+    agent.write_text("import os\nprint('cache', os.environ.get('NUMBA_CACHE_DIR'))\n\n"
+                     "def agent(obs, config):\n    return 3\n")
+    process = AgentProcess(resolve_agent(str(agent)))
+    folders = []
+    try:
+        for game in range(2):
+            process.new_game(game)
+            board = {"remainingOverageTime": 60, "step": 0, "board": [0] * 42, "mark": 1}
+            assert process.act(board, {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2, "timeout": 2}, 5).action == 3
+            (line,) = [line for line in process.logs() if line.startswith("cache ")]
+            folders.append(line.split(" ", 1)[1])
+            process.end_game()
+    finally:
+        process.close()
+    assert len(set(folders)) == 2 and all(folder.startswith("/") for folder in folders), folders
+    assert not any(folder.startswith(str(tmp_path)) for folder in folders)
+    assert not os.path.exists(os.path.dirname(folders[0]))  # removed with its process
