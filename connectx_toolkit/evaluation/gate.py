@@ -600,7 +600,7 @@ def forced_opening_warnings(context: GateContext) -> list[str]:
             f"opening had played another column than its own answer ({error}; first in {check} game {first.game_id}): "
             f"Kaggle's games start from the empty board and play every answer, as the smoke and validation games "
             f"did, cleanly; an agent that keeps its own moves in globals may assume its answer was played. Left out "
-            f"of the scores; not a failure"]
+            f"of the scores; not a failure (--openings 0 plays the strength checks from the empty board too)"]
 
 
 def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True, strength: bool = False) -> list:
