@@ -125,7 +125,7 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
     ...     _ = file.write("def agent(observation, configuration):\\n    raise ValueError('no move')\\n")
     >>> report = run_gate(path, "greedy", progress=False)
     >>> report["verdict"] == Verdict.FAIL, report["reasons"][0]
-    (True, 'smoke (vs random): 2 of 2 games lost by error ... ValueError: no move ...')
+    (True, 'smoke (vs random): 2 of 2 games lost by error ... ValueError: no move')
     """
     from connectx_toolkit.evaluation import api
 

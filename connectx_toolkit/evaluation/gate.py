@@ -7,7 +7,8 @@ and strength means nothing for an agent that cannot play a legal game in time):
 
 1. load        CANDIDATE loads like a Kaggle submission (a file through Kaggle's own loader, in a clean
                room: ``python -I`` in an empty folder, the project off the path, as the builder checks).
-2. smoke       one game pair against ``random`` from the opening suite on Kaggle's clock: each move may
+2. smoke       one game pair against ``random`` from the empty board, one game in each seat, every answer of
+               CANDIDATE played, as in every Kaggle episode, on Kaggle's clock: each move may
                take the act timeout, the excess drawn from an overage bank that starts full every game
                (Kaggle loads the file inside move 1, so the load is paid there too); every move must be
                legal (a numpy integer, a float, a raised exception all forfeit the game). The one
@@ -17,7 +18,7 @@ and strength means nothing for an agent that cannot play a legal game in time):
 3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
                limits (``--act-timeout``, ``--overage``), refereed by kaggle_environments' own
                ``Environment`` whatever ``--referee`` says; both seats must end DONE.
-4. baseline    up to ``-n`` games (pairs over the opening suite, Kaggle's clock) against BASELINE with
+4. baseline    up to ``-n`` games (pairs over the opening suite ``--openings``, Kaggle's clock) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
                overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.reports.stats``' GSPRT; it may
                stop from 20 games on). FAIL when it accepts H0 (weaker); PASS when it
@@ -28,12 +29,20 @@ and strength means nothing for an agent that cannot play a legal game in time):
                against either built-in, CANDIDATE scores significantly less than BASELINE: the 95 %
                interval of the per-game score differences lies entirely below 0.
 
+Load, smoke and validation judge as Kaggle judges: every game from the empty board with CANDIDATE's own answers.
+The strength checks (4, 5) start their games from the opening suite, where diversity matters: each seat is called
+at its opening plies and the opening's column is played instead of its answer (``referees.native``).
+
 Checks 2-5 play on Kaggle's clock and no other (``--act-timeout``, default 2 s, and ``--overage``, default
 60 s, a bank per game: ``evaluation.referees.bank``). In every game of checks 2 to 5 any invalid move, error or
 timeout of CANDIDATE is a FAIL, and so is a move it answered with None (Kaggle plays column 0 for it: a bug
-that happens to be legal). Risks Kaggle tolerates never change the verdict: they are ``WARN`` lines under
-the checks and ``"warnings"`` in ``--json`` (the most bank one game spent, the slowest move, the load time,
-the file size, the peak memory; ``risk_figures``).
+that happens to be legal); one exception: a forfeit in a strength check's game whose forced opening had played
+another column than CANDIDATE's own answer (``GameRecord.forfeited_under_forced_opening``: no Kaggle episode
+can be that game; an agent keeping its own moves in globals, an MCTS tree, may assume its answer was played) is
+one ``WARN`` line, never a FAIL, and those games (in the baseline check, their pairs) are left out of the scores.
+Risks Kaggle tolerates never change the verdict: they are ``WARN`` lines under the checks and ``"warnings"`` in
+``--json`` (the most bank one game spent, the slowest move, the load time, the file size, the peak memory;
+``risk_figures``).
 Exit 0 PASS, 1 FAIL, 2 bad input. ``--json`` prints exactly one JSON object on stdout. ``--replays DIR``
 saves an HTML replay of every game CANDIDATE lost or forfeited under ``DIR/<check>/``. From Python:
 ``connectx_toolkit.run_gate(CANDIDATE, BASELINE, ...)`` returns the ``--json`` report (``run``, below it,
@@ -122,6 +131,7 @@ class GateContext:
     load_s: float | None = None  # the clean room's load time of a candidate file
     size_bytes: int | None = None  # of what would be uploaded (a file or a bundle)
     seats: list[tuple[str, int, Any]] = field(default_factory=list)  # (check, candidate's index, record) per game seat
+    forced_forfeits: list[tuple[str, Any]] = field(default_factory=list)  # (check, record): forfeits under a forced opening
     progress: Any = None  # a bar (tqdm's interface) counting every game played
 
     def observe(self, records: Sequence[Any], indices: Sequence[int] = (0,)) -> None:
@@ -284,8 +294,10 @@ def run_checks(context: GateContext | None, load: Check, log: Callable[[str], No
             log(_line(check.to_json()))
     reasons = [reason for check in checks for reason in check.reasons]
     figures, warnings = risk(context) if context else ({}, [])
+    warnings = [*forced_opening_warnings(context), *warnings] if context else warnings
     if log and figures:
         log(_risk_line(figures))
+    if log:
         for warning in warnings:
             log(f"  WARN        {warning}")
     return {
@@ -381,10 +393,14 @@ def _risk_line(figures: dict[str, Any]) -> str:
 
 
 def check_smoke(context: GateContext, check: Check) -> None:
+    """One game in each seat against ``random`` from the empty board, every answer played, as Kaggle plays: an
+    agent that keeps its own moves in globals (an MCTS tree) meets only positions its answers led to."""
+    from connectx_toolkit.evaluation.scheduling.match import schedule
     from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 
     settings = context.settings
-    records = context.match(context.candidate, resolve_agent("random"), 2)
+    records = context.match(context.candidate, resolve_agent("random"),
+                            schedule(context.candidate, resolve_agent("random"), 2, [[]], settings))
     context.observe(records)
     _forfeits(records, check, "smoke (vs random)")
     slowest = _slowest(records)
@@ -392,7 +408,7 @@ def check_smoke(context: GateContext, check: Check) -> None:
     check.passed = not check.reasons
     check.data = {"games": len(records), "max_move_s": slowest, "max_bank_used_s": _most_bank(records),
                   "steady_overage_s": round(need[0], 4), "full_board_bank_s": round(need[1], 3)}
-    check.detail = (f"{len(records)} games vs random on Kaggle's clock ({settings.act_timeout:g} s a move, "
+    check.detail = (f"{len(records)} games vs random from the empty board on Kaggle's clock ({settings.act_timeout:g} s a move, "
                     f"{settings.overage:g} s bank a game): "
                     + (f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "failed"))
 
@@ -443,28 +459,34 @@ def check_baseline(context: GateContext, check: Check) -> None:
     elo0, elo1 = settings.sprt
 
     def decided(records: list) -> bool:
-        return len(records) >= MIN_SPRT_GAMES and sprt_result(records).verdict is not None
+        scored = _scored_pairs(records)
+        return len(scored) >= MIN_SPRT_GAMES and sprt_result(scored).verdict is not None
 
     def sprt_result(records: list) -> stats.SprtResult:
         return stats.sprt(stats.PAIR_SCORES, pair_counts(records), elo0, elo1, settings.alpha, settings.beta)
 
     records = context.match(context.candidate, context.baseline, settings.games, stop=decided)
     context.observe(records)
-    _forfeits(records, check, "vs baseline")
+    forced = _forfeits(records, check, "vs baseline", strength=True)
+    context.forced_forfeits += [("baseline", record) for record in forced]
+    all_records, records = records, _scored_pairs(records)  # the scores leave out the pairs of those games
     result = sprt_result(records)
     model, score = score_model(records)
     elo = stats.elo_interval(score)
-    baseline_forfeits = sum(1 for r in records if r.outcome_of(1) in FORFEITS)
+    baseline_forfeits = sum(1 for r in all_records if r.outcome_of(1) in FORFEITS)
     verdict = {"H1": "accepts H1 (not weaker)", "H0": "accepts H0 (weaker)", None: "undecided"}[result.verdict]
     check.data = {
-        "games": len(records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
+        "games": len(all_records), "score": round(score.value, 4), "score_ci": [round(score.low, 4), round(score.high, 4)],
         "score_model": model, "elo": _finite(elo.value), "elo_ci": [_finite(elo.low), _finite(elo.high)],
         "sprt": {"elo0": elo0, "elo1": elo1, "alpha": settings.alpha, "beta": settings.beta,
                  "llr": round(result.llr, 3), "lower": round(result.lower, 3), "upper": round(result.upper, 3),
                  "verdict": result.verdict},
-        "baseline_forfeits": baseline_forfeits, "max_move_s": _slowest(records),
+        "baseline_forfeits": baseline_forfeits, "max_move_s": _slowest(all_records),
+        "forced_opening_forfeits": len(forced), "scored_games": len(records),
     }
-    check.detail = (f"{len(records)} games: score {score.value:.3f} [{score.low:.3f}, {score.high:.3f}], "
+    left_out = (f" ({len(all_records) - len(records)} of {len(all_records)} left out: forfeits under a forced opening "
+                f"and their pairs)") if forced else ""
+    check.detail = (f"{len(records)} games{left_out}: score {score.value:.3f} [{score.low:.3f}, {score.high:.3f}], "
                     f"Elo {_elo_text(elo.value)} [{_elo_text(elo.low)}, {_elo_text(elo.high)}]; "
                     f"SPRT({elo0:g}, {elo1:g}) {verdict}, LLR {result.llr:.2f} in [{result.lower:.2f}, {result.upper:.2f}]")
     if result.verdict == "H0":
@@ -503,17 +525,22 @@ def check_builtins(context: GateContext, check: Check) -> None:
     parts = []
     for number, name in enumerate(BUILTINS):
         mine, theirs = by_match[2 * number], by_match[2 * number + 1]
-        _forfeits(list(mine.values()), check, f"vs {name}")
-        differences = [score_of(mine[i].outcome_of(0)) - score_of(theirs[i].outcome_of(0)) for i in mine if i in theirs]
+        forced = _forfeits(list(mine.values()), check, f"vs {name}", strength=True)
+        context.forced_forfeits += [("builtins", record) for record in forced]
+        # the same games of both, those the candidate forfeited under a forced opening left out
+        scored = [i for i in mine if i in theirs and not mine[i].forfeited_under_forced_opening(0)]
+        differences = [score_of(mine[i].outcome_of(0)) - score_of(theirs[i].outcome_of(0)) for i in scored]
         low, high = paired_interval(differences)
-        own = sum(score_of(r.outcome_of(0)) for r in mine.values()) / max(1, len(mine))
-        base = sum(score_of(r.outcome_of(0)) for r in theirs.values()) / max(1, len(theirs))
+        own = sum(score_of(mine[i].outcome_of(0)) for i in scored) / max(1, len(scored))
+        base = sum(score_of(theirs[i].outcome_of(0)) for i in scored) / max(1, len(scored))
         check.data[name] = {"games": len(mine), "score": round(own, 4), "baseline_score": round(base, 4),
-                            "difference_ci": [round(low, 4), round(high, 4)], "max_move_s": _slowest(list(mine.values()))}
-        parts.append(f"vs {name} {own:.2f} (baseline {base:.2f})")
+                            "difference_ci": [round(low, 4), round(high, 4)], "max_move_s": _slowest(list(mine.values())),
+                            "forced_opening_forfeits": len(forced), "scored_games": len(scored)}
+        parts.append(f"vs {name} {own:.2f} (baseline {base:.2f})" if scored else
+                     f"vs {name}: none scored (forfeits under a forced opening)")
         if high < 0:
             check.reasons.append(f"worse than the baseline against {name}: score {own:.3f} vs {base:.3f} on the "
-                                 f"same {len(mine)} games, difference interval [{low:.3f}, {high:.3f}] below 0")
+                                 f"same {len(scored)} games, difference interval [{low:.3f}, {high:.3f}] below 0")
     check.passed = not check.reasons
     check.detail = f"{games} games each: " + "; ".join(parts)
 
@@ -543,7 +570,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines += [_line(check) for check in report["checks"]]
     if report["risk_figures"]:
         lines.append(_risk_line(report["risk_figures"]))
-        lines += [f"  WARN        {warning}" for warning in report["warnings"]]
+    lines += [f"  WARN        {warning}" for warning in report["warnings"]]
     return "\n".join([*lines, render_verdict(report)])
 
 
@@ -553,8 +580,35 @@ def render_verdict(report: dict[str, Any]) -> str:
     return "FAIL\n" + "\n".join(f"  - {reason}" for reason in report["reasons"])
 
 
-def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True) -> None:
-    """Add a reason for every kind of forfeit the candidate (agent 0) committed, and for a None it returned."""
+def _scored_pairs(records: Sequence[Any]) -> list:
+    """The baseline check's records without the pairs (games 2p and 2p + 1) in which the candidate forfeited under a
+    forced opening: a pair scores both seats of one opening, so both games go."""
+    voided = {record.game_id // 2 for record in records if record.forfeited_under_forced_opening(0)}
+    return [record for record in records if record.game_id // 2 not in voided]
+
+
+def forced_opening_warnings(context: GateContext) -> list[str]:
+    """The one ``WARN`` line for the candidate's forfeits under a forced opening in the strength checks (see
+    ``GameRecord.forfeited_under_forced_opening``), with its first such error, or none."""
+    if not context.forced_forfeits:
+        return []
+    check, first = context.forced_forfeits[0]
+    seat = first.seats[0]
+    error = first.error[seat] if first.error and first.error[seat] else first.note or str(first.outcome_of(0))
+    count = len(context.forced_forfeits)
+    return [f"strength checks: {count} game{'s' if count != 1 else ''} forfeited only under a forced opening, after the "
+            f"opening had played another column than its own answer ({error}; first in {check} game {first.game_id}): "
+            f"Kaggle's games start from the empty board and play every answer, as the smoke and validation games "
+            f"did, cleanly; an agent that keeps its own moves in globals may assume its answer was played. Left out "
+            f"of the scores; not a failure (--openings 0 plays the strength checks from the empty board too)"]
+
+
+def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True, strength: bool = False) -> list:
+    """Add a reason for every kind of forfeit the candidate (agent 0) committed, and for a None it returned.
+    ``strength``: a strength check's games, whose forfeits under a forced opening are returned (for one warning)
+    instead of failing it."""
+    forced = [r for r in records if r.forfeited_under_forced_opening(0)] if strength else []
+    total, records = len(records), [r for r in records if all(r is not other for other in forced)]
     for record in records:
         plies = record.none_plies[record.seats[0]] if record.none_plies else []
         if plies:
@@ -569,14 +623,15 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
             error = example.error[seat] if example.error and example.error[seat] else ""
             note = f": {error}" if error else f": {example.note}" if example.note else ""
             ply = example.opening_forfeit_ply(0)
-            if ply is not None:  # the game began at an opening: say so, Kaggle's begin at the empty board
-                note += (f" (at ply {ply}, while its {len(example.opening)}-ply opening was forced: the agent is "
-                         f"called at each opening ply with the real observation, as Kaggle would call it there)")
+            if ply is not None:  # a call Kaggle makes too: none of its answers had been overridden yet
+                note += (f" (at ply {ply} of its {len(example.opening)}-ply opening, before any forced ply had "
+                         f"overridden its answers: called with the real observation, as Kaggle would call it there)")
             what = {INVALID: "invalid move (e.g. a numpy integer, a float, a full column)",
                     ERROR: "error (an exception or a crashed process)",
                     TIMEOUT: "timeout (a move over the act timeout)"}[outcome]
-            check.reasons.append(f"{where}: {len(bad)} of {len(records)} games lost by {what}, "
+            check.reasons.append(f"{where}: {len(bad)} of {total} games lost by {what}, "
                                  f"first in game {example.game_id}{note}")
+    return forced
 
 
 def _slowest(records: Sequence[Any]) -> float:

@@ -322,18 +322,37 @@ def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_p
 
 
 def test_an_agent_that_sets_itself_up_at_step_0_or_1_passes_the_smoke_check():
-    """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke games start from
-    4-ply openings, whose plies it is called at as Kaggle would call it, so it never meets a NameError."""
+    """Shaped like a public numba MCTS (globals set up when obs.step is 0 or 1): the smoke and validation games start
+    from the empty board, as Kaggle's, so it is called at step 0 or 1 and never meets a NameError."""
     checks = gate_first_checks(os.path.join(ROOT, "tests", "fixtures", "eval_agents", "sets_up_at_step_0_or_1.py"))
     assert [check.passed for check in checks] == [True, True, True], [check.reasons for check in checks]
 
 
-def test_a_forfeit_while_the_opening_is_forced_says_so(capfd):
+def test_an_agent_failing_from_the_empty_board_fails_the_smoke_check_with_no_word_of_an_opening(capfd):
+    """The smoke games start from the empty board, as Kaggle's: the agent's own fault, told as such."""
     failing = os.path.join(ROOT, "tests", "fixtures", "eval_agents", "fails_in_its_second_call.py")
     code, report, _ = run_gate(capfd, "--gate", failing, "--baseline", "random", "-n", "4")
     assert code == 1 and report["checks"][1]["passed"] is False
-    assert any("RuntimeError: second call (at ply " in reason and "while its 4-ply opening was forced" in reason
+    assert report["checks"][1]["detail"].startswith("2 games vs random from the empty board"), report["checks"][1]
+    assert any(reason.startswith("smoke (vs random): 2 of 2 games lost by error") and "RuntimeError: second call" in reason
                for reason in report["reasons"]), report["reasons"]
+    assert not any("opening" in reason for reason in report["reasons"]), report["reasons"]
+
+
+def test_a_stateful_agent_trusting_its_own_answers_passes_and_its_forced_opening_forfeits_are_a_warning(capfd):
+    """Shaped like a public MCTS keeping its tree in globals: Kaggle plays it DONE in both seats and against itself.
+    Its load, smoke and validation games start from the empty board with its own answers, as Kaggle's do; where a
+    strength check's opening played another column for it, it raises KeyError: a WARN line, never a FAIL, and those
+    games are left out of the score."""
+    code, report, _ = run_gate(capfd, "--gate", fixture("tree_in_globals.py"), "--baseline", "random", "-n", "4")
+    assert code == 0 and report["verdict"] == "PASS", report["reasons"]
+    assert [check["passed"] for check in report["checks"]] == [True] * 5
+    forced = [warning for warning in report["warnings"] if "forced opening" in warning]
+    assert len(forced) == 1 and "KeyError" in forced[0], report["warnings"]
+    assert forced[0].startswith("strength checks: ") and "Kaggle's games start from the empty board" in forced[0]
+    voided = report["checks"][3]["forced_opening_forfeits"] + sum(
+        report["checks"][4][name]["forced_opening_forfeits"] for name in gate.BUILTINS)
+    assert voided > 0 and f"{voided} games" in forced[0], (voided, forced)
 
 
 def test_an_agent_that_starts_processes_each_move_passes_the_smoke_check():

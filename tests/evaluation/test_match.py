@@ -158,10 +158,20 @@ def test_a_forfeit_while_the_opening_is_forced_is_said_in_one_line(capsys, tmp_p
     out = capsys.readouterr().out
     assert code == 0
     lines = [line for line in out.splitlines() if "while the opening was forced" in line]
-    assert lines == ["fails_in_its_second_call.py: 2 of its forfeits came while the opening was forced (called at an "
-                     "opening ply with the real observation, as Kaggle would call it there; Kaggle's games start from "
-                     "the empty board: --openings 0 plays from it)"], out
+    assert lines == ["fails_in_its_second_call.py: 2 of its forfeits came while the opening was forced, after a forced "
+                     "ply had played another column than its answer (no Kaggle game does: Kaggle's games start from "
+                     "the empty board and play every answer; --openings 0 plays from it)"], out
     assert "RuntimeError: second call (2 games)" in out
+
+
+def test_a_forfeit_at_the_first_call_of_a_game_is_not_blamed_on_the_opening(capsys, tmp_path):
+    """Called first at an opening ply, before any forced ply overrode an answer of its own: a call Kaggle makes too
+    (loading, setting up), so the report names the agent's error and no opening."""
+    code = evaluate.main([fixture("raises"), "random", "-n", "2", "--workers", "2", "--results", str(tmp_path / "r.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "RuntimeError: this agent always fails (2 games)" in out, out
+    assert "opening" not in out, out
 
 
 def test_forfeits_after_an_opening_that_overrode_the_agents_answers_are_said_in_one_line(capsys, tmp_path):

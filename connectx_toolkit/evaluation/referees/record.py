@@ -116,15 +116,21 @@ class GameRecord:
             return len(self.moves)
         return None
 
-    def forfeited_after_overridden_opening(self, index: int) -> bool:
-        """The match's agent ``index`` forfeited after the opening, in a game whose forced plies overrode its own
-        answers: an agent that keeps its own moves in globals (an MCTS tree) may assume its answer was played,
-        which no game from the empty board would contradict."""
-        seat = index ^ int(self.swapped)
-        if self.outcome_of(index) not in FORFEITS or len(self.moves) < len(self.opening):
+    def forfeited_under_forced_opening(self, index: int) -> bool:
+        """The match's agent ``index`` forfeited after the opening had played, at one of its own plies, another
+        column than the one it answered: a game no Kaggle episode can be (Kaggle plays every answer from the empty
+        board). An agent that keeps its own moves in globals (an MCTS tree) may assume its answer was played.
+        A forfeit at its first call, or after forced plies that matched its answers, is its own (Kaggle makes the
+        same calls); so is one after an answer that was not a plain int (Kaggle would have refused that answer)."""
+        if self.outcome_of(index) not in FORFEITS:
             return False
-        own = self.opening[seat::2]
-        return any(answer != move for answer, move in zip(self.forced_answers[seat], own))
+        seat = index ^ int(self.swapped)
+        own = self.opening[seat::2]  # its forced answers stop at the call that forfeited
+        return any(type(answer) is int and answer != move for answer, move in zip(self.forced_answers[seat], own))
+
+    def forfeited_after_overridden_opening(self, index: int) -> bool:
+        """``forfeited_under_forced_opening``, the forfeit after the opening's last ply."""
+        return len(self.moves) >= len(self.opening) and self.forfeited_under_forced_opening(index)
 
     def none_moves_of(self, index: int) -> int:
         """How many times the match's agent ``index`` returned None in this game."""

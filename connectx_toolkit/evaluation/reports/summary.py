@@ -72,7 +72,10 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "max_bank_used_s": round(max((record.bank_used_of(index) for record in records), default=0.0), 3),
         "moves": len(times),
         "none_moves": sum(record.none_moves_of(index) for record in records),
-        "opening_forfeits": sum(record.opening_forfeit_ply(index) is not None for record in records),
+        # forced plies that overrode its answers came first: the opening is a cause (a forfeit at its first call,
+        # e.g. loading, is the agent's own whatever the opening)
+        "opening_forfeits": sum(record.opening_forfeit_ply(index) is not None and record.forfeited_under_forced_opening(index)
+                                for record in records),
         "overridden_opening_forfeits": sum(record.forfeited_after_overridden_opening(index) for record in records),
         "score": round(score.value, 4),
         "score_ci": [round(score.low, 4), round(score.high, 4)],
@@ -146,9 +149,9 @@ def table_parts(summary: dict[str, Any]) -> TableParts:
     tail = f"likelihood that {names[0]} is stronger: {summary['los']:.1%}"
     reasons = [f"{name} forfeited: {item['message']} ({item['games']} game{'s' if item['games'] != 1 else ''})"
                for agent, name in zip(summary["agents"], names) for item in agent.get("error_messages", [])]
-    reasons += [f"{name}: {agent['opening_forfeits']} of its forfeits came while the opening was forced (called at "
-                f"an opening ply with the real observation, as Kaggle would call it there; Kaggle's games start "
-                f"from the empty board: --openings 0 plays from it)"
+    reasons += [f"{name}: {agent['opening_forfeits']} of its forfeits came while the opening was forced, after a "
+                f"forced ply had played another column than its answer (no Kaggle game does: Kaggle's games start "
+                f"from the empty board and play every answer; --openings 0 plays from it)"
                 for agent, name in zip(summary["agents"], names) if agent.get("opening_forfeits")]
     reasons += [f"{name}: {agent['overridden_opening_forfeits']} of its forfeits came in games whose opening overrode "
                 f"its own answers (an agent that keeps its own moves in globals may assume its answer was played; "

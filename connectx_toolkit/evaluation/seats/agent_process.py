@@ -5,7 +5,8 @@ from the referee's worker (warm: the interpreter and numpy are already loaded) o
 started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network, no home, a private
 /tmp, its own pid namespace). It stays alive across games; ``new_game()`` makes the next move load the
 agent afresh (``evaluation.seats.agent_server``), so each game starts from fresh module state and the load is
-charged to move 1, as on Kaggle.
+charged to move 1, as on Kaggle; each game has a numba cache of its own, in a private folder (``cache_root``: made
+here for a forked process and removed with it; the sandbox's private /tmp for a sandboxed one), never the user's.
 
 ``act()`` sends the observation and waits for the answer until the hard deadline (act timeout + what is
 left of the bank, plus a small slack): past it the process is killed and the move is ``timed_out``.
@@ -20,9 +21,11 @@ from __future__ import annotations
 import os
 import select
 import signal
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -65,6 +68,7 @@ class AgentProcess:
         self._poll: Any = None
         self._game_request = b""  # the start of a game, not yet sent
         self._host: int | None = None  # in a sandbox, the pid of the interpreter serving the agent
+        self._cache_root: str | None = None  # a forked process's caches (numba's, one folder per game), removed with it
 
     # -- life cycle -------------------------------------------------------------------------------------
 
@@ -211,6 +215,7 @@ class AgentProcess:
             self._popen = self._start_in_sandbox(child, out_write)
             self.pid = self._popen.pid
         else:
+            self._cache_root = tempfile.mkdtemp(prefix="connectx-agent-caches-")
             self.pid = self._fork_agent(child, out_write)
         child.close()
         os.close(out_write)
@@ -258,7 +263,8 @@ class AgentProcess:
                 sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 from connectx_toolkit.evaluation.seats.agent_server import serve
 
-                serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to)
+                serve(keep, spec.kind, spec.target, spec.function, self.memory_mb, cpus=self.widen_to,
+                      cache_root=self._cache_root)
             finally:
                 os._exit(0)
         return pid
@@ -388,6 +394,9 @@ class AgentProcess:
             os.close(self._out)
             self._out = None
         self._popen = None
+        if self._cache_root is not None:  # its process is dead: nobody writes there any more
+            shutil.rmtree(self._cache_root, ignore_errors=True)
+            self._cache_root = None
 
 
 _BROKEN = object()

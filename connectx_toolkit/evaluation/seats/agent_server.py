@@ -14,6 +14,14 @@ sent: a game's never changes), answered by ``{"id": K, "action": [kind, value, t
 "error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
 are the pipe the referee keeps the game's logs from. Nothing the referee reads from here is unpickled.
 
+Caches as on Kaggle, which loads a submission once per episode on a fresh machine: every game gets a numba cache
+of its own (``NUMBA_CACHE_DIR``, a new folder under ``CACHE_ROOT`` per game, the last game's removed), so an
+``@njit(cache=True)`` agent compiles afresh each game, never on a cache an earlier game or an earlier run of the
+user's wrote (with ``NUMBA_CACHE_DIR`` set numba's first locator, ``UserProvidedCacheLocator``, caches there and
+never beside the file: a stale or corrupt ``__pycache__/*.nbi`` in the user's folder is neither read nor written).
+The agent still sees its file where it lies, under its own name (``__file__``-less, as Kaggle's loader runs it).
+No bytecode is written either: nothing lands in the user's folder.
+
 ``CPUS`` (comma-separated): the process starts on its worker's core (a move's round trip then stays on
 one core); once its agent runs a second thread, every thread of it may use all of ``CPUS``.
 """
@@ -25,6 +33,7 @@ import importlib
 import importlib.util
 import os
 import random
+import shutil
 import signal
 import sys
 import time
@@ -37,17 +46,23 @@ from connectx_toolkit.evaluation.seats.agent_move import encode_action
 from connectx_toolkit.evaluation.seats.observation import structify
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
+SANDBOX_CACHE_ROOT = "/tmp/connectx-caches"  # in the sandbox's private /tmp, gone with it
 SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at the process's threads
 
 
 def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False,
-          cpus: frozenset[int] | None = None) -> None:
-    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads."""
+          cpus: frozenset[int] | None = None, cache_root: str | None = None) -> None:
+    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads;
+    ``cache_root``: where each game's own numba cache goes (a folder only this process writes to; by default
+    ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp)."""
+    cache_root = cache_root or SANDBOX_CACHE_ROOT
     isolate(memory_mb)
+    sys.dont_write_bytecode = True  # the modules an agent imports from its folder: no __pycache__ there
     gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
     stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
     agent: Callable[..., Any] | None = None
     configuration: dict[str, Any] = {}
+    games = 0
     while True:
         request = _read_frame(stream)
         if request is None:
@@ -59,6 +74,8 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 _kill_leftovers()
             else:
                 _reap_leftovers()
+            games += 1
+            fresh_caches(cache_root, games)
             _seed(int(request.get("seed", 0)))
         elif op == "act":
             reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
@@ -164,6 +181,21 @@ def warm_up(kind: str, target: str) -> None:
             import kaggle_environments.envs.connectx.connectx  # noqa: F401
     except Exception:  # the agent's own problem: it shows at its first move
         pass
+
+
+def fresh_caches(root: str, game: int) -> None:
+    """Game ``game``'s own numba cache, ``ROOT/game-N`` (made by numba when the agent first caches), the previous
+    game's removed: as Kaggle's fresh machine per episode, no game loads code another game compiled."""
+    previous = os.environ.get("NUMBA_CACHE_DIR")
+    if previous and os.path.dirname(previous) == root:
+        shutil.rmtree(previous, ignore_errors=True)
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(root, f"game-{game}")
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # numba already imported (an earlier game's agent): it reads its settings again
+        try:
+            config.reload_config()
+        except Exception:  # numba's own trouble: the agent meets it at its first move
+            pass
 
 
 def isolate(memory_mb: int) -> None:
