@@ -24,6 +24,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_left
+from typing import Iterator
 
 from connectx_toolkit.agents.core import Position
 
@@ -67,6 +68,11 @@ class ScoreBook:
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def entries(self) -> Iterator[tuple[int, int]]:
+        """Every (canonical key, score), in increasing key order."""
+        for key, code in zip(self._keys, self._scores):
+            yield key, code - SCORE_OFFSET
 
     def score(self, position: Position) -> int | None:
         if not position.config.is_standard:

@@ -41,7 +41,7 @@ from connectx_toolkit.agents.solver_engine.outcome_table import outcome_bounds
 
 from connectx_toolkit.analysis.cache import PositionCache, default_cache_path
 from connectx_toolkit.analysis.score_book import ScoreBook, load_score_book
-from connectx_toolkit.analysis.solving import PositionSolver, compiled_solver_available
+from connectx_toolkit.analysis.solving import WARM_UP, PositionSolver, compiled_solver_available
 from connectx_toolkit.analysis.table import OutcomeTable
 from connectx_toolkit.analysis.values import Value, score_range, trivial_value, win_score
 from connectx_toolkit.analysis.workers import Job, SolverPool
@@ -100,6 +100,7 @@ class PositionScorer:
         except OSError as error:
             raise ValueError(f"analysis cache {settings.cache_path!r} is not usable: {error}") from None
         self._solver: PositionSolver | None = None  # made on the first search done in this process
+        self._compiled_loaded = False
 
     def solve(self, moves: Sequence[int], every_column: bool = False) -> Solved:
         """What can be proven about the position after ``moves`` (0-based columns of a 6x7 game not over,
@@ -116,7 +117,7 @@ class PositionScorer:
             solved = self._every_column(position, moves)
         else:
             value = self._settled(position)
-            if not value.exact:
+            if self._worth_searching(position, value):
                 value = self._search([(position, moves)])[0]
             solved = Solved(value)
         self._cache.commit()
@@ -135,7 +136,7 @@ class PositionScorer:
             child = position.played(column)
             value = self._settled(child)
             columns[column] = value.negated()
-            if not value.exact:
+            if self._worth_searching(child, value):
                 open_children[column] = (child, moves + (column,))
         if open_children:
             for column, value in zip(open_children, self._search(list(open_children.values()))):
@@ -144,6 +145,22 @@ class PositionScorer:
         best = Value(max(v.low for v in known), max(v.high for v in known), "children",
                      timed_out=any(v.timed_out for v in known))
         return Solved(best.merged(self._settled(position)), tuple(columns))
+
+    def _load_compiled_code(self) -> None:
+        """Load the compiled solver's machine code here, once: the forked workers then start with it (each
+        would load it again, a second or so, on every kill at the budget)."""
+        if not self._compiled_loaded:
+            from connectx_toolkit.analysis.fast_solver import Solver
+
+            Solver(table_size=1 << 10).solve(WARM_UP)
+            self._compiled_loaded = True
+
+    def _worth_searching(self, position: Position, value: Value) -> bool:
+        """Not exact, and not left unsettled by an earlier search as long and as strong (the cache's rule)."""
+        if value.exact:
+            return False
+        cached = self._cache.get(position.canonical_key(), self._limit, self.engine)
+        return cached is None or cached.exact
 
     def _known(self, position: Position) -> Value | None:
         """The value the rules, the score book or the cache give at once (the cache's may be bounds)."""
@@ -199,6 +216,7 @@ class PositionScorer:
         """Search each (position, moves) in order, merged with what was proven without a search; cached."""
         if self.engine == "compiled" and self.settings.budget is not None:
             # The compiled solver cannot watch a clock: a worker process searches, killed at the budget.
+            self._load_compiled_code()
             jobs = [Job(position.canonical_key(), moves) for position, moves in wanted]
             answers: dict[int, Value] = {}
             SolverPool(1, True, self.settings.budget).run(
@@ -210,6 +228,6 @@ class PositionScorer:
             found = [self._solver.solve(moves, self._limit) for _, moves in wanted]
         self.searched += len(wanted)
         values = [value.merged(self._settled(position)) for (position, _), value in zip(wanted, found)]
-        for (position, _), value in zip(wanted, values):
-            self._cache.put(position.canonical_key(), value, self._limit)
+        for (position, _), value in zip(wanted, values):  # named after the search, the cache's rule of reuse
+            self._cache.put(position.canonical_key(), Value(value.low, value.high, self.engine), self._limit)
         return values
