@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.outcome_table import outcome_bounds
@@ -50,6 +50,8 @@ __all__ = ["PositionScorer", "Solved", "SolveSettings"]
 
 STANDARD = Config()
 MAX_BUDGET = 3600.0  # seconds: the analysis' own limit
+LONG_SEARCH_STONES = 10  # a search of fewer stones than this may take minutes (told to ``notice``)
+UNLIMITED_SECONDS = 7 * 86400.0  # the worker's budget when there is none (a wait longer than 24 days overflows poll)
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,10 @@ class Solved:
 class PositionScorer:
     """Solves 6x7 positions one after another, keeping its engine, cache and tables between them."""
 
-    def __init__(self, settings: SolveSettings) -> None:
+    def __init__(self, settings: SolveSettings, notice: Callable[[str], None] | None = None) -> None:
+        """``notice``, if given, is told (one line) before a search with no budget that may take minutes."""
         self.settings = settings
+        self.notice = notice
         self.engine = settings.engine
         self.searched = 0  # positions sent to a search
         self._limit = math.inf if settings.budget is None else settings.budget
@@ -214,12 +218,17 @@ class PositionScorer:
 
     def _search(self, wanted: list[tuple[Position, tuple[int, ...]]]) -> list[Value]:
         """Search each (position, moves) in order, merged with what was proven without a search; cached."""
-        if self.engine == "compiled" and self.settings.budget is not None:
-            # The compiled solver cannot watch a clock: a worker process searches, killed at the budget.
+        stones = min(position.moves for position, _ in wanted)
+        if self.notice is not None and self.settings.budget is None and stones < LONG_SEARCH_STONES:
+            self.notice(f"searching {len(wanted)} position{'s' if len(wanted) > 1 else ''} off the opening book's "
+                        f"lines from ply {stones}, with no time limit: this can take minutes")
+        if self.engine == "compiled":
+            # The compiled solver cannot watch a clock, nor a Ctrl-C: a worker process searches, killed at the
+            # budget (with none, a Ctrl-C in this process still ends it at once).
             self._load_compiled_code()
             jobs = [Job(position.canonical_key(), moves) for position, moves in wanted]
             answers: dict[int, Value] = {}
-            SolverPool(1, True, self.settings.budget).run(
+            SolverPool(1, True, self.settings.budget or UNLIMITED_SECONDS).run(
                 [jobs], lambda job, value: answers.__setitem__(job.key, value), answers.__contains__)
             found = [answers[job.key] for job in jobs]
         else:

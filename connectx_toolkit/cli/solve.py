@@ -36,7 +36,9 @@ stderr, nothing solved); 130 when interrupted (Ctrl-C).
 Where the scores come from, and how long they take, is in :mod:`connectx_toolkit.analysis.scores`: the
 opening book's scores answer its lines at once; other positions are searched by the compiled solver
 (numba) when installed, with no time limit unless ``--budget`` is given. Early positions off the book's
-lines (before about ply 10) can take minutes each; ``--budget`` then prints their proven bounds.
+lines (before about ply 10) can take minutes each; ``--budget`` then prints their proven bounds. Without
+``--budget``, such a search is announced on stderr first (``connectx solve: note: '12': searching ...``);
+stderr carries nothing else but usage errors.
 
 >>> import io
 >>> out = io.StringIO()
@@ -144,14 +146,20 @@ def settings_of(args: argparse.Namespace) -> SolveSettings:
 
 def run(args: argparse.Namespace, out: IO[str], stdin: IO[str] | None = None) -> int:
     """Answer every position of ``args.moves``, or of ``stdin`` (default ``sys.stdin``) line by line; the exit status."""
+    current = [""]  # the line being answered, for the notes on stderr
+
+    def note(message: str) -> None:
+        print(f"{PROGRAM}: note: {current[0]!r}: {message} (--budget SECONDS bounds it)", file=sys.stderr, flush=True)
+
     try:
-        scorer = PositionScorer(settings_of(args))
+        scorer = PositionScorer(settings_of(args), note)
     except ValueError as error:  # a cache file that is not SQLite, a folder that cannot be made
         raise UsageError(str(error)) from None
     status = EXIT_OK
     try:
         for text in (args.moves if args.moves else _lines(stdin or sys.stdin)):
-            answered = _answer(scorer, text.strip(), args.all, args.json, out)
+            current[0] = text.strip()
+            answered = _answer(scorer, current[0], args.all, args.json, out)
             out.flush()
             if not answered:
                 status = EXIT_UNANSWERED
@@ -199,9 +207,9 @@ def _json(text: str, solved: Solved) -> dict:
 
 def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
     """``connectx solve`` on its own (``python -m connectx_toolkit.cli.solve``): the exit status."""
-    out = out or sys.stdout
+    stream: IO[str] = out if out is not None else sys.stdout
     try:
-        return run(build_parser().parse_args(argv), out)
+        return run(build_parser().parse_args(argv), stream)
     except UsageError as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -209,7 +217,7 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
         print(f"{PROGRAM}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader stopped reading (| head): end quietly
-        _silence(out)
+        _silence(stream)
         return EXIT_OK
 
 

@@ -7,6 +7,7 @@ import io
 import json
 import re
 import select
+import signal
 import subprocess
 import sys
 
@@ -167,3 +168,22 @@ def test_a_cache_file_keeps_the_searched_scores(tmp_path):
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_long_search_is_announced_and_ctrl_c_ends_it_at_once():
+    process = subprocess.Popen([sys.executable, "-m", "connectx_toolkit.cli.solve", *NO_CACHE, "12"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None and process.stdout is not None
+    try:
+        ready, _, _ = select.select([process.stderr], [], [], 60)
+        assert ready, "no note before a search of minutes"
+        assert process.stderr.readline() == (
+            "connectx solve: note: '12': searching 1 position off the opening book's lines from ply 2, with no time "
+            "limit: this can take minutes (--budget SECONDS bounds it)\n")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(30) == 130  # not the minutes the search would take
+        assert process.stderr.read() == "connectx solve: interrupted\n"
+        assert process.stdout.read() == ""
+    finally:
+        process.kill()
+        process.wait()
