@@ -103,7 +103,7 @@ class PositionScorer:
             self._cache = PositionCache(settings.cache_path)
         except OSError as error:
             raise ValueError(f"analysis cache {settings.cache_path!r} is not usable: {error}") from None
-        self._solver: PositionSolver | None = None  # made on the first search done in this process
+        self._solver: PositionSolver | None = None  # the Python search, made on its first use
         self._compiled_loaded = False
 
     def solve(self, moves: Sequence[int], every_column: bool = False) -> Solved:
@@ -232,8 +232,8 @@ class PositionScorer:
                 [jobs], lambda job, value: answers.__setitem__(job.key, value), answers.__contains__)
             found = [answers[job.key] for job in jobs]
         else:
-            if self._solver is None:
-                self._solver = PositionSolver(self.engine == "compiled")
+            if self._solver is None:  # the Python search watches its own clock, and a Ctrl-C
+                self._solver = PositionSolver(compiled=False)
             found = [self._solver.solve(moves, self._limit) for _, moves in wanted]
         self.searched += len(wanted)
         values = [value.merged(self._settled(position)) for (position, _), value in zip(wanted, found)]

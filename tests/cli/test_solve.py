@@ -187,3 +187,12 @@ def test_a_long_search_is_announced_and_ctrl_c_ends_it_at_once():
     finally:
         process.kill()
         process.wait()
+
+
+def test_the_python_search_gives_the_same_scores():
+    off_the_book = ["5427457425174221622", "746556137122376655662144451"]  # searched in a fraction of a second
+    status, lines = solved("--no-compiled-solver", "--all", *off_the_book)
+    assert status == 0
+    for moves, line in zip(off_the_book, lines, strict=True):
+        expected = shared_oracle().column_scores(columns_of(moves))
+        assert line == f"{moves} " + " ".join("-" if s is None else str(s) for s in expected)
