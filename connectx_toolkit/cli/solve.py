@@ -62,21 +62,18 @@ from connectx_toolkit.analysis.cache import default_cache_path
 from connectx_toolkit.analysis.positions import PositionError, parse_moves
 from connectx_toolkit.analysis.scores import MAX_BUDGET, PositionScorer, Solved, SolveSettings
 from connectx_toolkit.analysis.values import Value
-from connectx_toolkit.evaluation.settings import UsageError
+from connectx_toolkit.cli.options import Parser
+from connectx_toolkit.errors import UsageError
 
 __all__ = ["EXIT_OK", "EXIT_UNANSWERED", "configure", "main", "run"]
 
 PROGRAM = "connectx solve"
+HELP = "the exact score of 6x7 positions given as move strings (a filter, as Pons' solver)"
 EXIT_OK = 0  # every line got its exact score
 EXIT_UNANSWERED = 1  # some line was no position to solve, or was not settled within the budget
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 FULL_COLUMN = "-"
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line, not argparse's usage dump
-        raise UsageError(message)
 
 
 def _budget(text: str) -> float:
