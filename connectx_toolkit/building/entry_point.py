@@ -36,22 +36,42 @@ class EntryPoint:
     kind: str = "function"
 
 
-def top_level_statements(body: list[ast.stmt], loops: bool = False) -> list[ast.stmt]:
-    """Top-level statements, with the bodies of top-level ``if``/``try``/``with`` blocks taken in order (and
-    of ``for``/``while`` loops with ``loops``: a notebook cell's loop binds names at top level too)."""
+def top_level_statements(body: list[ast.stmt], loops: bool = False, main: bool = False) -> list[ast.stmt]:
+    """Top-level statements as Kaggle's loader executes them, with the bodies of top-level ``if``/``try``/``with``
+    blocks taken in order (and of ``for``/``while`` loops with ``loops``: a loop's body binds names at top level
+    too). The body of ``if __name__ == "__main__":`` is left out (its ``else`` kept): Kaggle's loader executes
+    the file with ``__name__`` bound to ``"builtins"``; with ``main`` (a notebook's cells, a script run as
+    ``__main__``) it is taken."""
     flat: list[ast.stmt] = []
     blocks = (ast.If, ast.For, ast.While) if loops else (ast.If,)
     for node in body:
-        if isinstance(node, blocks):
-            flat += top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
-        elif isinstance(node, ast.Try):
-            flat += (top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
-                     + top_level_statements(node.finalbody, loops))
-        elif isinstance(node, ast.With):
-            flat += top_level_statements(node.body, loops)
+        if isinstance(node, ast.If) and not main and is_main_guard(node):
+            flat += top_level_statements(node.orelse, loops, main)
+        elif isinstance(node, blocks):
+            flat += top_level_statements(node.body, loops, main) + top_level_statements(node.orelse, loops, main)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            flat += (top_level_statements(node.body, loops, main) + top_level_statements(node.orelse, loops, main)
+                     + top_level_statements(node.finalbody, loops, main))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            flat += top_level_statements(node.body, loops, main)
         else:
             flat.append(node)
     return flat
+
+
+def is_main_guard(node: ast.If) -> bool:
+    """``if __name__ == "__main__":`` (either way round): code Kaggle's loader never runs."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+            and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides))
+
+
+def executed_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The statements of a module that Kaggle's loader may execute at top level, loops' bodies included."""
+    return top_level_statements(tree.body, loops=True)
 
 
 def bindings(tree: ast.Module) -> dict[str, bool]:
@@ -69,7 +89,7 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
     def bind(name: str, kind: str | None) -> None:
         bound[name] = kind  # an existing key keeps its place, as in the loader's dict
 
-    for node in top_level_statements(tree.body):
+    for node in top_level_statements(tree.body, loops=True):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             bind(node.name, "function")
         elif isinstance(node, ast.ClassDef):
@@ -168,7 +188,7 @@ def conditional_names(tree: ast.Module) -> set[str]:
     is known once the file has run)."""
     always = {name for name in bindings(ast.Module([node for node in tree.body
                                                     if not isinstance(node, (ast.If, ast.For, ast.While))], []))}
-    return set(binding_kinds_with_loops(tree)) - always
+    return set(binding_kinds(tree)) - always
 
 
 def binding_kinds_with_loops(tree: ast.Module) -> dict[str, str | None]:

@@ -84,7 +84,11 @@ def load(path: str) -> dict[str, Any]:
     else:
         described = (rules.describe_callable(entry)
                      + (f", bound to {name}" if getattr(entry, "__name__", None) != name else ""))
-    return {"ok": True, "load_s": seconds, "last_callable": name, "entry": described}
+    report = {"ok": True, "load_s": seconds, "last_callable": name, "entry": described}
+    bound = rules.wrapped_name(entry)  # the agent's own name for what the wrapper calls
+    if bound is not None:
+        report["entry_name"] = bound
+    return report
 
 
 def watch_namespace() -> list[dict[str, Any]]:

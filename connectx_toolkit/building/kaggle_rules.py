@@ -91,6 +91,27 @@ def describe_entry(qualified: str, kind: str) -> str:
     return f"{qualified}, {article} {kind}"
 
 
+def wrapped_name(entry: Any) -> str | None:
+    """The name the agent's module binds the callable the builder's wrapper ``entry`` calls, found in the
+    executed module (the name Kaggle's ``get_last_callable`` gives the unbuilt file when the entry is its
+    last callable): the single file's entry module (the last of ``_SOURCES``), a bundle's imported entry
+    module, or the agent's own ``main.py``."""
+    if not is_wrapper(entry):
+        return None
+    target, scope = unwrapped(entry), entry.__globals__
+    namespaces = []
+    if is_loader_code(scope) and scope["_SOURCES"]:
+        namespaces.append(vars(scope["_LOADED"].get(list(scope["_SOURCES"])[-1], object())))
+    namespaces += [vars(scope[name]) for name in ("_entry_module", "_ENTRY_MODULE") if name in scope]
+    namespaces.append(scope)
+    for namespace in namespaces:
+        names = [name for name, value in namespace.items() if value is target
+                 and name not in (*WRAPPER_GLOBALS, "_entry")]
+        if names:
+            return names[-1]
+    return None
+
+
 def is_wrapper_code(code: object, module_globals: dict) -> bool:
     """Whether a frame (its code and globals) is the wrapper's own."""
     names = getattr(code, "co_names", ())
@@ -448,4 +469,5 @@ def summarize_traceback(stderr: str, toolkit: Toolkit = TOOLKIT) -> str:
 __all__ = ["CELL_ORIGINS", "GENERATED", "LoadFailure", "NO_CALLABLE", "TOOLKIT", "Toolkit", "WRAPPER_GLOBALS", "call",
            "describe_callable", "describe_entry", "entry_site", "entry_wrapper", "run_time_entry", "forget_editable_installs",
            "format_agent_error", "is_loader_code", "is_wrapper", "is_wrapper_code", "last_callable", "library_name",
+           "wrapped_name",
            "load_file", "loader_failure", "one_line", "project_importable", "raised_in", "summarize_traceback", "unwrapped"]

@@ -227,7 +227,7 @@ def build(
         data={name: len(blob) for name, blob in resources.items()},
         validation=report,
         seconds=time.perf_counter() - started,
-        function=entry.function,
+        function=played_name(entry, report),
         reason=entry.reason,
         external=externals(modules, entry),
         files={name: len(blob) for name, blob in files.items()},
@@ -235,6 +235,15 @@ def build(
     if verbose:
         print(result.summary(), file=sys.stdout)
     return result
+
+
+def played_name(entry: Entry, report: dict[str, Any]) -> str:
+    """The entry's name as the report prints it: for an entry found only once the file has run, the name the
+    validated module binds it to (what Kaggle's ``get_last_callable`` returns for the unbuilt file), not the
+    source's guess."""
+    if entry.kind in RUN_TIME_KINDS and report.get("entry_name"):
+        return str(report["entry_name"])
+    return entry.function
 
 
 def resolve_label(target: Target) -> str:
