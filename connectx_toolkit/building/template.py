@@ -105,6 +105,63 @@ _BUILTINS = dict(_builtins.__dict__, __import__=_import)
 _TOP_LEVEL = {name.partition(".")[0] for name in _SOURCES}
 '''
 
+# Appended to the loader when a module asks numba to cache what it compiles (``@njit(cache=True)``): numba keeps
+# its cache beside the module's file and refuses a file that does not exist ("no locator available", see
+# numba/core/caching.py), so those modules run from real files, written when the submission loads into a
+# private temporary folder (writable wherever the agent runs; Kaggle's agent folder may not be), removed at exit.
+REAL_FILES = '''\
+
+
+def _real_file(source, filename):
+    """The module's file, written under this process's private folder; its embedded name if that fails."""
+    global _REAL_FOLDER
+    try:
+        if _REAL_FOLDER is None:
+            import atexit, shutil, tempfile
+            _REAL_FOLDER = tempfile.mkdtemp(prefix="connectx-modules-")
+            atexit.register(shutil.rmtree, _REAL_FOLDER, True)
+        path = _REAL_FOLDER + "/" + filename
+        _os.makedirs(_os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        return path
+    except OSError:
+        return filename
+
+
+import os as _os
+
+_REAL_FOLDER = None
+_REAL_FILES = {names!r}  # modules numba caches: run from real files
+'''
+REAL_FILE_LINE = """\
+    if name in _REAL_FILES:
+        filename = _real_file(source, filename)
+"""
+
+
+def caches_compiled_code(module: Module) -> bool:
+    """Whether the module imports numba and passes ``cache=`` (anything but ``False``) to a call: numba then
+    needs the module's file to exist."""
+    tree = module.tree
+    imports_numba = any((isinstance(node, ast.Import) and any(a.name.partition(".")[0] == "numba" for a in node.names))
+                        or (isinstance(node, ast.ImportFrom) and not node.level
+                            and (node.module or "").partition(".")[0] == "numba") for node in ast.walk(tree))
+    return imports_numba and any(isinstance(node, ast.keyword) and node.arg == "cache"
+                                 and not (isinstance(node.value, ast.Constant) and node.value.value is False)
+                                 for node in ast.walk(tree))
+
+
+def loader(modules: list[Module]) -> str:
+    """The loader's text: with real files for the modules whose compiled code numba caches (none: the plain
+    loader, the same bytes as ever)."""
+    real = sorted(module.name for module in modules if caches_compiled_code(module))
+    if not real:
+        return LOADER
+    anchor = "    is_package, source, filename = _SOURCES[name]\n"
+    return LOADER.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real))
+
+
 def encode_resource(data: bytes) -> str:
     """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
     encoded = base64.b64encode(zlib.compress(data, 9)).decode("ascii")
@@ -200,7 +257,7 @@ def render(
         parts.append(f"{header}_SOURCES[{module.name!r}] = {entry}\n")
     for name, blob in resources.items():
         parts.append(f"_RESOURCES[{name!r}] = {encode_resource(blob)}\n")
-    parts.append(f"# {'-' * 96}\n" + LOADER)
+    parts.append(f"# {'-' * 96}\n" + loader(modules))
     described = describe_entry(f"{modules[-1].shown_name}.{function}" if not modules[-1].file_name
                                else f"{function} of {modules[-1].file_name}", kind)
     if kind in RUN_TIME_KINDS:

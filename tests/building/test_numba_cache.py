@@ -1,0 +1,49 @@
+"""numba's ``@njit(cache=True)`` in a built submission.
+
+numba keeps what it compiles beside the module's file and refuses a function whose file does not exist
+("cannot cache function ...: no locator available", numba/core/caching.py). A single file embeds its modules:
+the ones that ask numba to cache are run from real files written at load into a private temporary folder. A
+bundle's modules are real files already. Both are validated by Kaggle's loader and referee (their games
+played), and neither writes a cache into the agent's own folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from connectx_toolkit.building import build, build_text
+from connectx_toolkit.building.template import caches_compiled_code
+from connectx_toolkit.building.sources import Module
+from tests.helpers import FIXTURES
+
+pytest.importorskip("numba")
+
+NUMBA_BOT = os.path.join(FIXTURES, "entries", "numba_bot")
+
+
+@pytest.fixture
+def numba_bot(tmp_path):
+    """The numba agent in a folder of its user's own (outside the repository)."""
+    folder = tmp_path / "numba_bot"
+    shutil.copytree(NUMBA_BOT, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+@pytest.mark.parametrize("out", ["submission.py", "submission.tar.gz"])
+def test_a_numba_agent_that_caches_builds_and_plays(numba_bot, tmp_path, out):
+    report = build(str(numba_bot), tmp_path / out, allow_imports=("numba",))
+    assert report.validation["ok"], report.summary()
+    games = report.validation.get("games") or []
+    assert games and not any(game["failure"] for game in games), report.validation
+    assert not (numba_bot / "__pycache__").exists()  # nothing written beside the user's sources
+
+
+def test_only_modules_that_cache_get_real_files(numba_bot):
+    text, modules, _ = build_text(str(numba_bot), allow_imports=("numba",))
+    assert "_REAL_FILES = ('search',)" in text
+    assert [m.name for m in modules if caches_compiled_code(m)] == ["search"]
+    assert not caches_compiled_code(Module("m", "m.py", False, "from numba import njit\n@njit(cache=False)\ndef f(): pass\n"))
+    assert not caches_compiled_code(Module("m", "m.py", False, "import functools\nf = functools.lru_cache(cache=True)\n"))
