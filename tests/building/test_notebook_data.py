@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from connectx_toolkit.building import BuildError, InputError, build
+from connectx_toolkit.cli import build_submission as builder
 
 # main.py as the public notebook writes it: its book read where Kaggle unpacks a bundle, at line 21.
 MAIN = """\
@@ -96,3 +97,11 @@ def test_data_is_refused_for_a_single_file_and_a_missing_path(notebook_folder, t
               data=(str(notebook_folder / "no_such.pkl"),))
     assert not (tmp_path / "submission.tar.gz").exists() and not (tmp_path / "submission.py").exists()
 
+
+def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys):
+    out = tmp_path / "submission.tar.gz"
+    code = builder.main([str(notebook_folder / "book.ipynb"), "-o", str(out),
+                         "--data", str(notebook_folder / "opening_book.pkl")])
+    assert code == 0, capsys.readouterr().err
+    with tarfile.open(out) as archive:
+        assert "opening_book.pkl" in archive.getnames()
