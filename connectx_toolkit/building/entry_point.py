@@ -89,9 +89,16 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
     def bind(name: str, kind: str | None) -> None:
         bound[name] = kind  # an existing key keeps its place, as in the loader's dict
 
+    factories: dict[str, str] = {}  # functions of the file that return a new object of one class of the file
+
     for node in top_level_statements(tree.body, loops=True):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             bind(node.name, "function")
+            made = _made_class(node)
+            if made is not None:
+                factories[node.name] = made
+            else:
+                factories.pop(node.name, None)
         elif isinstance(node, ast.ClassDef):
             bind(node.name, f"class {node.name}")
             if _defines_call(node, callable_classes):
@@ -110,11 +117,29 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
                     bind(name, "imported callable" if callable_name else None)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            kind = _value_kind(node.value, bound, callable_classes)
+            kind = _value_kind(node.value, bound, callable_classes, factories)
             for target in targets:
                 if isinstance(target, ast.Name):
                     bind(target.id, kind)
     return bound
+
+
+def _made_class(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """``RulesAgent`` for ``def make(...): return RulesAgent(...)``: the one class every ``return`` of the
+    function (not of functions nested in it) calls by name, else None."""
+    returns: list[ast.Return] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Return):
+            returns.append(item)
+        elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(item))
+    made = {item.value.func.id for item in returns if isinstance(item.value, ast.Call)
+            and isinstance(item.value.func, ast.Name)}
+    if returns and len(made) == 1 and all(isinstance(item.value, ast.Call) for item in returns):
+        return made.pop()
+    return None
 
 
 def _defines_call(node: ast.ClassDef, callable_classes: set[str]) -> bool:
@@ -124,9 +149,11 @@ def _defines_call(node: ast.ClassDef, callable_classes: set[str]) -> bool:
     return own or any(isinstance(base, ast.Name) and base.id in callable_classes for base in node.bases)
 
 
-def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes: set[str]) -> str | None:
+def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes: set[str],
+                factories: dict[str, str] | None = None) -> str | None:
     """What an assigned value is when it is callable: ``act = connectx.negamax_agent`` binds a function,
-    ``agent = Agent()`` an object when the file's class Agent defines ``__call__``; ``SIZE = cfg.ROWS`` and
+    ``agent = Agent()`` (or ``agent = make()``, ``make`` returning ``Agent(...)``) an object when the file's class
+    Agent defines ``__call__``; ``SIZE = cfg.ROWS`` and
     other calls' results do not count."""
     if isinstance(value, ast.Lambda):
         return "lambda"
@@ -141,6 +168,9 @@ def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes:
             return "functools.partial"
         if isinstance(called, ast.Name) and name in callable_classes:
             return f"object, an instance of {name}"
+        made = (factories or {}).get(name) if isinstance(called, ast.Name) and bound.get(name) == "function" else None
+        if made is not None and made in callable_classes:  # agent = make(), make returning RulesAgent(...)
+            return f"object, an instance of {made}"
     return None
 
 

@@ -20,7 +20,7 @@ ENTRIES = os.path.join(FIXTURES, "entries")
 SHAPES = {
     "stickytape_bot.py": "act",  # defined inside `with __stickytape_temporary_dir() as ...:`
     "main_guard_bot.py": "agent",  # a class _Cfg defined under `if __name__ == "__main__":` after it
-    "factory_bot.py": "agent",  # `agent = make()`, an object of class RulesAgent
+    "factory_bot.py": "agent",  # `agent = make()`, an object of class RulesAgent that make returns
     "loop_bot.py": "act",  # defined inside a top-level `for` loop, after a `try` block
 }
 
@@ -52,7 +52,7 @@ def test_the_printed_entry_is_what_kaggles_loader_returns(fixture, tmp_path):
     assert "alone would call" not in report.reason, report.reason
 
 
-@pytest.mark.parametrize("fixture", ["stickytape_bot.py", "main_guard_bot.py", "loop_bot.py"])
+@pytest.mark.parametrize("fixture", sorted(SHAPES))
 def test_the_static_reading_names_kaggles_last_callable(fixture):
     """What the evaluator reads without building: Kaggle's last callable, blocks read as the loader runs them."""
     path = os.path.join(ENTRIES, fixture)
