@@ -293,6 +293,7 @@ class ReadWatcher:
     def exempt(self, real: str) -> bool:
         """The submission itself, the toolkit, the system and the installation: not the agent's data."""
         return (real in (self.own, self.checker) or real.startswith(self.toolkit + os.sep)
+                or f"{os.sep}{rules.MODULES_FOLDER_PREFIX}" in real  # the single file's modules and numba's cache
                 or (self.bundle is not None and real.startswith(self.bundle + os.sep))
                 or real.startswith(self.system) or any(real == p or real.startswith(p + os.sep) for p in self.installed))
 

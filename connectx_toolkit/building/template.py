@@ -17,7 +17,7 @@ import textwrap
 import zlib
 
 from connectx_toolkit.building.entry_point import AGENT_AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS
-from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper, run_time_entry
+from connectx_toolkit.building.kaggle_rules import MODULES_FOLDER_PREFIX, describe_entry, entry_wrapper, run_time_entry
 from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\
@@ -118,7 +118,7 @@ def _real_file(source, filename):
     try:
         if _REAL_FOLDER is None:
             import atexit, shutil, tempfile
-            _REAL_FOLDER = tempfile.mkdtemp(prefix="connectx-modules-")
+            _REAL_FOLDER = tempfile.mkdtemp(prefix={prefix!r})
             atexit.register(shutil.rmtree, _REAL_FOLDER, True)
         path = _REAL_FOLDER + "/" + filename
         _os.makedirs(_os.path.dirname(path), exist_ok=True)
@@ -159,7 +159,7 @@ def loader(modules: list[Module]) -> str:
     if not real:
         return LOADER
     anchor = "    is_package, source, filename = _SOURCES[name]\n"
-    return LOADER.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real))
+    return LOADER.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real), prefix=MODULES_FOLDER_PREFIX)
 
 
 def encode_resource(data: bytes) -> str:

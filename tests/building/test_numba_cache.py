@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from connectx_toolkit.building import build, build_text
+from connectx_toolkit.building import ValidationError, build, build_text
 from connectx_toolkit.building.template import caches_compiled_code
 from connectx_toolkit.building.sources import Module
 from tests.helpers import FIXTURES
@@ -39,6 +39,20 @@ def test_a_numba_agent_that_caches_builds_and_plays(numba_bot, tmp_path, out):
     games = report.validation.get("games") or []
     assert games and not any(game["failure"] for game in games), report.validation
     assert not (numba_bot / "__pycache__").exists()  # nothing written beside the user's sources
+    assert not any("connectx-modules-" in note for note in report.notes)  # numba's own cache is no data read
+
+
+def test_an_error_in_a_module_run_from_its_real_file_is_told_at_the_authors_file(numba_bot, tmp_path):
+    (numba_bot / "search.py").write_text((numba_bot / "search.py").read_text() + "\n\ndef checked(column):\n"
+                                         "    raise ValueError('no move for this board')\n")
+    main = (numba_bot / "main.py").read_text()
+    (numba_bot / "main.py").write_text(main.replace("import best_column", "import best_column, checked")
+                                       .replace("return int(best_column(board, obs.mark))",
+                                                "return checked(int(best_column(board, obs.mark)))"))
+    line = (numba_bot / "search.py").read_text().splitlines().index("    raise ValueError('no move for this board')") + 1
+    with pytest.raises(ValidationError) as caught:
+        build(str(numba_bot), tmp_path / "submission.py", allow_imports=("numba",))
+    assert f"search.py:{line} in checked: ValueError: no move for this board" in str(caught.value)
 
 
 def test_only_modules_that_cache_get_real_files(numba_bot):
