@@ -108,7 +108,8 @@ _TOP_LEVEL = {name.partition(".")[0] for name in _SOURCES}
 # Appended to the loader when a module asks numba to cache what it compiles (``@njit(cache=True)``): numba keeps
 # its cache beside the module's file and refuses a file that does not exist ("no locator available", see
 # numba/core/caching.py), so those modules run from real files, written when the submission loads into a
-# private temporary folder (writable wherever the agent runs; Kaggle's agent folder may not be), removed at exit.
+# private temporary folder (writable wherever the agent runs; Kaggle's agent folder may not be), removed at exit
+# (or, when the process was killed, by the next process that loads such a file).
 REAL_FILES = '''\
 
 
@@ -118,7 +119,8 @@ def _real_file(source, filename):
     try:
         if _REAL_FOLDER is None:
             import atexit, shutil, tempfile
-            _REAL_FOLDER = tempfile.mkdtemp(prefix={prefix!r})
+            _sweep_folders(tempfile.gettempdir(), shutil.rmtree)
+            _REAL_FOLDER = tempfile.mkdtemp(prefix={prefix!r} + str(_os.getpid()) + "-")
             atexit.register(shutil.rmtree, _REAL_FOLDER, True)
         path = _REAL_FOLDER + "/" + filename
         _os.makedirs(_os.path.dirname(path), exist_ok=True)
@@ -127,6 +129,19 @@ def _real_file(source, filename):
         return path
     except OSError:
         return filename
+
+
+def _sweep_folders(temporary, remove):
+    """Remove the folders that processes which have ended left behind (a killed process runs no atexit)."""
+    for entry in _os.listdir(temporary):
+        pid = entry[len({prefix!r}):].partition("-")[0] if entry.startswith({prefix!r}) else ""
+        if pid.isdigit() and int(pid) != _os.getpid():
+            try:
+                _os.kill(int(pid), 0)
+            except ProcessLookupError:
+                remove(_os.path.join(temporary, entry), True)
+            except OSError:
+                pass  # another user's process, alive
 
 
 import os as _os

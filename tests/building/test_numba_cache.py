@@ -61,3 +61,24 @@ def test_only_modules_that_cache_get_real_files(numba_bot):
     assert [m.name for m in modules if caches_compiled_code(m)] == ["search"]
     assert not caches_compiled_code(Module("m", "m.py", False, "from numba import njit\n@njit(cache=False)\ndef f(): pass\n"))
     assert not caches_compiled_code(Module("m", "m.py", False, "import functools\nf = functools.lru_cache(cache=True)\n"))
+
+
+def test_folders_of_ended_processes_are_swept_at_load(numba_bot, tmp_path, monkeypatch):
+    """A killed agent process runs no atexit: the next file that loads removes what it left."""
+    import subprocess
+    import sys
+    import tempfile
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    temporary = tmp_path / "tmp"
+    left = temporary / f"connectx-modules-{int(ended.stdout)}-abc"
+    alive = temporary / f"connectx-modules-{os.getppid()}-def"  # a live process's folder stays
+    for folder in (left, alive):
+        (folder / "__pycache__").mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    text, _, _ = build_text(str(numba_bot), allow_imports=("numba",))
+    namespace: dict = {}
+    exec(compile(text, str(tmp_path / "submission.py"), "exec"), namespace)
+    assert not left.exists() and alive.exists()
+    (own,) = [path for path in temporary.iterdir() if path.name.startswith(f"connectx-modules-{os.getpid()}-")]
+    assert (own / "search.py").read_text() == (numba_bot / "search.py").read_text()
