@@ -79,6 +79,13 @@ def test_a_file_the_notebook_reads_but_does_not_write_with_writefile_is_told_how
     assert "--data opening_book.pkl" in caught.value.report["reason"]  # what the command prints
 
 
+def test_a_single_file_of_the_notebook_is_told_to_build_a_bundle_with_data(notebook_folder, tmp_path):
+    with pytest.raises(InputError) as caught:
+        build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py")
+    assert str(caught.value).endswith("build a bundle instead (-o submission.tar.gz), with --data opening_book.pkl "
+                                      "if the agent's folder does not hold it")
+
+
 def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path):
     out = tmp_path / "submission.tar.gz"
     report = build(str(notebook_folder / "book.ipynb"), out, data=(str(notebook_folder / "opening_book.pkl"),))
