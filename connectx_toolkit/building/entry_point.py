@@ -36,24 +36,30 @@ class EntryPoint:
     kind: str = "function"
 
 
-def top_level_statements(body: list[ast.stmt], loops: bool = False, main: bool = False) -> list[ast.stmt]:
+def top_level_statements(body: list[ast.stmt], loops: bool = False, main: bool = False,
+                         handlers: bool = True) -> list[ast.stmt]:
     """Top-level statements as Kaggle's loader executes them, with the bodies of top-level ``if``/``try``/``with``
     blocks taken in order (and of ``for``/``while`` loops with ``loops``: a loop's body binds names at top level
     too). The body of ``if __name__ == "__main__":`` is left out (its ``else`` kept): Kaggle's loader executes
     the file with ``__name__`` bound to ``"builtins"``; with ``main`` (a notebook's cells, a script run as
-    ``__main__``) it is taken."""
+    ``__main__``) it is taken. The ``except`` clauses of a ``try`` follow its body (a fallback, run when the
+    body fails: taken unless ``handlers`` is false), as both branches of an ``if`` are taken."""
     flat: list[ast.stmt] = []
     blocks = (ast.If, ast.For, ast.While) if loops else (ast.If,)
     for node in body:
         if isinstance(node, ast.If) and not main and is_main_guard(node):
-            flat += top_level_statements(node.orelse, loops, main)
+            flat += top_level_statements(node.orelse, loops, main, handlers)
         elif isinstance(node, blocks):
-            flat += top_level_statements(node.body, loops, main) + top_level_statements(node.orelse, loops, main)
+            flat += (top_level_statements(node.body, loops, main, handlers)
+                     + top_level_statements(node.orelse, loops, main, handlers))
         elif isinstance(node, (ast.Try, ast.TryStar)):
-            flat += (top_level_statements(node.body, loops, main) + top_level_statements(node.orelse, loops, main)
-                     + top_level_statements(node.finalbody, loops, main))
+            flat += top_level_statements(node.body, loops, main, handlers)
+            for handler in node.handlers if handlers else ():
+                flat += top_level_statements(handler.body, loops, main, handlers)
+            flat += (top_level_statements(node.orelse, loops, main, handlers)
+                     + top_level_statements(node.finalbody, loops, main, handlers))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
-            flat += top_level_statements(node.body, loops, main)
+            flat += top_level_statements(node.body, loops, main, handlers)
         else:
             flat.append(node)
     return flat
@@ -74,12 +80,12 @@ def executed_statements(tree: ast.Module) -> list[ast.stmt]:
     return top_level_statements(tree.body, loops=True)
 
 
-def bindings(tree: ast.Module) -> dict[str, bool]:
+def bindings(tree: ast.Module, handlers: bool = True) -> dict[str, bool]:
     """Top-level names in first-binding order, each with whether its last value is callable."""
-    return {name: kind is not None for name, kind in binding_kinds(tree).items()}
+    return {name: kind is not None for name, kind in binding_kinds(tree, handlers).items()}
 
 
-def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
+def binding_kinds(tree: ast.Module, handlers: bool = True) -> dict[str, str | None]:
     """Top-level names in first-binding order, each with what its last value is when it is callable
     (``function``, ``class Agent``, ``object, an instance of Agent``, ``functools.partial``, ``lambda``,
     ``imported callable``), else None."""
@@ -91,7 +97,7 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
 
     factories: dict[str, str] = {}  # functions of the file that return a new object of one class of the file
 
-    for node in top_level_statements(tree.body, loops=True):
+    for node in top_level_statements(tree.body, loops=True, handlers=handlers):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             bind(node.name, "function")
             made = _made_class(node)
@@ -214,10 +220,11 @@ def last_callable(tree: ast.Module) -> str | None:
 
 
 def conditional_names(tree: ast.Module) -> set[str]:
-    """Names bound only inside a top-level ``if``, ``for`` or ``while`` (whether they are bound, and to what,
-    is known once the file has run)."""
+    """Names bound only inside a top-level ``if``, ``for`` or ``while``, or an ``except`` clause (whether they are
+    bound, and to what, is known once the file has run)."""
     always = {name for name in bindings(ast.Module([node for node in tree.body
-                                                    if not isinstance(node, (ast.If, ast.For, ast.While))], []))}
+                                                    if not isinstance(node, (ast.If, ast.For, ast.While))], []),
+                                        handlers=False)}
     return set(binding_kinds(tree)) - always
 
 

@@ -2,7 +2,7 @@
 
 Kaggle's loader (``kaggle_environments.agent.get_last_callable``) executes a file into a fresh dict, with
 ``__name__`` bound to ``"builtins"``, and calls the last callable in it: a ``def`` inside a top-level ``with``
-(the stickytape bundle shape), ``try`` or loop is a candidate entry, and nothing under
+(the stickytape bundle shape), ``try`` (its ``except`` clause too) or loop is a candidate entry, and nothing under
 ``if __name__ == "__main__":`` is. For each shape, the entry the build prints is what Kaggle's loader returns.
 """
 
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from connectx_toolkit.building import agent_shape, build
+from connectx_toolkit.building import InputError, agent_shape, build
 from tests.helpers import FIXTURES
 
 ENTRIES = os.path.join(FIXTURES, "entries")
@@ -22,6 +22,7 @@ SHAPES = {
     "main_guard_bot.py": "agent",  # a class _Cfg defined under `if __name__ == "__main__":` after it
     "factory_bot.py": "agent",  # `agent = make()`, an object of class RulesAgent that make returns
     "loop_bot.py": "act",  # defined inside a top-level `for` loop, after a `try` block
+    "fallback_bot.py": "opening_act",  # defined under `except ImportError:` (the book was never published)
 }
 
 
@@ -59,10 +60,16 @@ def test_the_static_reading_names_kaggles_last_callable(fixture):
     assert agent_shape(path).last_callable == kaggle_last_callable(path)
 
 
-@pytest.mark.parametrize("fixture", ["stickytape_bot.py", "loop_bot.py"])
+@pytest.mark.parametrize("fixture", ["stickytape_bot.py", "loop_bot.py", "fallback_bot.py"])
 def test_a_function_inside_a_block_can_be_named(fixture, tmp_path):
-    report = build(f"{os.path.join(ENTRIES, fixture)}:act", tmp_path / "submission.py")
-    assert report.function == "act" and report.validation["ok"]
+    report = build(f"{os.path.join(ENTRIES, fixture)}:{SHAPES[fixture]}", tmp_path / "submission.py")
+    assert report.function == SHAPES[fixture] and report.validation["ok"]
+
+
+def test_a_class_under_the_main_guard_cannot_be_named(tmp_path):
+    """Kaggle's loader never executes it: no entry."""
+    with pytest.raises(InputError, match="defines no top-level _Cfg"):
+        build(f"{os.path.join(ENTRIES, 'main_guard_bot.py')}:_Cfg", tmp_path / "submission.py")
 
 
 def test_a_bundle_of_the_stickytape_shape_calls_act(tmp_path):
