@@ -255,6 +255,10 @@ class ReadWatcher:
                      and not flags & os.O_TRUNC and not flags & getattr(os, "O_DIRECTORY", 0))
         if name in self.opened or name in self.skipped or not (reads or creates):
             return
+        if name.endswith(".pyc"):
+            return  # Python's import looking for cached bytecode (of a module the agent wrote itself): no data
+        if not os.path.isabs(name) and self.removing_a_tree():
+            return  # shutil.rmtree opens each folder by its name relative to its parent's descriptor: no data
         if reads and not creates and name.startswith(self.installed_names) and ".." not in name:
             return  # an installed file (a module being imported): never the agent's data
         real = os.path.realpath(name)
@@ -275,6 +279,13 @@ class ReadWatcher:
         self.opened[name] = Opened(name, exists and os.access(real, os.R_OK), self.site())
         if creates:
             self.created.add(real)
+
+    @staticmethod
+    def removing_a_tree() -> bool:
+        """Whether the open is ``shutil.rmtree``'s own (a temporary folder the agent removes, as stickytape's
+        bundles do at load)."""
+        caller = sys._getframe(2)  # this <- the hook <- the Python function that opened
+        return caller.f_code.co_name.startswith("_rmtree") and caller.f_globals.get("__name__") == "shutil"
 
     @staticmethod
     def source_read_back(name: str) -> bool:

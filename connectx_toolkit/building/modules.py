@@ -92,6 +92,23 @@ def optional_imports(tree: ast.Module) -> set[int]:
     return guarded
 
 
+# stickytape (a bundler of several modules into one file) writes each module's text into a temporary folder at
+# load, puts the folder on sys.path and imports it: the file carries those modules itself.
+SELF_WRITERS = frozenset({"__stickytape_write_module"})
+
+
+def self_written_modules(tree: ast.Module) -> set[str]:
+    """Top-level names of the modules the file writes at load and imports from there
+    (``__stickytape_write_module('helpers.py', b'...')`` writes ``helpers``)."""
+    written = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SELF_WRITERS
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            path = node.args[0].value
+            written.add(path.split("/")[0].removesuffix(".py"))
+    return written
+
+
 def project_dependencies(
     module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
 ) -> Dependencies:
@@ -102,6 +119,7 @@ def project_dependencies(
     """
     found = Dependencies()
     optional = optional_imports(tree)
+    carried = self_written_modules(tree)  # imported from where the file writes them: nothing to embed
 
     def exists(name: str) -> bool:
         return name in virtual or locate(name, project) is not None
@@ -133,6 +151,8 @@ def project_dependencies(
     def classify(target: str, where: str, statement: str, guarded: bool) -> bool | None:
         """True for a project module; False for an allowed external one; None for one it cannot have."""
         top = target.partition(".")[0]
+        if top in carried:
+            return False
         if top == TOOLKIT:  # found beside the agents in a checkout, but never on Kaggle
             cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(top, project)}", f"no module {top} here")
             return None

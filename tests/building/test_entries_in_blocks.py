@@ -18,7 +18,8 @@ from tests.helpers import FIXTURES
 ENTRIES = os.path.join(FIXTURES, "entries")
 # fixture -> what Kaggle's loader calls in it, as its dict names it
 SHAPES = {
-    "stickytape_bot.py": "act",  # defined inside `with __stickytape_temporary_dir() as ...:`
+    "stickytape_bot.py": "act",  # defined inside `with __stickytape_temporary_dir() as ...:`, beside the
+    # import of a module the file writes there
     "main_guard_bot.py": "agent",  # a class _Cfg defined under `if __name__ == "__main__":` after it
     "factory_bot.py": "agent",  # `agent = make()`, an object of class RulesAgent that make returns
     "loop_bot.py": "act",  # defined inside a top-level `for` loop, after a `try` block
@@ -49,6 +50,8 @@ def test_the_printed_entry_is_what_kaggles_loader_returns(fixture, tmp_path):
     assert kaggle_last_callable(path) == SHAPES[fixture]
     report = build(path, tmp_path / "submission.py")
     assert report.function == SHAPES[fixture], report.summary()
+    # no read of data; the fallback's optional import is the one true note
+    assert [note for note in report.notes if "is optional" not in note] == [], report.notes
     # a note naming another callable of Kaggle's loader would be wrong: it calls the entry itself
     assert "alone would call" not in report.reason, report.reason
 
@@ -78,3 +81,5 @@ def test_a_bundle_of_the_stickytape_shape_calls_act(tmp_path):
     (folder / "main.py").write_text(open(os.path.join(ENTRIES, "stickytape_bot.py"), encoding="utf-8").read())
     report = build(str(folder), tmp_path / "submission.tar.gz")
     assert report.function == "act" and report.validation["ok"]
+    # the module it writes and imports at load is its own, and removing its folder reads no data
+    assert report.files == {"main.py": len((folder / "main.py").read_bytes())} and report.notes == []
