@@ -17,6 +17,7 @@ import io
 import os
 import tarfile
 import tempfile
+from typing import Iterable
 
 from connectx_toolkit.building.entry_point import (AGENT_AT_RUN_TIME, AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS,
                                                   bindings, last_callable)
@@ -124,9 +125,10 @@ def _fresh_name(source: str) -> str:
     return name
 
 
-def data_files(home: str | None, skip: set[str]) -> dict[str, bytes]:
+def data_files(home: str | None, skip: set[str], python: bool = False) -> dict[str, bytes]:
     """The data files of the agent's folder by relative path: everything but Python sources (the module graph
-    carries those), hidden entries, caches, virtual environments, notebooks and archives."""
+    carries those; with ``python`` they are data too: a ``--data`` folder is shipped whole), hidden entries,
+    caches, virtual environments, notebooks and archives."""
     found: dict[str, bytes] = {}
     if not home or not os.path.isdir(home):
         return found
@@ -136,7 +138,7 @@ def data_files(home: str | None, skip: set[str]) -> dict[str, bytes]:
         for name in sorted(files):
             path = os.path.join(folder, name)
             relative = os.path.relpath(path, home).replace(os.sep, "/")
-            if (name.startswith(".") or name.endswith(".py") or name.endswith(SKIPPED_SUFFIXES)
+            if (name.startswith(".") or (name.endswith(".py") and not python) or name.endswith(SKIPPED_SUFFIXES)
                     or os.path.realpath(path) in skip or not os.path.isfile(path)):
                 continue
             try:
@@ -147,9 +149,35 @@ def data_files(home: str | None, skip: set[str]) -> dict[str, bytes]:
     return found
 
 
+def added_files(paths: Iterable[str]) -> dict[str, bytes]:
+    """The files ``--data PATH`` adds beside ``main.py`` (what a notebook writes in code, outside ``%%writefile``):
+    a file by its own name, a folder's files under the folder's name (caches, hidden files and archives left
+    out, as of the agent's folder). Raises ``InputError`` (one line) for a path that is not there or two
+    files of one name."""
+    found: dict[str, bytes] = {}
+    for given in paths:
+        path = os.path.abspath(os.path.expanduser(os.fspath(given)))
+        if os.path.isdir(path):
+            files = {f"{os.path.basename(path.rstrip(os.sep))}/{name}": blob
+                     for name, blob in data_files(path, set(), python=True).items()}
+        elif os.path.isfile(path):
+            try:
+                with open(path, "rb") as handle:
+                    files = {os.path.basename(path): handle.read()}
+            except OSError as error:
+                raise InputError(f"--data {given}: cannot read it: {error.strerror}") from None
+        else:
+            raise InputError(f"--data {given}: no such file or folder")
+        for name, blob in files.items():
+            if found.setdefault(name, blob) != blob:
+                raise InputError(f"--data {given}: two different files would be {name} in the bundle")
+    return found
+
+
 def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes], function: str, rebuild: str,
-                 home: str | None, out: str, kind: str = "function") -> dict[str, bytes]:
-    """Every file of the bundle by archive path, ``main.py`` first."""
+                 home: str | None, out: str, kind: str = "function",
+                 added: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Every file of the bundle by archive path, ``main.py`` first; ``added``: the files of ``--data``."""
     main, own_main = main_source(label, modules, function, rebuild, kind)
     files: dict[str, bytes] = {"main.py": main.encode("utf-8")}
     for module in modules:
@@ -161,6 +189,10 @@ def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes],
     for name, blob in data_files(home, {os.path.realpath(out)}).items():
         if files.setdefault(name, blob) != blob:
             raise InputError(f"{name} in {home} differs from the module or data file of the same path in the bundle")
+    for name, blob in (added or {}).items():
+        if files.setdefault(name, blob) != blob:
+            raise InputError(f"--data {name}: the bundle has another {name} already (a module of the agent or a "
+                             "file of its folder)")
     return files
 
 
@@ -235,5 +267,5 @@ def mentions_bundle_root(module: Module) -> int | None:
     return None
 
 
-__all__ = ["BUNDLE_ROOT", "archive_bytes", "bundle_files", "data_files", "is_bundle", "mentions_bundle_root",
+__all__ = ["BUNDLE_ROOT", "added_files", "archive_bytes", "bundle_files", "data_files", "is_bundle", "mentions_bundle_root",
            "packed_size", "unpack", "unpacked"]

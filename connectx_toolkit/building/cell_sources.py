@@ -67,7 +67,7 @@ def binding(namespace: Mapping[str, Any], name: str) -> Binding | None:
             tree = ast.parse(code)
         except SyntaxError:
             continue
-        for statement in top_level_statements(tree.body, loops=True):
+        for statement in top_level_statements(tree.body, loops=True, main=True):
             if _binds(statement, name):
                 value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
                 literal = None

@@ -36,30 +36,56 @@ class EntryPoint:
     kind: str = "function"
 
 
-def top_level_statements(body: list[ast.stmt], loops: bool = False) -> list[ast.stmt]:
-    """Top-level statements, with the bodies of top-level ``if``/``try``/``with`` blocks taken in order (and
-    of ``for``/``while`` loops with ``loops``: a notebook cell's loop binds names at top level too)."""
+def top_level_statements(body: list[ast.stmt], loops: bool = False, main: bool = False,
+                         handlers: bool = True) -> list[ast.stmt]:
+    """Top-level statements as Kaggle's loader executes them, with the bodies of top-level ``if``/``try``/``with``
+    blocks taken in order (and of ``for``/``while`` loops with ``loops``: a loop's body binds names at top level
+    too). The body of ``if __name__ == "__main__":`` is left out (its ``else`` kept): Kaggle's loader executes
+    the file with ``__name__`` bound to ``"builtins"``; with ``main`` (a notebook's cells, a script run as
+    ``__main__``) it is taken. The ``except`` clauses of a ``try`` follow its body (a fallback, run when the
+    body fails: taken unless ``handlers`` is false), as both branches of an ``if`` are taken."""
     flat: list[ast.stmt] = []
     blocks = (ast.If, ast.For, ast.While) if loops else (ast.If,)
     for node in body:
-        if isinstance(node, blocks):
-            flat += top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
-        elif isinstance(node, ast.Try):
-            flat += (top_level_statements(node.body, loops) + top_level_statements(node.orelse, loops)
-                     + top_level_statements(node.finalbody, loops))
-        elif isinstance(node, ast.With):
-            flat += top_level_statements(node.body, loops)
+        if isinstance(node, ast.If) and not main and is_main_guard(node):
+            flat += top_level_statements(node.orelse, loops, main, handlers)
+        elif isinstance(node, blocks):
+            flat += (top_level_statements(node.body, loops, main, handlers)
+                     + top_level_statements(node.orelse, loops, main, handlers))
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            flat += top_level_statements(node.body, loops, main, handlers)
+            for handler in node.handlers if handlers else ():
+                flat += top_level_statements(handler.body, loops, main, handlers)
+            flat += (top_level_statements(node.orelse, loops, main, handlers)
+                     + top_level_statements(node.finalbody, loops, main, handlers))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            flat += top_level_statements(node.body, loops, main, handlers)
         else:
             flat.append(node)
     return flat
 
 
-def bindings(tree: ast.Module) -> dict[str, bool]:
+def is_main_guard(node: ast.If) -> bool:
+    """``if __name__ == "__main__":`` (either way round): code Kaggle's loader never runs."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+            and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides))
+
+
+def executed_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The statements of a module that Kaggle's loader may execute at top level, loops' bodies included."""
+    return top_level_statements(tree.body, loops=True)
+
+
+def bindings(tree: ast.Module, handlers: bool = True) -> dict[str, bool]:
     """Top-level names in first-binding order, each with whether its last value is callable."""
-    return {name: kind is not None for name, kind in binding_kinds(tree).items()}
+    return {name: kind is not None for name, kind in binding_kinds(tree, handlers).items()}
 
 
-def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
+def binding_kinds(tree: ast.Module, handlers: bool = True) -> dict[str, str | None]:
     """Top-level names in first-binding order, each with what its last value is when it is callable
     (``function``, ``class Agent``, ``object, an instance of Agent``, ``functools.partial``, ``lambda``,
     ``imported callable``), else None."""
@@ -69,9 +95,16 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
     def bind(name: str, kind: str | None) -> None:
         bound[name] = kind  # an existing key keeps its place, as in the loader's dict
 
-    for node in top_level_statements(tree.body):
+    factories: dict[str, str] = {}  # functions of the file that return a new object of one class of the file
+
+    for node in top_level_statements(tree.body, loops=True, handlers=handlers):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             bind(node.name, "function")
+            made = _made_class(node)
+            if made is not None:
+                factories[node.name] = made
+            else:
+                factories.pop(node.name, None)
         elif isinstance(node, ast.ClassDef):
             bind(node.name, f"class {node.name}")
             if _defines_call(node, callable_classes):
@@ -90,11 +123,29 @@ def binding_kinds(tree: ast.Module) -> dict[str, str | None]:
                     bind(name, "imported callable" if callable_name else None)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            kind = _value_kind(node.value, bound, callable_classes)
+            kind = _value_kind(node.value, bound, callable_classes, factories)
             for target in targets:
                 if isinstance(target, ast.Name):
                     bind(target.id, kind)
     return bound
+
+
+def _made_class(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """``RulesAgent`` for ``def make(...): return RulesAgent(...)``: the one class every ``return`` of the
+    function (not of functions nested in it) calls by name, else None."""
+    returns: list[ast.Return] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Return):
+            returns.append(item)
+        elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(item))
+    made = {item.value.func.id for item in returns if isinstance(item.value, ast.Call)
+            and isinstance(item.value.func, ast.Name)}
+    if returns and len(made) == 1 and all(isinstance(item.value, ast.Call) for item in returns):
+        return made.pop()
+    return None
 
 
 def _defines_call(node: ast.ClassDef, callable_classes: set[str]) -> bool:
@@ -104,9 +155,11 @@ def _defines_call(node: ast.ClassDef, callable_classes: set[str]) -> bool:
     return own or any(isinstance(base, ast.Name) and base.id in callable_classes for base in node.bases)
 
 
-def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes: set[str]) -> str | None:
+def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes: set[str],
+                factories: dict[str, str] | None = None) -> str | None:
     """What an assigned value is when it is callable: ``act = connectx.negamax_agent`` binds a function,
-    ``agent = Agent()`` an object when the file's class Agent defines ``__call__``; ``SIZE = cfg.ROWS`` and
+    ``agent = Agent()`` (or ``agent = make()``, ``make`` returning ``Agent(...)``) an object when the file's class
+    Agent defines ``__call__``; ``SIZE = cfg.ROWS`` and
     other calls' results do not count."""
     if isinstance(value, ast.Lambda):
         return "lambda"
@@ -121,6 +174,9 @@ def _value_kind(value: ast.expr, bound: dict[str, str | None], callable_classes:
             return "functools.partial"
         if isinstance(called, ast.Name) and name in callable_classes:
             return f"object, an instance of {name}"
+        made = (factories or {}).get(name) if isinstance(called, ast.Name) and bound.get(name) == "function" else None
+        if made is not None and made in callable_classes:  # agent = make(), make returning RulesAgent(...)
+            return f"object, an instance of {made}"
     return None
 
 
@@ -164,11 +220,12 @@ def last_callable(tree: ast.Module) -> str | None:
 
 
 def conditional_names(tree: ast.Module) -> set[str]:
-    """Names bound only inside a top-level ``if``, ``for`` or ``while`` (whether they are bound, and to what,
-    is known once the file has run)."""
+    """Names bound only inside a top-level ``if``, ``for`` or ``while``, or an ``except`` clause (whether they are
+    bound, and to what, is known once the file has run)."""
     always = {name for name in bindings(ast.Module([node for node in tree.body
-                                                    if not isinstance(node, (ast.If, ast.For, ast.While))], []))}
-    return set(binding_kinds_with_loops(tree)) - always
+                                                    if not isinstance(node, (ast.If, ast.For, ast.While))], []),
+                                        handlers=False)}
+    return set(binding_kinds(tree)) - always
 
 
 def binding_kinds_with_loops(tree: ast.Module) -> dict[str, str | None]:

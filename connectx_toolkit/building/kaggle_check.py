@@ -84,7 +84,11 @@ def load(path: str) -> dict[str, Any]:
     else:
         described = (rules.describe_callable(entry)
                      + (f", bound to {name}" if getattr(entry, "__name__", None) != name else ""))
-    return {"ok": True, "load_s": seconds, "last_callable": name, "entry": described}
+    report = {"ok": True, "load_s": seconds, "last_callable": name, "entry": described}
+    bound = rules.wrapped_name(entry)  # the agent's own name for what the wrapper calls
+    if bound is not None:
+        report["entry_name"] = bound
+    return report
 
 
 def watch_namespace() -> list[dict[str, Any]]:
@@ -251,6 +255,10 @@ class ReadWatcher:
                      and not flags & os.O_TRUNC and not flags & getattr(os, "O_DIRECTORY", 0))
         if name in self.opened or name in self.skipped or not (reads or creates):
             return
+        if name.endswith(".pyc"):
+            return  # Python's import looking for cached bytecode (of a module the agent wrote itself): no data
+        if not os.path.isabs(name) and self.removing_a_tree():
+            return  # shutil.rmtree opens each folder by its name relative to its parent's descriptor: no data
         if reads and not creates and name.startswith(self.installed_names) and ".." not in name:
             return  # an installed file (a module being imported): never the agent's data
         real = os.path.realpath(name)
@@ -273,6 +281,13 @@ class ReadWatcher:
             self.created.add(real)
 
     @staticmethod
+    def removing_a_tree() -> bool:
+        """Whether the open is ``shutil.rmtree``'s own (a temporary folder the agent removes, as stickytape's
+        bundles do at load)."""
+        caller = sys._getframe(2)  # this <- the hook <- the Python function that opened
+        return caller.f_code.co_name.startswith("_rmtree") and caller.f_globals.get("__name__") == "shutil"
+
+    @staticmethod
     def source_read_back(name: str) -> bool:
         """Whether this is Python source read back through ``linecache`` (a traceback, a warning, ``inspect``,
         ``traceback.format_stack()``, which torch runs at import): the source of code that ran, not data.
@@ -289,6 +304,7 @@ class ReadWatcher:
     def exempt(self, real: str) -> bool:
         """The submission itself, the toolkit, the system and the installation: not the agent's data."""
         return (real in (self.own, self.checker) or real.startswith(self.toolkit + os.sep)
+                or f"{os.sep}{rules.MODULES_FOLDER_PREFIX}" in real  # the single file's modules and numba's cache
                 or (self.bundle is not None and real.startswith(self.bundle + os.sep))
                 or real.startswith(self.system) or any(real == p or real.startswith(p + os.sep) for p in self.installed))
 

@@ -92,6 +92,23 @@ def optional_imports(tree: ast.Module) -> set[int]:
     return guarded
 
 
+# stickytape (a bundler of several modules into one file) writes each module's text into a temporary folder at
+# load, puts the folder on sys.path and imports it: the file carries those modules itself.
+SELF_WRITERS = frozenset({"__stickytape_write_module"})
+
+
+def self_written_modules(tree: ast.Module) -> set[str]:
+    """Top-level names of the modules the file writes at load and imports from there
+    (``__stickytape_write_module('helpers.py', b'...')`` writes ``helpers``)."""
+    written = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SELF_WRITERS
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            path = node.args[0].value
+            written.add(path.split("/")[0].removesuffix(".py"))
+    return written
+
+
 def project_dependencies(
     module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
 ) -> Dependencies:
@@ -102,6 +119,7 @@ def project_dependencies(
     """
     found = Dependencies()
     optional = optional_imports(tree)
+    carried = self_written_modules(tree)  # imported from where the file writes them: nothing to embed
 
     def exists(name: str) -> bool:
         return name in virtual or locate(name, project) is not None
@@ -133,6 +151,8 @@ def project_dependencies(
     def classify(target: str, where: str, statement: str, guarded: bool) -> bool | None:
         """True for a project module; False for an allowed external one; None for one it cannot have."""
         top = target.partition(".")[0]
+        if top in carried:
+            return False
         if top == TOOLKIT:  # found beside the agents in a checkout, but never on Kaggle
             cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(top, project)}", f"no module {top} here")
             return None
@@ -184,11 +204,37 @@ def project_dependencies(
 
 NOT_INSTALLED = "nor installed here"  # in ``missing``'s text for a package found nowhere
 
+# Well-known packages of Kaggle's Python image (the Kaggle/docker-python image), by import name, with the name
+# pip installs them by. Only these are ever suggested to ``pip install``: any other missing name may be a module
+# of the agent's own that its author never published, and a stranger may have published one under that name.
+# Not the whole image: a package left out here is told as missing, without an install command.
+KAGGLE_IMAGE = {
+    "numpy": "numpy", "scipy": "scipy", "pandas": "pandas", "numba": "numba", "torch": "torch",
+    "tensorflow": "tensorflow", "keras": "keras", "jax": "jax", "sklearn": "scikit-learn", "xgboost": "xgboost",
+    "lightgbm": "lightgbm", "catboost": "catboost", "psutil": "psutil", "joblib": "joblib", "tqdm": "tqdm",
+    "cv2": "opencv-python", "PIL": "pillow", "matplotlib": "matplotlib", "networkx": "networkx", "sympy": "sympy",
+    "h5py": "h5py", "yaml": "pyyaml", "requests": "requests", "gym": "gym", "dill": "dill",
+    "cloudpickle": "cloudpickle", "Cython": "cython", "onnxruntime": "onnxruntime", "statsmodels": "statsmodels",
+    "kaggle_environments": "kaggle-environments",
+}
+
+
+def in_kaggle_image(name: str) -> bool:
+    """Whether ``name``'s top-level package is one of Kaggle's image that the builder knows (``KAGGLE_IMAGE``)."""
+    return name.partition(".")[0] in KAGGLE_IMAGE
+
+
+def pip_command(name: str) -> str:
+    """``.../python -m pip install scikit-learn, then --allow-import sklearn`` for a package of Kaggle's image."""
+    top = name.partition(".")[0]
+    return f"{sys.executable} -m pip install {KAGGLE_IMAGE[top]}, then --allow-import {top}"
+
 
 def install_hint(reason: str) -> str:
-    """``; to use it: .../python -m pip install psutil, then --allow-import psutil`` for ``no module psutil here``."""
+    """``; to use it: .../python -m pip install psutil, then --allow-import psutil`` for ``no module psutil here``
+    when psutil is a package of Kaggle's image; else nothing (the agent's own module, never installed)."""
     name = reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
-    return f"; to use it: {sys.executable} -m pip install {name}, then --allow-import {name}"
+    return f"; to use it: {pip_command(name)}" if in_kaggle_image(name) else ""
 
 
 def one_error(problems: list[Problem]) -> InputError:
@@ -203,7 +249,9 @@ def one_error(problems: list[Problem]) -> InputError:
     listed = "; ".join(problem.short for problem in problems)
     missing_names = [problem.reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
                      for problem in problems if NOT_INSTALLED in problem.message]
-    install = (f"; not installed here: {sys.executable} -m pip install {' '.join(missing_names)}, then "
+    missing_names = [name for name in dict.fromkeys(missing_names) if in_kaggle_image(name)]
+    install = (f"; not installed here: {sys.executable} -m pip install "
+               f"{' '.join(KAGGLE_IMAGE[name] for name in missing_names)}, then "
                + " ".join(f"--allow-import {name}" for name in missing_names) if missing_names else "")
     return InputError(f"{len(problems)} imports the agent cannot run without: {listed} "
                       f"(an import inside try/except ImportError is optional and left out){install}")
@@ -219,8 +267,11 @@ def missing(name: str, project: Project) -> str:
     where = f"under the import roots ({', '.join(roots)})" if roots else "in the project"
     if above is not None:
         return f"no module {name} {where}; it is in {display(above)}: add --path {display(above)}"
-    return (f"no module {name} {where}, {NOT_INSTALLED} (if it is a package Kaggle's image has: "
-            f"{sys.executable} -m pip install {name}, then --allow-import {name})")
+    if in_kaggle_image(name) and not (project.home and locate(name.partition(".")[0], project)):
+        return f"no module {name} {where}, {NOT_INSTALLED} (a package of Kaggle's image: {pip_command(name)})"
+    file = name.replace(".", "/") + ".py"
+    return (f"no module {name} {where}, {NOT_INSTALLED}: the agent's own module is missing beside it (looked for "
+            f"{file} in {', '.join(roots) or display(ROOT)}); put it there, or give its folder with --path")
 
 
 def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> set[str]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
 from connectx_toolkit.atomic import write_atomically
-from connectx_toolkit.building.bundle import archive_bytes, bundle_files, is_bundle
+from connectx_toolkit.building.bundle import BUNDLE_ROOT, added_files, archive_bytes, bundle_files, is_bundle
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
@@ -146,12 +147,13 @@ def render_bundle(entry: Entry, out: str) -> tuple[dict[str, bytes], list[Module
     return files, graph.modules, resources
 
 
-def render_bundle_graph(entry: Entry, out: str) -> tuple[dict[str, bytes], ModuleGraph, dict[str, bytes]]:
+def render_bundle_graph(entry: Entry, out: str, added: dict[str, bytes] | None = None,
+                        ) -> tuple[dict[str, bytes], ModuleGraph, dict[str, bytes]]:
     """Stages 2-4 for a Kaggle bundle, with the module graph's notes."""
     graph = module_graph(entry.module, entry.project, entry.virtual_modules)
     resources = collect_resources(graph.modules, entry.project, on_disk=True)
     files = bundle_files(entry.label, graph.modules, resources, entry.function, entry.rebuild or "",
-                         entry.project.home, out, entry.kind)
+                         entry.project.home, out, entry.kind, added)
     return files, graph, resources
 
 
@@ -171,6 +173,7 @@ def build(
     function: str | None = None,
     allow_imports: Iterable[str] = (),
     paths: Iterable[str] = (),
+    data: Iterable[str | os.PathLike] = (),
     project: Project = Project(),
     timeout: float = VALIDATION_TIMEOUT_S,
     sandbox: bool = False,
@@ -178,6 +181,9 @@ def build(
     before_validation: Callable[[], None] | None = None,
 ) -> BuildReport:
     """Build ``target`` into ``out``, validated by Kaggle's loader and referee in a clean interpreter.
+
+    ``data`` (``--data``): files and folders a bundle ships beside ``main.py`` besides its agent's folder
+    (what a notebook writes in code, outside ``%%writefile``); a single file has no folder on Kaggle.
 
     ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
@@ -194,10 +200,15 @@ def build(
     out = os.fspath(out)
     started = time.perf_counter()
     check_writable(out)
+    data = [os.fspath(path) for path in data]
+    if data and not is_bundle(out):
+        raise InputError(f"--data {data[0]}: data files travel beside main.py in a bundle (-o submission.tar.gz); "
+                         "a single file has no folder on Kaggle")
+    added = added_files(data)
     entry = prepare(target, project, function=function, allow_imports=allow_imports, paths=paths)
     files: dict[str, bytes] = {}
     if is_bundle(out):
-        files, graph, resources = render_bundle_graph(entry, out)
+        files, graph, resources = render_bundle_graph(entry, out, added)
         data = archive_bytes(files)
     else:
         text, graph, resources = render_single(entry)
@@ -216,7 +227,8 @@ def build(
     report["notes"] = graph.notes + list(report.get("notes") or [])
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
-        raise ValidationError(f"validation failed: {reason}", report)
+        report["reason"] = f"{report.get('reason')}{missing_bundle_file(reason)}"
+        raise ValidationError(f"validation failed: {reason}{missing_bundle_file(reason)}", report)
     install(data, out)
     result = BuildReport(
         path=out,
@@ -227,7 +239,7 @@ def build(
         data={name: len(blob) for name, blob in resources.items()},
         validation=report,
         seconds=time.perf_counter() - started,
-        function=entry.function,
+        function=played_name(entry, report),
         reason=entry.reason,
         external=externals(modules, entry),
         files={name: len(blob) for name, blob in files.items()},
@@ -235,6 +247,30 @@ def build(
     if verbose:
         print(result.summary(), file=sys.stdout)
     return result
+
+
+# A bundle's file the agent opened and did not find, as the loader's or a game's failure tells it.
+MISSING_BUNDLE_FILE = re.compile(r"No such file or directory: '" + re.escape(BUNDLE_ROOT) + r"/([^']+)'")
+
+
+def missing_bundle_file(reason: str) -> str:
+    """How to ship a file under /kaggle_simulations/agent that the agent died of not finding: ``--data NAME``
+    (a file a notebook writes in code), or the agent's folder; empty for any other failure."""
+    found = MISSING_BUNDLE_FILE.search(reason)
+    if found is None:
+        return ""
+    name = found.group(1)
+    return (f"; {name} is not in the bundle: add it with --data {name} (a file a notebook writes in code, "
+            "outside %%writefile), or put it in the agent's folder")
+
+
+def played_name(entry: Entry, report: dict[str, Any]) -> str:
+    """The entry's name as the report prints it: for an entry found only once the file has run, the name the
+    validated module binds it to (what Kaggle's ``get_last_callable`` returns for the unbuilt file), not the
+    source's guess."""
+    if entry.kind in RUN_TIME_KINDS and report.get("entry_name"):
+        return str(report["entry_name"])
+    return entry.function
 
 
 def resolve_label(target: Target) -> str:

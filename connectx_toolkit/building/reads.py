@@ -51,8 +51,9 @@ def refusal(item: dict[str, Any], modules: Sequence[Module], bundle: bool, found
     if in_bundle_root(path):
         if bundle:
             return f"{at}: the agent reads {path}, which is not in the bundle: put it in the agent's folder"
+        name = path[len(BUNDLE_ROOT) + 1:] or "NAME"
         return (f"{at}: the agent reads {path}, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
-                "(-o submission.tar.gz)")
+                f"(-o submission.tar.gz), with --data {name} if the agent's folder does not hold it")
     text = f"{at}: the agent reads {path!r} at run time, which the build did not include"
     if not os.path.isabs(path):
         return f"{text}: it {relative_note(path)}"

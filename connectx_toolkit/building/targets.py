@@ -27,14 +27,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from connectx_toolkit.building.closure import gather
-from connectx_toolkit.building.entry_point import (DEFAULT_FUNCTION, NOT_CALLABLE, RUN_TIME_KINDS, conditional_names,
-                                                  entry_point)
+from connectx_toolkit.building.entry_point import (DEFAULT_FUNCTION, NOT_CALLABLE, RUN_TIME_KINDS, entry_point,
+                                                  executed_statements)
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.notebook import (WrittenFile, module_name, notebook_module, notebook_parts,
                                               written_agent, written_files, written_folder)
 from connectx_toolkit.building.roots import locate, unique
-from connectx_toolkit.building.sources import (Module, Project, agent_names, binds, binds_at_top_level, display,
-                                               read_source)
+from connectx_toolkit.building.sources import Module, Project, agent_names, binds, display, read_source
 
 
 @dataclass(frozen=True)
@@ -230,18 +229,20 @@ def _with_roots(project: Project, *roots: str) -> Project:
 
 
 def _require_callable(entry: Entry) -> None:
-    """The entry module must bind the function at top level (inside a top-level ``if`` or loop counts), to
-    something that can be called; an entry found when the file has run is Kaggle's loader's to find."""
+    """The entry module must bind the function where Kaggle's loader executes it (at top level, or inside a
+    top-level ``with``, ``try``, ``if`` or loop), to something that can be called; an entry found when the file
+    has run is Kaggle's loader's to find."""
     if entry.kind in RUN_TIME_KINDS:
         return
     module = _entry_module(entry)
-    if not binds_at_top_level(module, entry.function) and entry.function not in conditional_names(module.tree):
+    executed = executed_statements(module.tree)
+    if not any(binds(statement, entry.function) for statement in executed):
         wanted = "agent(obs, config)" if entry.function == DEFAULT_FUNCTION else f"{entry.function}"
-        functions = [n.name for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions = [n.name for n in executed if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         hint = f" (its functions: {', '.join(functions)}; pick one with AGENT:FUNCTION)" if functions else ""
         raise InputError(f"{display(module.path)} defines no top-level {wanted}{hint}")
     last = None
-    for node in module.tree.body:
+    for node in executed:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry.function
                                                 for t in node.targets):
             last = node.value

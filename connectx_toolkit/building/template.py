@@ -17,7 +17,7 @@ import textwrap
 import zlib
 
 from connectx_toolkit.building.entry_point import AGENT_AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS
-from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper, run_time_entry
+from connectx_toolkit.building.kaggle_rules import MODULES_FOLDER_PREFIX, describe_entry, entry_wrapper, run_time_entry
 from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
 
 LOADER = '''\
@@ -104,6 +104,78 @@ _ABSENT = object()
 _BUILTINS = dict(_builtins.__dict__, __import__=_import)
 _TOP_LEVEL = {name.partition(".")[0] for name in _SOURCES}
 '''
+
+# Appended to the loader when a module asks numba to cache what it compiles (``@njit(cache=True)``): numba keeps
+# its cache beside the module's file and refuses a file that does not exist ("no locator available", see
+# numba/core/caching.py), so those modules run from real files, written when the submission loads into a
+# private temporary folder (writable wherever the agent runs; Kaggle's agent folder may not be), removed at exit
+# (or, when the process was killed, by the next process that loads such a file).
+REAL_FILES = '''\
+
+
+def _real_file(source, filename):
+    """The module's file, written under this process's private folder; its embedded name if that fails."""
+    global _REAL_FOLDER
+    try:
+        if _REAL_FOLDER is None:
+            import atexit, shutil, tempfile
+            _sweep_folders(tempfile.gettempdir(), shutil.rmtree)
+            _REAL_FOLDER = tempfile.mkdtemp(prefix={prefix!r} + str(_os.getpid()) + "-")
+            atexit.register(shutil.rmtree, _REAL_FOLDER, True)
+        path = _REAL_FOLDER + "/" + filename
+        _os.makedirs(_os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        return path
+    except OSError:
+        return filename
+
+
+def _sweep_folders(temporary, remove):
+    """Remove the folders that processes which have ended left behind (a killed process runs no atexit)."""
+    for entry in _os.listdir(temporary):
+        pid = entry[len({prefix!r}):].partition("-")[0] if entry.startswith({prefix!r}) else ""
+        if pid.isdigit() and int(pid) != _os.getpid():
+            try:
+                _os.kill(int(pid), 0)
+            except ProcessLookupError:
+                remove(_os.path.join(temporary, entry), True)
+            except OSError:
+                pass  # another user's process, alive
+
+
+import os as _os
+
+_REAL_FOLDER = None
+_REAL_FILES = {names!r}  # modules numba caches: run from real files
+'''
+REAL_FILE_LINE = """\
+    if name in _REAL_FILES:
+        filename = _real_file(source, filename)
+"""
+
+
+def caches_compiled_code(module: Module) -> bool:
+    """Whether the module imports numba and passes ``cache=`` (anything but ``False``) to a call: numba then
+    needs the module's file to exist."""
+    tree = module.tree
+    imports_numba = any((isinstance(node, ast.Import) and any(a.name.partition(".")[0] == "numba" for a in node.names))
+                        or (isinstance(node, ast.ImportFrom) and not node.level
+                            and (node.module or "").partition(".")[0] == "numba") for node in ast.walk(tree))
+    return imports_numba and any(isinstance(node, ast.keyword) and node.arg == "cache"
+                                 and not (isinstance(node.value, ast.Constant) and node.value.value is False)
+                                 for node in ast.walk(tree))
+
+
+def loader(modules: list[Module]) -> str:
+    """The loader's text: with real files for the modules whose compiled code numba caches (none: the plain
+    loader, the same bytes as ever)."""
+    real = sorted(module.name for module in modules if caches_compiled_code(module))
+    if not real:
+        return LOADER
+    anchor = "    is_package, source, filename = _SOURCES[name]\n"
+    return LOADER.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real), prefix=MODULES_FOLDER_PREFIX)
+
 
 def encode_resource(data: bytes) -> str:
     """zlib + base64 in 76-column lines (b64decode skips the newlines; both decode in C, fast)."""
@@ -200,7 +272,7 @@ def render(
         parts.append(f"{header}_SOURCES[{module.name!r}] = {entry}\n")
     for name, blob in resources.items():
         parts.append(f"_RESOURCES[{name!r}] = {encode_resource(blob)}\n")
-    parts.append(f"# {'-' * 96}\n" + LOADER)
+    parts.append(f"# {'-' * 96}\n" + loader(modules))
     described = describe_entry(f"{modules[-1].shown_name}.{function}" if not modules[-1].file_name
                                else f"{function} of {modules[-1].file_name}", kind)
     if kind in RUN_TIME_KINDS:

@@ -50,6 +50,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="admit third-party package NAME (only if Kaggle's image has it; repeatable)")
     parser.add_argument("--path", action="append", default=[], metavar="DIR",
                         help="an import root searched after the agent's folder and before PYTHONPATH (repeatable)")
+    parser.add_argument("--data", action="append", default=[], metavar="FILE",
+                        help="a file or folder to ship beside main.py in a bundle, e.g. one a notebook writes in "
+                        "code outside %%%%writefile (repeatable; -o ....tar.gz)")
     parser.add_argument("--sandbox", action="store_true",
                         help="run the validation inside a bubblewrap sandbox (no network, no home directory)")
     parser.add_argument("--timeout", type=float, default=VALIDATION_TIMEOUT_S, metavar="SECONDS",
@@ -82,7 +85,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
             require_sandbox()
         # A bundle is always validated in the sandbox (it is unpacked at /kaggle_simulations/agent there).
         note = None if args.sandbox or args.out.endswith(".tar.gz") else outside_warning([args.agent], args.program)
-        report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, project=project,
+        report = build(args.agent, args.out, allow_imports=args.allow_import, paths=args.path, data=args.data,
+                       project=project,
                        timeout=args.timeout,
                        sandbox=args.sandbox, before_validation=(lambda: print(note, file=sys.stderr)) if note else None)
     except SandboxUnavailable as error:

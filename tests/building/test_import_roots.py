@@ -198,12 +198,13 @@ def test_allow_import_of_a_package_not_installed_is_one_line_with_the_install_co
                    "torch_not_installed_here\n")
 
 
-def test_an_import_installed_nowhere_says_how_to_install_it(tmp_path):
+def test_an_import_installed_nowhere_is_told_missing_beside_the_agent(tmp_path):
     write(tmp_path, {"ghost.py": "import ghost_package_xyz\n\ndef agent(o, c):\n    return 3\n"})
     with pytest.raises(BuildError) as caught:
         build_text(str(tmp_path / "ghost.py"))
     assert "no module ghost_package_xyz under the import roots" in str(caught.value)
-    assert "nor installed here (if it is a package Kaggle's image has: " in str(caught.value)
+    assert "nor installed here: the agent's own module is missing beside it" in str(caught.value)
+    assert "pip install" not in str(caught.value)  # not a package of Kaggle's image
 
 
 def test_an_error_inside_a_library_names_the_agents_line_first(tmp_path, capsys):

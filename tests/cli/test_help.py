@@ -34,7 +34,7 @@ OPTIONS = {
     "board": HELP | {"--game", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
     | ANALYSIS - {"--analysis-dir"},
     "analyze": HELP | ANALYSIS | {"--workers", "--json", "--no-progress"},
-    "build": HELP | {"-o", "--out", "--allow-import", "--path", "--sandbox", "--timeout", "--search-path", "--package",
+    "build": HELP | {"-o", "--out", "--allow-import", "--path", "--data", "--sandbox", "--timeout", "--search-path", "--package",
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
                      "--quiet"},

@@ -1,0 +1,114 @@
+"""Notebooks that write data in code: ``%%writefile main.py`` writes the agent, and another cell writes its
+opening book with ``pickle.dump``. The built bundle holds what ``%%writefile`` writes; ``--data FILE`` (the
+``data=`` keyword of ``building.build``) adds the files a notebook writes otherwise, beside ``main.py``. An
+agent that reads a missing ``/kaggle_simulations/agent/NAME`` is told how to add it.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from connectx_toolkit.building import BuildError, InputError, build
+from connectx_toolkit.cli import build_submission as builder
+
+# main.py as the public notebook writes it: its book read where Kaggle unpacks a bundle, at line 21.
+MAIN = """\
+import os
+import pickle
+import random
+
+ORDER = (3, 2, 4, 1, 5, 0, 6)
+HERE = "/kaggle_simulations/agent"
+
+
+def book_key(board):
+    return "".join(str(cell) for cell in board)
+
+
+def first_open(board):
+    for column in ORDER:
+        if board[column] == 0:
+            return column
+    return 0
+
+
+with open(os.path.join(HERE, "opening_book.pkl"), "rb") as handle:
+    BOOK = pickle.load(handle)
+
+
+def agent(obs, config):
+    move = BOOK.get(book_key(obs.board))
+    if move is not None and obs.board[move] == 0:
+        return move
+    return first_open(obs.board) if random.random() < 2 else 0
+"""
+CELLS = [
+    "!pip install -q kaggle-environments",
+    "import pickle\nbook = {'0' * 42: 3}\nwith open('opening_book.pkl', 'wb') as f:\n    pickle.dump(book, f)",
+    "%%writefile main.py\n" + MAIN.rstrip("\n"),
+    "from kaggle_environments import make\nenv = make('connectx')\nenv.run(['main.py', 'random'])",
+    "!tar czf submission.tar.gz main.py opening_book.pkl",
+]
+
+
+@pytest.fixture
+def notebook_folder(tmp_path) -> Path:
+    """The notebook, and the book its cell wrote when it ran (beside it, as Kaggle's working folder keeps it)."""
+    folder = tmp_path / "book_notebook"
+    folder.mkdir()
+    data = {"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                       "source": cell.splitlines(keepends=True)} for cell in CELLS],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (folder / "book.ipynb").write_text(json.dumps(data, indent=1))
+    with open(folder / "opening_book.pkl", "wb") as handle:
+        pickle.dump({"0" * 42: 3}, handle)
+    return folder
+
+
+def test_a_file_the_notebook_reads_but_does_not_write_with_writefile_is_told_how_to_add(notebook_folder, tmp_path):
+    with pytest.raises(BuildError) as caught:
+        build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.tar.gz")
+    message = str(caught.value)
+    assert "main.py:20" in message and "/kaggle_simulations/agent/opening_book.pkl" in message
+    assert "--data opening_book.pkl" in message
+    assert "--data opening_book.pkl" in caught.value.report["reason"]  # what the command prints
+
+
+def test_a_single_file_of_the_notebook_is_told_to_build_a_bundle_with_data(notebook_folder, tmp_path):
+    with pytest.raises(InputError) as caught:
+        build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py")
+    assert str(caught.value).endswith("build a bundle instead (-o submission.tar.gz), with --data opening_book.pkl "
+                                      "if the agent's folder does not hold it")
+
+
+def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path):
+    out = tmp_path / "submission.tar.gz"
+    report = build(str(notebook_folder / "book.ipynb"), out, data=(str(notebook_folder / "opening_book.pkl"),))
+    assert report.validation["ok"]
+    with tarfile.open(out) as archive:
+        assert sorted(archive.getnames()) == ["main.py", "opening_book.pkl"]
+        assert pickle.loads(archive.extractfile("opening_book.pkl").read()) == {"0" * 42: 3}
+
+
+def test_data_is_refused_for_a_single_file_and_a_missing_path(notebook_folder, tmp_path):
+    with pytest.raises(InputError, match=r"--data .*bundle \(-o submission.tar.gz\)"):
+        build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py",
+              data=(str(notebook_folder / "opening_book.pkl"),))
+    with pytest.raises(InputError, match=r"--data .*no_such.pkl: no such file or folder"):
+        build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.tar.gz",
+              data=(str(notebook_folder / "no_such.pkl"),))
+    assert not (tmp_path / "submission.tar.gz").exists() and not (tmp_path / "submission.py").exists()
+
+
+def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys):
+    out = tmp_path / "submission.tar.gz"
+    code = builder.main([str(notebook_folder / "book.ipynb"), "-o", str(out),
+                         "--data", str(notebook_folder / "opening_book.pkl")])
+    assert code == 0, capsys.readouterr().err
+    with tarfile.open(out) as archive:
+        assert "opening_book.pkl" in archive.getnames()
