@@ -209,10 +209,10 @@ def build(
     files: dict[str, bytes] = {}
     if is_bundle(out):
         files, graph, resources = render_bundle_graph(entry, out, added)
-        data = archive_bytes(files)
+        payload = archive_bytes(files)
     else:
         text, graph, resources = render_single(entry)
-        data = text.encode("utf-8")
+        payload = text.encode("utf-8")
     modules = graph.modules
     packages = package_folders(entry.project.allowed)
     if before_validation is not None:
@@ -229,11 +229,11 @@ def build(
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
         report["reason"] = f"{report.get('reason')}{missing_bundle_file(reason)}"
         raise ValidationError(f"validation failed: {reason}{missing_bundle_file(reason)}", report)
-    install(data, out)
+    install(payload, out)
     result = BuildReport(
         path=out,
-        size=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(payload),
+        sha256=hashlib.sha256(payload).hexdigest(),
         agent=target if isinstance(target, str) else resolve_label(target),
         modules=[m.shown_name for m in modules],
         data={name: len(blob) for name, blob in resources.items()},
