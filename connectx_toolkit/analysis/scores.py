@@ -41,6 +41,7 @@ from connectx_toolkit.agents.solver_engine.outcome_table import outcome_bounds
 
 from connectx_toolkit.analysis.cache import PositionCache, default_cache_path
 from connectx_toolkit.analysis.score_book import ScoreBook, load_score_book
+from connectx_toolkit.analysis.settings import MAX_BUDGET
 from connectx_toolkit.analysis.solving import WARM_UP, PositionSolver, compiled_solver_available
 from connectx_toolkit.analysis.table import OutcomeTable
 from connectx_toolkit.analysis.values import Value, score_range, trivial_value, win_score
@@ -49,7 +50,6 @@ from connectx_toolkit.analysis.workers import Job, SolverPool
 __all__ = ["PositionScorer", "Solved", "SolveSettings"]
 
 STANDARD = Config()
-MAX_BUDGET = 3600.0  # seconds: the analysis' own limit
 LONG_SEARCH_STONES = 10  # a search of fewer stones than this may take minutes (told to ``notice``)
 UNLIMITED_SECONDS = 7 * 86400.0  # the worker's budget when there is none (a wait longer than 24 days overflows poll)
 

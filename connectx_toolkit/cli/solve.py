@@ -60,9 +60,9 @@ from typing import IO, Callable, Iterator, Sequence
 
 from connectx_toolkit.analysis.cache import default_cache_path
 from connectx_toolkit.analysis.positions import PositionError, parse_moves
-from connectx_toolkit.analysis.scores import MAX_BUDGET, PositionScorer, Solved, SolveSettings
+from connectx_toolkit.analysis.scores import PositionScorer, Solved, SolveSettings
 from connectx_toolkit.analysis.values import Value
-from connectx_toolkit.cli.options import Parser
+from connectx_toolkit.cli.options import Parser, analysis_budget
 from connectx_toolkit.errors import UsageError
 
 __all__ = ["EXIT_OK", "EXIT_UNANSWERED", "configure", "main", "run"]
@@ -74,16 +74,6 @@ EXIT_UNANSWERED = 1  # some line was no position to solve, or was not settled wi
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 FULL_COLUMN = "-"
-
-
-def _budget(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= MAX_BUDGET:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0 and <= {MAX_BUDGET:g}")
-    return value
 
 
 def _only_standard(name: str, standard: int) -> Callable[[str], int]:
@@ -105,7 +95,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-a", "--all", action="store_true",
                         help="print the score of every column (- for a full one) instead of the position's")
     parser.add_argument("--json", action="store_true", help="one JSON object a line (JSON Lines)")
-    parser.add_argument("--budget", type=_budget, default=None, metavar="SECONDS",
+    parser.add_argument("--budget", type=analysis_budget, default=None, metavar="SECONDS",
                         help="CPU seconds of search per searched position (with --all, per column); a score not "
                              "settled in time prints its proven bounds LOW..HIGH (default: no limit, exact "
                              "scores however long they take)")

@@ -17,24 +17,13 @@ import pytest
 
 from connectx_toolkit.cli import evaluate
 from connectx_toolkit.on_kaggle import connection
-from tests.kaggle_stand_in import KaggleStandIn, ListedEpisode, PortBusy
+from tests.kaggle_stand_in import KaggleStandIn, ListedEpisode
 from tests.ladder_episodes import CATALOGUE, catalogue, other_competition_game
 from tests.helpers import REPO
 
 ROOT = REPO
 OURS = 41000001
 OPPONENTS = ("Bob", "Cy", "Dee", "Eve", "Fay")
-
-
-@pytest.fixture(scope="module")
-def stand_in():
-    server = KaggleStandIn()
-    try:
-        server.start()
-    except PortBusy as error:
-        pytest.skip(str(error))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

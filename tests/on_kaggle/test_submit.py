@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from connectx_toolkit.cli import evaluate as evaluate_cli
-from tests.kaggle_stand_in import KaggleStandIn, PortBusy
+from tests.kaggle_stand_in import KaggleStandIn
 from tests.helpers import REPO
 
 ROOT = REPO
@@ -24,17 +24,6 @@ GATE_AGENTS = os.path.join(ROOT, "tests", "fixtures", "gate_agents")
 PASSES = os.path.join(GATE_AGENTS, "leftmost.py")  # legal and fast: PASSes against itself as the baseline
 FAILS = os.path.join(GATE_AGENTS, "numpy_int.py")  # returns a numpy integer: Kaggle's referee calls it invalid
 UPLOAD_STEPS = ("StartSubmissionUpload", "upload", "CreateSubmission")
-
-
-@pytest.fixture(scope="module")
-def stand_in():
-    server = KaggleStandIn()
-    try:
-        server.start()
-    except PortBusy as error:
-        pytest.skip(str(error))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
