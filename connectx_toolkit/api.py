@@ -27,8 +27,8 @@ __all__ = ["analyze", "build", "league", "open_board", "play_match", "run_gate"]
 
 
 def build(target: Target, out: str | os.PathLike = "submission.py", *, function: str | None = None,
-          allow_imports: Iterable[str] = (), paths: Iterable[str] = (), sandbox: bool = False,
-          verbose: bool = False) -> BuildReport:
+          allow_imports: Iterable[str] = (), paths: Iterable[str] = (), data: Iterable[str | os.PathLike] = (),
+          sandbox: bool = False, verbose: bool = False) -> BuildReport:
     """Build ``target`` into ``out``, one file Kaggle accepts (``connectx build``), validated by Kaggle's loader
     and referee in a clean interpreter, written atomically; ``out`` ending in ``.tar.gz`` writes a Kaggle
     bundle instead.
@@ -37,7 +37,8 @@ def build(target: Target, out: str | os.PathLike = "submission.py", *, function:
     ``TARGET:FUNCTION``, ``NOTEBOOK.ipynb:FUNCTION``, or a function object from a notebook or a script (built
     with every helper, class, import and constant it refers to). ``function`` picks a callable other than
     Kaggle's entry point; ``allow_imports`` admits third-party packages Kaggle's image has; ``paths`` are
-    import roots after the agent's folder, before ``PYTHONPATH``'s; ``sandbox`` validates inside a
+    import roots after the agent's folder, before ``PYTHONPATH``'s; ``data`` files and folders a bundle ships
+    beside ``main.py`` (``--data``: what a notebook writes in code); ``sandbox`` validates inside a
     bubblewrap sandbox; ``verbose`` prints the report. Returns a ``building.BuildReport``; raises
     ``building.BuildError`` (one line; ``exit_code`` 2 for bad input, 1 for a failed validation) and then
     leaves ``out`` as it was.
@@ -50,7 +51,7 @@ def build(target: Target, out: str | os.PathLike = "submission.py", *, function:
     """
     from connectx_toolkit.building.pipeline import build as build_submission
 
-    return build_submission(target, out, function=function, allow_imports=allow_imports, paths=paths,
+    return build_submission(target, out, function=function, allow_imports=allow_imports, paths=paths, data=data,
                             sandbox=sandbox, verbose=verbose)
 
 

@@ -45,6 +45,9 @@ def test_the_top_defaults_are_the_floors_constants():
     build = {name: (kind, default) for name, kind, default in parameters(pipeline.build)}
     for name, kind, default in parameters(connectx_toolkit.build):
         assert build[name] == (kind, default), name
+    # every option of the builder reaches the top, but the hooks the command line and the tests use
+    top = {name for name, _, _ in parameters(connectx_toolkit.build)}
+    assert set(build) - top == {"project", "timeout", "before_validation"}
     board = inspect.signature(connectx_toolkit.open_board).parameters
     assert (board["act_timeout"].default, board["overage"].default) == (DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE)
 
