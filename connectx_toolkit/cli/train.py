@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Train a TD(λ) agent by self-play and write it as an agent folder of your own, ready to evaluate and build.
 
-    connectx-train --episodes 20000 --seed 1 --out my_td_bot          # a few CPU minutes
-    connectx-train --untrained --out my_td_bot_untrained              # the same agent before training
-    connectx-build my_td_bot -o submission.py                         # one file: the code and the weights
-    connectx-evaluate --gate submission.py --baseline random
+    connectx train --episodes 20000 --seed 1 --out my_td_bot          # a few CPU minutes
+    connectx train --untrained --out my_td_bot_untrained              # the same agent before training
+    connectx build my_td_bot -o submission.py                         # one file: the code and the weights
+    connectx gate submission.py --baseline random
 
 OUT gets ``main.py`` (the agent: the project's ``td_lambda`` move choice with these weights, read once at load
 with ``load_resource``) and ``data/td_lambda_weights.json`` (the weights, ``agents.td_lambda.weights_document``).
@@ -35,8 +35,8 @@ MAIN_PY = '''{marker}: {what}.
 """A TD(λ) ConnectX agent: the project's td_lambda move choice (a tactical filter, then the highest learned
 afterstate value) with the weights in data/{weights}, trained by self-play ({how}).
 
-Evaluate it with `connectx-evaluate <this folder> random`; build it into one submission (this code, the
-project's agents code it imports and the weights, embedded) with `connectx-build <this folder>`.
+Evaluate it with `connectx match <this folder> random`; build it into one submission (this code, the
+project's agents code it imports and the weights, embedded) with `connectx build <this folder>`.
 """
 
 from agents.core.resources import load_resource
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
     if args.evaluate:
         quick_check(weights, features, args.evaluate, out)
-    print(f"build it: connectx-build {args.out} -o submission.py", file=out)
+    print(f"build it: connectx build {args.out} -o submission.py", file=out)
     return 0
 
 

@@ -1,6 +1,6 @@
 """The pre-upload gate: is CANDIDATE safe to submit and not weaker than BASELINE?
 
-    python evaluate.py --gate submissions/submission.py --baseline greedy [--json] [-n 100]
+    connectx gate submissions/submission.py --baseline greedy [--json] [-n 100]
 
 Checks, in order; the gate stops at the first check that fails (a cheap failure is reported in seconds,
 and strength means nothing for an agent that cannot play a legal game in time):
@@ -250,7 +250,7 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
 
 def build_command(candidate: str, paths: Any = ()) -> str:
     """The command that builds ``candidate`` into one uploadable file, with the import roots the run used."""
-    return " ".join(["python build_submission.py", shlex.quote(candidate),
+    return " ".join(["connectx build", shlex.quote(candidate),
                      *(f"--path {shlex.quote(path)}" for path in paths or ()), "-o submission.py"])
 
 

@@ -38,7 +38,7 @@ def ladder_text(summary: dict[str, Any], analysis_lines: Sequence[str]) -> str:
         lines.append(f"plot of losing moves by ply: {plot}")
     if summary["games"]:
         example = next((item["episode"] for item in summary["losing_moves"]), summary["games"][-1]["episode"])
-        lines.append(f"step through a game and play on from any move: connectx-evaluate --board --game "
+        lines.append(f"step through a game and play on from any move: connectx board --game "
                      f"{directory}/{example}.json")
     return "\n".join(lines)
 

@@ -46,7 +46,7 @@ def check_file(path: str) -> None:
     if not os.path.exists(path):
         raise KaggleError(f"--submit {path}: no such file")
     if not os.path.isfile(path):
-        raise KaggleError(f"--submit {path}: not a file (build one first: connectx-build {path})")
+        raise KaggleError(f"--submit {path}: not a file (build one first: connectx build {path})")
     if not path.endswith(KAGGLE_TAKES):
         raise KaggleError(f"--submit {path}: Kaggle takes a .py file or a .tar.gz bundle")
 
@@ -114,7 +114,7 @@ bar of the gate's games on stderr). Returns 0
     text = (f"submitted {path} as {number} ({description!r}); Kaggle: {submitted.kaggle_message or 'ok'}\n"
             f"  see it: {submitted.url}")
     if submitted.id:
-        text += f"\n  its ladder games, once played: connectx-evaluate --ladder {submitted.id}"
+        text += f"\n  its ladder games, once played: connectx ladder {submitted.id}"
     _finish(out, as_json, report, submitted, forced=not passed, text=text)
     return 0
 

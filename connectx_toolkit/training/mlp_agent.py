@@ -4,7 +4,7 @@
     write_mlp_agent("my_ppo_bot", [(w0, b0), (w1, b1), (w2, b2)], activation="tanh", layout="planes",
                     what="MaskablePPO, 200k steps against random")
 
-OUT gets ``main.py`` and ``data/policy.npz``; ``connectx-build OUT`` embeds both into one submission. Whatever
+OUT gets ``main.py`` and ``data/policy.npz``; ``connectx build OUT`` embeds both into one submission. Whatever
 library trained the network (torch through stable-baselines3 or Ray RLlib, jax, ...), Kaggle's side needs only
 the standard library and numpy: ``main.py`` reads the weights with ``load_resource("policy.npz")`` once, at
 load (``np.load`` of the bytes, ``allow_pickle=False``), and each move is the forward pass in numpy over the
@@ -47,8 +47,8 @@ MAIN_PY = '''{marker}: {what}.
 """A ConnectX agent that plays a trained policy network (an MLP) with numpy alone: the weights in
 data/{name}, read once at load; each move the full columns are masked and the highest logit played.
 
-Evaluate it with `connectx-evaluate <this folder> random`; build it into one submission (this code and the
-weights, embedded) with `connectx-build <this folder>`.
+Evaluate it with `connectx match <this folder> random`; build it into one submission (this code and the
+weights, embedded) with `connectx build <this folder>`.
 """
 
 import io

@@ -301,7 +301,7 @@ def test_a_raw_file_needing_its_siblings_fails_at_load_as_kaggle_loads_it_alone_
     assert reason == (f"  - load: {bot} needs modules of its own (bot.py:1 in <module>: ModuleNotFoundError: No module "
                       f"named 'helper'), which Kaggle does not have when it is uploaded alone (clean room: python -I, alone in "
                       f"an empty folder, no project): upload what "
-                      f"`python build_submission.py {bot} -o submission.py` writes, which inlines them")
+                      f"`connectx build {bot} -o submission.py` writes, which inlines them")
     built = tmp_path / "submission.py"
     from connectx_toolkit.building import build
 
@@ -314,9 +314,9 @@ def test_the_build_command_a_failed_load_gives_keeps_the_path_the_run_used(tmp_p
     bot = siblings(tmp_path / "bot", tmp_path / "lib")
     code, report, _ = run_gate(capfd, "--gate", str(bot), "--path", str(tmp_path / "lib"), "--baseline", "random")
     assert code == 1 and report["candidate"] == str(bot)
-    command = f"python build_submission.py {bot} --path {tmp_path / 'lib'} -o submission.py"
+    command = f"connectx build {bot} --path {tmp_path / 'lib'} -o submission.py"
     assert f"upload what `{command}` writes" in report["reasons"][0]
-    built = subprocess.run([sys.executable, os.path.join(ROOT, *command.split()[1:2]), *command.split()[2:]],
+    built = subprocess.run([sys.executable, "-m", "connectx_toolkit", *command.split()[1:]],
                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert built.returncode == 0, built.stderr[-2000:]  # the command it prints works as printed
 

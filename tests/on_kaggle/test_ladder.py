@@ -164,7 +164,7 @@ def test_the_summary_for_people(kaggle, capsys, solved):
     assert "  TIMEOUT in 2 games: no traceback in its log\n    episode 1007 vs Cy (second player), at ply 5\n" in out
     assert "episode 1005 vs Fay (first player, draw): ply " in out and ": win -> draw" in out
     assert "submission 41000001" in out and "opponents" in out  # the analysis's two sides
-    assert f"connectx-evaluate --board --game ladder/{OURS}/" in out
+    assert f"connectx board --game ladder/{OURS}/" in out
     assert err == []
 
     kaggle.requests.clear()

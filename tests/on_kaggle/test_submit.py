@@ -88,7 +88,7 @@ def test_a_file_that_passes_the_gate_is_uploaded_and_its_id_printed(kaggle, tmp_
         f"uploading {PASSES} to Kaggle's connectx competition...",
         f"submitted {PASSES} as submission 52000001 ('leftmost, v1'); Kaggle: Successfully submitted to ConnectX",
         "  see it: http://localhost:7777/competitions/connectx/submissions",
-        "  its ladder games, once played: connectx-evaluate --ladder 52000001"]
+        "  its ladder games, once played: connectx ladder 52000001"]
     assert "Traceback" not in err
 
 
@@ -156,4 +156,4 @@ def test_a_raw_file_that_needs_its_siblings_is_never_uploaded_even_with_force(ka
     assert code == 1, err
     assert uploads(kaggle) == [] and kaggle.created == []
     assert f"not uploaded, even with --force: {folder / 'bot.py'} imports modules of its own" in out
-    assert f"python build_submission.py {folder / 'bot.py'} -o submission.py" in out
+    assert f"connectx build {folder / 'bot.py'} -o submission.py" in out
