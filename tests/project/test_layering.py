@@ -230,9 +230,8 @@ FLOORS = [
     {"cli", "api"},
     {"__init__", "__main__"},
 ]
-# Arrows that still run back up, each to be removed with the change that removes it (the test fails when one
-# no longer exists, so the list cannot go stale): the Python API's board() lives in evaluation/api.py until it
-# moves to the package's face.
+# Arrows that still run back up: none. One that a change must leave for a while is listed here with the change
+# that will remove it (the test fails when a listed one no longer exists, so the list cannot go stale).
 STILL_UP: set[str] = set()
 
 
