@@ -154,27 +154,51 @@ REAL_FILE_LINE = """\
         filename = _real_file(source, filename)
 """
 
+# Appended to the loader when a module imports numba. numba names a function it compiles after its __module__
+# (numba/core/funcdesc.py) but a recursive call to itself after the module inspect.getmodule finds in sys.modules
+# under that name, "<dynamic>" when none (numba/core/typeinfer.py): for a module absent from sys.modules when
+# its functions compile (at their first call, after its top-level code ran) the names differ, the call stays
+# unresolved and aborts ("numba jitted function aborted due to unresolved symbol"), cached or not. So such a
+# module stays in sys.modules when no module of its name was there; one that was keeps its place (numba needs only
+# the name).
+KEPT_MODULES = '''
+_KEPT_IN_SYS_MODULES = {names!r}  # modules that import numba: left in sys.modules
+'''
+
+
+def imports_numba(module: Module) -> bool:
+    """Whether the module imports numba anywhere (at its top level or inside a function)."""
+    return any((isinstance(node, ast.Import) and any(a.name.partition(".")[0] == "numba" for a in node.names))
+               or (isinstance(node, ast.ImportFrom) and not node.level
+                   and (node.module or "").partition(".")[0] == "numba") for node in ast.walk(module.tree))
+
 
 def caches_compiled_code(module: Module) -> bool:
     """Whether the module imports numba and passes ``cache=`` (anything but ``False``) to a call: numba then
     needs the module's file to exist."""
-    tree = module.tree
-    imports_numba = any((isinstance(node, ast.Import) and any(a.name.partition(".")[0] == "numba" for a in node.names))
-                        or (isinstance(node, ast.ImportFrom) and not node.level
-                            and (node.module or "").partition(".")[0] == "numba") for node in ast.walk(tree))
-    return imports_numba and any(isinstance(node, ast.keyword) and node.arg == "cache"
-                                 and not (isinstance(node.value, ast.Constant) and node.value.value is False)
-                                 for node in ast.walk(tree))
+    return imports_numba(module) and any(isinstance(node, ast.keyword) and node.arg == "cache"
+                                         and not (isinstance(node.value, ast.Constant) and node.value.value is False)
+                                         for node in ast.walk(module.tree))
 
 
 def loader(modules: list[Module]) -> str:
-    """The loader's text: with real files for the modules whose compiled code numba caches (none: the plain
-    loader, the same bytes as ever)."""
+    """The loader's text: with real files for the modules whose compiled code numba caches, and the modules that
+    import numba kept in sys.modules (no numba: the plain loader, the same bytes as ever)."""
+    text = LOADER
+    kept = sorted(module.name for module in modules if imports_numba(module))
+    if kept:
+        restore = ("        if previous is _ABSENT:\n            _sys.modules.pop(name, None)\n"
+                   "        else:\n            _sys.modules[name] = previous\n")
+        keep = ("        if previous is not _ABSENT:\n            _sys.modules[name] = previous\n"
+                "        elif name not in _KEPT_IN_SYS_MODULES or name not in _LOADED:  # (one that failed: gone)\n"
+                "            _sys.modules.pop(name, None)\n")
+        assert restore in text
+        text = text.replace(restore, keep) + KEPT_MODULES.format(names=tuple(kept))
     real = sorted(module.name for module in modules if caches_compiled_code(module))
-    if not real:
-        return LOADER
-    anchor = "    is_package, source, filename = _SOURCES[name]\n"
-    return LOADER.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real), prefix=MODULES_FOLDER_PREFIX)
+    if real:
+        anchor = "    is_package, source, filename = _SOURCES[name]\n"
+        text = text.replace(anchor, anchor + REAL_FILE_LINE) + REAL_FILES.format(names=tuple(real), prefix=MODULES_FOLDER_PREFIX)
+    return text
 
 
 def encode_resource(data: bytes) -> str:

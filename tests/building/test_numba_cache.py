@@ -58,6 +58,7 @@ def test_an_error_in_a_module_run_from_its_real_file_is_told_at_the_authors_file
 def test_only_modules_that_cache_get_real_files(numba_bot):
     text, modules, _ = build_text(str(numba_bot), allow_imports=("numba",))
     assert "_REAL_FILES = ('search',)" in text
+    assert "_KEPT_IN_SYS_MODULES = ('search',)" in text  # main.py imports no numba: it leaves sys.modules
     assert [m.name for m in modules if caches_compiled_code(m)] == ["search"]
     assert not caches_compiled_code(Module("m", "m.py", False, "from numba import njit\n@njit(cache=False)\ndef f(): pass\n"))
     assert not caches_compiled_code(Module("m", "m.py", False, "import functools\nf = functools.lru_cache(cache=True)\n"))
@@ -82,3 +83,18 @@ def test_folders_of_ended_processes_are_swept_at_load(numba_bot, tmp_path, monke
     assert not left.exists() and alive.exists()
     (own,) = [path for path in temporary.iterdir() if path.name.startswith(f"connectx-modules-{os.getpid()}-")]
     assert (own / "search.py").read_text() == (numba_bot / "search.py").read_text()
+
+
+def test_a_numba_search_defined_inside_the_agent_function_builds_and_plays(tmp_path):
+    """numba names a recursive function's call to itself after the module ``inspect.getmodule`` finds in
+    sys.modules (numba/core/typeinfer.py), and the function itself after its ``__module__``: an embedded
+    module absent from sys.modules made the two differ, so the recursive call was left unresolved and aborted
+    ("numba jitted function aborted due to unresolved symbol"), cached or not."""
+    folder = tmp_path / "closure_bot"
+    folder.mkdir()
+    shutil.copy(os.path.join(FIXTURES, "entries", "numba_closure_bot.py"), folder / "main.py")
+    report = build(str(folder / "main.py"), tmp_path / "submission.py", allow_imports=("numba",))
+    assert report.validation["ok"], report.summary()
+    games = report.validation.get("games") or []
+    assert games and not any(game["failure"] for game in games), report.validation
+    assert not (folder / "__pycache__").exists()
