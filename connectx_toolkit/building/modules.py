@@ -23,7 +23,8 @@ from typing import Mapping
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
-from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, read_source, script_only
+from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, Module, Project, display, is_extension_file,
+                                               read_source, script_only)
 
 
 
@@ -32,7 +33,33 @@ def read_module(name: str, project: Project) -> Module:
     if found is None:
         raise InputError(f"no module {name} in the project")
     path, is_package = found
-    return Module(name, path, is_package, "" if os.path.isdir(path) else read_source(path))
+    if os.path.isdir(path) or is_extension_file(path):  # a namespace package, or a compiled module (no source)
+        return Module(name, path, is_package, "")
+    return Module(name, path, is_package, read_source(path))
+
+
+def refuse_extensions(modules: list[Module]) -> None:
+    """A single file carries modules as text: a compiled extension module the agent imports is refused in one
+    line at the import, with the way out (a bundle, which ships the module's file beside ``main.py``)."""
+    for extension in (module for module in modules if module.is_extension):
+        where = next((module.where(node.lineno) for module in modules if module.source
+                      for node in ast.walk(module.tree) if imports_module(node, module, extension.name)), None)
+        raise InputError(f"{where + ': ' if where else ''}{extension.name} is a compiled extension module "
+                         f"({display(extension.path)}), which a single file cannot carry: build a bundle "
+                         f"(-o submission.tar.gz), which ships it beside main.py")
+
+
+def imports_module(node: ast.AST, module: Module, name: str) -> bool:
+    """Whether ``node`` is an import statement of ``module`` that imports module ``name``."""
+    if isinstance(node, ast.Import):
+        return any(alias.name == name or alias.name.startswith(name + ".") for alias in node.names)
+    if not isinstance(node, ast.ImportFrom):
+        return False
+    try:
+        target = resolve_relative(module, node.module, node.level, "") if node.level else node.module or ""
+    except InputError:
+        return False
+    return target == name or any(f"{target}.{alias.name}" == name for alias in node.names)
 
 
 def resolve_relative(module: Module, name: str | None, level: int, where: str) -> str:
