@@ -38,28 +38,9 @@ def read_module(name: str, project: Project) -> Module:
     return Module(name, path, is_package, read_source(path))
 
 
-def refuse_extensions(modules: list[Module]) -> None:
-    """A single file carries modules as text: a compiled extension module the agent imports is refused in one
-    line at the import, with the way out (a bundle, which ships the module's file beside ``main.py``)."""
-    for extension in (module for module in modules if module.is_extension):
-        where = next((module.where(node.lineno) for module in modules if module.source
-                      for node in ast.walk(module.tree) if imports_module(node, module, extension.name)), None)
-        raise InputError(f"{where + ': ' if where else ''}{extension.name} is a compiled extension module "
-                         f"({display(extension.path)}), which a single file cannot carry: build a bundle "
-                         f"(-o submission.tar.gz), which ships it beside main.py")
-
-
-def imports_module(node: ast.AST, module: Module, name: str) -> bool:
-    """Whether ``node`` is an import statement of ``module`` that imports module ``name``."""
-    if isinstance(node, ast.Import):
-        return any(alias.name == name or alias.name.startswith(name + ".") for alias in node.names)
-    if not isinstance(node, ast.ImportFrom):
-        return False
-    try:
-        target = resolve_relative(module, node.module, node.level, "") if node.level else node.module or ""
-    except InputError:
-        return False
-    return target == name or any(f"{target}.{alias.name}" == name for alias in node.names)
+def cannot_carry(name: str, path: str) -> str:
+    return (f"{name} is a compiled extension module ({display(path)}), which a single file cannot carry: build a "
+            "bundle (-o submission.tar.gz), which ships it beside main.py")
 
 
 def resolve_relative(module: Module, name: str | None, level: int, where: str) -> str:
@@ -137,7 +118,7 @@ def self_written_modules(tree: ast.Module) -> set[str]:
 
 
 def project_dependencies(
-    module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
+    module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}, single_file: bool = False
 ) -> Dependencies:
     """Project modules ``module`` imports, in source order, and every import Kaggle cannot satisfy.
 
@@ -159,6 +140,15 @@ def project_dependencies(
         else:
             found.problems.append(Problem(message, f"{where}: `{statement}` ({short})", short))
 
+    def binary(name: str, where: str, statement: str, guarded: bool) -> bool:
+        """A compiled extension module a single file cannot carry: refused at the import (optional: left out)."""
+        found_at = None if not single_file or name in virtual else locate(name, project)
+        if found_at is None or not is_extension_file(found_at[0]):
+            return False
+        cannot(where, statement, guarded, f"{where}: `{statement}`: {cannot_carry(name, found_at[0])}",
+               f"{name} is a compiled extension module")
+        return True
+
     def need(target: str, where: str, statement: str, guarded: bool) -> bool:
         names = []
         parts = target.split(".")
@@ -167,6 +157,8 @@ def project_dependencies(
             if not exists(prefix):
                 cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(prefix, project)}",
                        f"no module {prefix} here")
+                return False
+            if binary(prefix, where, statement, guarded):
                 return False
             names.append(prefix)
         if guarded:
@@ -221,6 +213,8 @@ def project_dependencies(
         for alias in node.names:
             if alias.name != "*" and exists(f"{target}.{alias.name}"):
                 name = f"{target}.{alias.name}"
+                if binary(name, where, statement, guarded):
+                    continue
                 if guarded:
                     found.optional.append((name, where, statement))
                 else:
@@ -324,11 +318,14 @@ class ModuleGraph:
     notes: list[str]
 
 
-def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> ModuleGraph:
+def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {},
+                 single_file: bool = False) -> ModuleGraph:
     """Module ``entry`` and every project module it needs, dependencies first (depth-first post-order).
 
     ``virtual`` holds modules that exist only in memory (an agent gathered from a notebook); they are
     found before the search path. Raises one ``InputError`` naming every import the agent cannot run without.
+    ``single_file``: the modules are embedded as text, so a compiled extension module is one of those (left
+    out, with a note, where it is imported optionally).
     """
     order: list[Module] = []
     state: dict[str, str] = {}  # name -> "visiting" | "done"; import cycles are legal Python
@@ -340,7 +337,7 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         state[name] = "visiting"
         module = virtual[name] if name in virtual else read_module(name, project)
         parent = name.rpartition(".")[0]
-        found = project_dependencies(module, module.tree, project, virtual)
+        found = project_dependencies(module, module.tree, project, virtual, single_file)
         problems = list(found.problems)
         notes.extend(module.notes)
         notes.extend(found.notes)

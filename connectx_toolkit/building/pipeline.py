@@ -19,7 +19,7 @@ from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.notebook import notebook_parts
-from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph, refuse_extensions
+from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
 from connectx_toolkit.building.sources import Module, Project
 from connectx_toolkit.building.targets import Entry, resolve_target
@@ -135,8 +135,7 @@ def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
 
 def render_single(entry: Entry) -> tuple[str, ModuleGraph, dict[str, bytes]]:
     """Stages 2-4 for a single file, with the module graph's notes."""
-    graph = module_graph(entry.module, entry.project, entry.virtual_modules)
-    refuse_extensions(graph.modules)
+    graph = module_graph(entry.module, entry.project, entry.virtual_modules, single_file=True)
     resources = collect_resources(graph.modules, entry.project)
     graph.notes.extend(own_path_notes(graph.modules))
     text = render(entry.label, graph.modules, resources, entry.function, entry.rebuild, entry.kind)

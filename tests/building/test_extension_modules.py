@@ -100,7 +100,7 @@ def test_a_single_file_is_refused_at_the_import_with_the_way_out(agent_folder, t
     with pytest.raises(InputError) as caught:
         build(str(agent_folder), out)
     message = str(caught.value)
-    assert "main.py:1" in message and "fastcols is a compiled extension module" in message
+    assert message.startswith(f"{agent_folder / 'main.py'}:1: `import fastcols`: fastcols is a compiled extension module")
     assert "build a bundle (-o submission.tar.gz)" in message
     assert "missing" not in message and "\n" not in message
     assert not out.exists()
@@ -110,3 +110,19 @@ def test_the_evaluator_runs_it_as_a_bundle(agent_folder):
     shape = agent_shape(str(agent_folder))
     assert shape.modules[-1] == "main" and "fastcols" in shape.modules
     assert shape.reads_bundle_root  # runs only as a Kaggle bundle
+
+
+def test_a_single_file_leaves_out_an_optional_extension_and_plays_the_fallback(tmp_path, compiled_extension):
+    """Imported inside try/except ImportError, the module is optional: Kaggle runs the single file's fallback."""
+    folder = tmp_path / "fallback_bot"
+    folder.mkdir()
+    shutil.copy(compiled_extension, folder / "fastcols.so")
+    (folder / "main.py").write_text(MAIN.replace("import fastcols\n", (
+        "try:\n    import fastcols\nexcept ImportError:\n    fastcols = None\n"
+    )).replace("fastcols.center()", "fastcols.center() if fastcols else 3"))
+    out = tmp_path / "submission.py"
+    report = build(str(folder), out)
+    assert report.validation["ok"], report.validation
+    assert report.modules == ["main"]
+    assert any("`import fastcols` is optional" in note and "compiled extension module" in note
+               for note in report.notes), report.notes
