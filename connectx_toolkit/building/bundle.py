@@ -76,6 +76,8 @@ def module_path(module: Module) -> str:
     imported (``connectx-minimax-approach.py``)."""
     if module.file_name:
         return module.file_name
+    if module.is_extension:  # its file's own name (``connectx.cpython-311-x86_64-linux-gnu.so``), in its package
+        return "/".join([*module.name.split(".")[:-1], os.path.basename(module.path)])
     return module.name.replace(".", "/") + ("/__init__.py" if module.is_package else ".py")
 
 
@@ -183,7 +185,7 @@ def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes],
     for module in modules:
         if is_namespace(module) or (own_main and module is modules[-1]):
             continue
-        files.setdefault(module_path(module), module.source.encode("utf-8"))
+        files.setdefault(module_path(module), compiled(module) if module.is_extension else module.source.encode("utf-8"))
     for name, blob in resources.items():
         files.setdefault(f"agents/data/{name}", blob)
     for name, blob in data_files(home, {os.path.realpath(out)}).items():
@@ -194,6 +196,15 @@ def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes],
             raise InputError(f"--data {name}: the bundle has another {name} already (a module of the agent or a "
                              "file of its folder)")
     return files
+
+
+def compiled(module: Module) -> bytes:
+    """A compiled extension module's bytes, shipped as its file (Kaggle's Python imports it from the bundle)."""
+    try:
+        with open(module.path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise InputError(f"cannot read {module.path}: {error.strerror}") from None
 
 
 def archive_bytes(files: dict[str, bytes]) -> bytes:

@@ -23,7 +23,8 @@ from typing import Mapping
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
-from connectx_toolkit.building.sources import ANY_EXTERNAL, ROOT, Module, Project, display, read_source, script_only
+from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, Module, Project, display, is_extension_file,
+                                               read_source, script_only)
 
 
 
@@ -32,7 +33,14 @@ def read_module(name: str, project: Project) -> Module:
     if found is None:
         raise InputError(f"no module {name} in the project")
     path, is_package = found
-    return Module(name, path, is_package, "" if os.path.isdir(path) else read_source(path))
+    if os.path.isdir(path) or is_extension_file(path):  # a namespace package, or a compiled module (no source)
+        return Module(name, path, is_package, "")
+    return Module(name, path, is_package, read_source(path))
+
+
+def cannot_carry(name: str, path: str) -> str:
+    return (f"{name} is a compiled extension module ({display(path)}), which a single file cannot carry: build a "
+            "bundle (-o submission.tar.gz), which ships it beside main.py")
 
 
 def resolve_relative(module: Module, name: str | None, level: int, where: str) -> str:
@@ -110,7 +118,7 @@ def self_written_modules(tree: ast.Module) -> set[str]:
 
 
 def project_dependencies(
-    module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}
+    module: Module, tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}, single_file: bool = False
 ) -> Dependencies:
     """Project modules ``module`` imports, in source order, and every import Kaggle cannot satisfy.
 
@@ -132,6 +140,15 @@ def project_dependencies(
         else:
             found.problems.append(Problem(message, f"{where}: `{statement}` ({short})", short))
 
+    def binary(name: str, where: str, statement: str, guarded: bool) -> bool:
+        """A compiled extension module a single file cannot carry: refused at the import (optional: left out)."""
+        found_at = None if not single_file or name in virtual else locate(name, project)
+        if found_at is None or not is_extension_file(found_at[0]):
+            return False
+        cannot(where, statement, guarded, f"{where}: `{statement}`: {cannot_carry(name, found_at[0])}",
+               f"{name} is a compiled extension module")
+        return True
+
     def need(target: str, where: str, statement: str, guarded: bool) -> bool:
         names = []
         parts = target.split(".")
@@ -140,6 +157,8 @@ def project_dependencies(
             if not exists(prefix):
                 cannot(where, statement, guarded, f"{where}: `{statement}`: {missing(prefix, project)}",
                        f"no module {prefix} here")
+                return False
+            if binary(prefix, where, statement, guarded):
                 return False
             names.append(prefix)
         if guarded:
@@ -194,6 +213,8 @@ def project_dependencies(
         for alias in node.names:
             if alias.name != "*" and exists(f"{target}.{alias.name}"):
                 name = f"{target}.{alias.name}"
+                if binary(name, where, statement, guarded):
+                    continue
                 if guarded:
                     found.optional.append((name, where, statement))
                 else:
@@ -297,11 +318,14 @@ class ModuleGraph:
     notes: list[str]
 
 
-def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> ModuleGraph:
+def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {},
+                 single_file: bool = False) -> ModuleGraph:
     """Module ``entry`` and every project module it needs, dependencies first (depth-first post-order).
 
     ``virtual`` holds modules that exist only in memory (an agent gathered from a notebook); they are
     found before the search path. Raises one ``InputError`` naming every import the agent cannot run without.
+    ``single_file``: the modules are embedded as text, so a compiled extension module is one of those (left
+    out, with a note, where it is imported optionally).
     """
     order: list[Module] = []
     state: dict[str, str] = {}  # name -> "visiting" | "done"; import cycles are legal Python
@@ -313,7 +337,7 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         state[name] = "visiting"
         module = virtual[name] if name in virtual else read_module(name, project)
         parent = name.rpartition(".")[0]
-        found = project_dependencies(module, module.tree, project, virtual)
+        found = project_dependencies(module, module.tree, project, virtual, single_file)
         problems = list(found.problems)
         notes.extend(module.notes)
         notes.extend(found.notes)

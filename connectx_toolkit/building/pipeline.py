@@ -18,6 +18,7 @@ from connectx_toolkit.building.bundle import BUNDLE_ROOT, added_files, archive_b
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
+from connectx_toolkit.building.notebook import notebook_parts
 from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
 from connectx_toolkit.building.sources import Module, Project
@@ -134,7 +135,7 @@ def render_entry(entry: Entry) -> tuple[str, list[Module], dict[str, bytes]]:
 
 def render_single(entry: Entry) -> tuple[str, ModuleGraph, dict[str, bytes]]:
     """Stages 2-4 for a single file, with the module graph's notes."""
-    graph = module_graph(entry.module, entry.project, entry.virtual_modules)
+    graph = module_graph(entry.module, entry.project, entry.virtual_modules, single_file=True)
     resources = collect_resources(graph.modules, entry.project)
     graph.notes.extend(own_path_notes(graph.modules))
     text = render(entry.label, graph.modules, resources, entry.function, entry.rebuild, entry.kind)
@@ -227,8 +228,9 @@ def build(
     report["notes"] = graph.notes + list(report.get("notes") or [])
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
-        report["reason"] = f"{report.get('reason')}{missing_bundle_file(reason)}"
-        raise ValidationError(f"validation failed: {reason}{missing_bundle_file(reason)}", report)
+        advice = missing_bundle_file(reason, notebook_of(target))
+        report["reason"] = f"{report.get('reason')}{advice}"
+        raise ValidationError(f"validation failed: {reason}{advice}", report)
     install(payload, out)
     result = BuildReport(
         path=out,
@@ -253,15 +255,28 @@ def build(
 MISSING_BUNDLE_FILE = re.compile(r"No such file or directory: '" + re.escape(BUNDLE_ROOT) + r"/([^']+)'")
 
 
-def missing_bundle_file(reason: str) -> str:
-    """How to ship a file under /kaggle_simulations/agent that the agent died of not finding: ``--data NAME``
-    (a file a notebook writes in code), or the agent's folder; empty for any other failure."""
+def missing_bundle_file(reason: str, notebook: str | None = None) -> str:
+    """How to ship a file under /kaggle_simulations/agent that the agent died of not finding; empty for any other
+    failure. A folder's files all travel in its bundle: the agent's folder. A notebook's travel only when it
+    writes them with ``%%writefile`` (the file beside it is not picked up, and ``match``/``gate`` take no
+    ``--data``): build its bundle with ``--data``, then evaluate or gate the built ``.tar.gz``."""
     found = MISSING_BUNDLE_FILE.search(reason)
     if found is None:
         return ""
     name = found.group(1)
-    return (f"; {name} is not in the bundle: add it with --data {name} (a file a notebook writes in code, "
-            "outside %%writefile), or put it in the agent's folder")
+    if notebook is not None:
+        return (f"; {name} is not in the bundle (a file the notebook writes in code, outside %%writefile, is not "
+                f"carried): build the bundle with `connectx build {notebook} -o submission.tar.gz --data {name}`, "
+                "then evaluate or gate the built submission.tar.gz")
+    return f"; {name} is not in the bundle: put it in the agent's folder"
+
+
+def notebook_of(target: Target) -> str | None:
+    """The notebook a target names (``book.ipynb`` for ``book.ipynb:main.py``), or None."""
+    if callable(target):
+        return None
+    parts = notebook_parts(os.fspath(target))
+    return parts[0] if parts else None
 
 
 def played_name(entry: Entry, report: dict[str, Any]) -> str:

@@ -7,11 +7,12 @@ last, so an agent kept elsewhere may still import ``agents.core``.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 from typing import Iterable
 
 from connectx_toolkit.building.errors import InputError
-from connectx_toolkit.building.sources import Project
+from connectx_toolkit.building.sources import Project, is_extension_file
 
 
 def environment_roots() -> tuple[str, ...]:
@@ -53,7 +54,9 @@ def locate(name: str, project: Project) -> tuple[str, bool] | None:
 
     As Python's path finder: the first root holding a regular package or a module wins; a folder without
     ``__init__.py`` is a namespace package (its ``path`` is the folder) only when no root has either, and
-    never hides the standard library or an allowed installed package of the same name.
+    never hides the standard library or an allowed installed package of the same name. A compiled extension
+    module (``NAME.so``, ``NAME.cpython-311-x86_64-linux-gnu.so``) is a module too, found before ``NAME.py``
+    as Python's finder finds it.
     """
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
@@ -63,6 +66,9 @@ def locate(name: str, project: Project) -> tuple[str, bool] | None:
         base = os.path.join(directory, *parts)
         if os.path.isfile(os.path.join(base, "__init__.py")):
             return os.path.join(base, "__init__.py"), True
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:  # Python's order: extensions before sources
+            if is_extension_file(base + suffix):
+                return base + suffix, False
         if os.path.isfile(base + ".py"):
             return base + ".py", False
         if namespace is None and os.path.isdir(base):

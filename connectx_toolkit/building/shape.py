@@ -22,7 +22,7 @@ from connectx_toolkit.building.sources import ANY_EXTERNAL
 class AgentShape:
     """``modules``: the module graph, the entry last; ``function``: the entry point; ``last_callable``: what
     Kaggle's loader alone would call in the entry module; ``reads_bundle_root``: some module names
-    /kaggle_simulations/agent (it runs only as a Kaggle bundle)."""
+    /kaggle_simulations/agent, or is a compiled extension module (it runs only as a Kaggle bundle)."""
 
     modules: tuple[str, ...]
     function: str
@@ -39,7 +39,7 @@ def agent_shape(target: str, paths: Iterable[str] = ()) -> AgentShape:
     tree = modules[-1].tree
     last = last_callable(tree)
     return AgentShape(tuple(m.name for m in modules), entry.function, last,
-                      any(mentions_bundle_root(m) is not None for m in modules),
+                      any(mentions_bundle_root(m) is not None or m.is_extension for m in modules),
                       last is not None and merely_calls(tree, last, entry.function), entry.kind)
 
 

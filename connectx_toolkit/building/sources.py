@@ -9,6 +9,7 @@ module's syntax tree. No stage lives here: ``targets`` → ``modules`` → ``dat
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import os
 import sys
 import tokenize
@@ -26,6 +27,14 @@ AGENT_PACKAGE = "agents"
 # what runs every agent there).
 DEFAULT_EXTERNAL = frozenset({"numpy", "kaggle_environments"})
 ANY_EXTERNAL = "*"  # in ``Project.allowed``: every import is allowed (evaluation builds, never uploaded)
+# A compiled extension module's file names (``connectx.so``, ``connectx.cpython-311-x86_64-linux-gnu.so``,
+# ``.pyd`` on Windows), longest first: Python imports one beside the agent as it imports a ``.py`` there.
+EXTENSION_SUFFIXES = tuple(sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True))
+
+
+def is_extension_file(path: str) -> bool:
+    """Whether ``path`` is a compiled extension module (binary: it has no source to read or embed)."""
+    return os.path.isfile(path) and path.endswith(EXTENSION_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,11 @@ class Module:
         if self.is_package or not base.endswith(".py") or base[:-3] == self.name.rpartition(".")[2]:
             return None
         return base
+
+    @property
+    def is_extension(self) -> bool:
+        """A compiled extension module: shipped as its file in a bundle, never embedded in a single file."""
+        return not self.is_package and is_extension_file(self.path)
 
     @property
     def shown_name(self) -> str:

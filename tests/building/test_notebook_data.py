@@ -112,3 +112,46 @@ def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     with tarfile.open(out) as archive:
         assert "opening_book.pkl" in archive.getnames()
+
+
+def test_a_notebook_is_told_to_build_its_bundle_with_data_and_evaluate_that(notebook_folder, tmp_path):
+    """The file beside the notebook is not carried, and ``match``/``gate`` take no ``--data``: the way out is the
+    built bundle."""
+    notebook = str(notebook_folder / "book.ipynb")
+    with pytest.raises(BuildError) as caught:
+        build(notebook, tmp_path / "submission.tar.gz")
+    message = str(caught.value)
+    assert f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`" in message
+    assert "then evaluate or gate the built submission.tar.gz" in message
+    assert "agent's folder" not in message
+
+
+def test_a_folder_agent_is_told_to_put_the_file_in_its_folder(tmp_path):
+    folder = tmp_path / "book_bot"
+    folder.mkdir()
+    (folder / "main.py").write_text(MAIN)
+    with pytest.raises(BuildError) as caught:
+        build(str(folder), tmp_path / "submission.tar.gz")
+    message = str(caught.value)
+    assert "main.py:20" in message  # the open() of the book
+    assert message.endswith("; opening_book.pkl is not in the bundle: put it in the agent's folder")
+    assert "--data" not in message
+
+
+def test_match_and_gate_tell_a_notebook_the_same_way_out(notebook_folder):
+    """The evaluator bundles the notebook as the builder does, and takes no ``--data``: its refusal names the build
+    that carries the file."""
+    from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(f"a bundle runs unpacked at /kaggle_simulations/agent, which needs bubblewrap: {error}")
+    notebook = str(notebook_folder / "book.ipynb")
+    with pytest.raises(AgentSpecError) as caught:
+        resolve_agent(notebook)
+    message = str(caught.value)
+    assert "main.py:20" in message
+    assert message.endswith(f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`, then "
+                            "evaluate or gate the built submission.tar.gz")

@@ -254,6 +254,10 @@ def _resolve_bundle(spec: str, paths: "tuple[str, ...] | None") -> AgentSpec:
     main = f"{BUNDLE_ROOT}/main.py"
     problem, seconds = _timed_load_check(main, True, ((folder, BUNDLE_ROOT),))
     if problem:
+        if paths is not None:  # a folder or a notebook bundled here: how to ship a file it did not find
+            from connectx_toolkit.building.pipeline import missing_bundle_file, notebook_of
+
+            problem += missing_bundle_file(problem, notebook_of(spec))
         raise AgentSpecError(f"agent {spec!r} cannot be loaded as a Kaggle bundle: {problem}")
     return AgentSpec(spec, BUNDLE, main, folder=folder, load_s=seconds)
 
