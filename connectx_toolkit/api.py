@@ -178,24 +178,14 @@ def analyze(path: str, *, directory: str | None = None, budget: float | None = N
     >>> [move["before"] for move in report["analysis"]["games"][0]["moves"]][:1]  # the empty board: a win
     [<Proven.WIN: 'win'>]
     """
-    if budget is not None and not (isinstance(budget, (int, float)) and 0 < budget <= 3600):
-        raise ValueError(f"budget must be > 0 and <= 3600 seconds, got {budget!r}")
-    from connectx_toolkit.evaluation.display import AnalysisReport
-
-    result, text = _analysis_of(path, directory=directory, budget=budget, cache=cache, workers=workers,
-                                compiled_solver=compiled_solver, outcome_table=outcome_table, progress=progress)
-    return AnalysisReport({"analysis": result}, text)
-
-
-def _analysis_of(path: str, *, directory: str | None, budget: float | None, cache: str | None, workers: int | None,
-                 compiled_solver: bool, outcome_table: bool, progress: bool) -> tuple[dict[str, Any], str]:
-    """The one call into the analysis: the ``"analysis"`` object and the table of the games in ``path``."""
     from connectx_toolkit.analysis.jobs import analyze_file
     from connectx_toolkit.analysis.settings import AnalysisSettings
+    from connectx_toolkit.evaluation.display import AnalysisReport
 
-    return analyze_file(path, AnalysisSettings(budget=budget, cache=cache, directory=directory, workers=workers,
-                                               compiled_solver=compiled_solver, outcome_table=outcome_table,
-                                               progress=progress))
+    settings = AnalysisSettings(budget=budget, cache=cache, directory=directory, workers=workers,
+                                compiled_solver=compiled_solver, outcome_table=outcome_table, progress=progress)
+    result, text = analyze_file(path, settings)
+    return AnalysisReport({"analysis": result}, text)
 
 
 def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
