@@ -23,8 +23,8 @@ from typing import Mapping
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
-from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, Module, Project, display, is_extension_file,
-                                               read_source, script_only)
+from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, Module, Project, absolute_imports, display,
+                                               is_extension_file, read_source, script_only)
 
 
 
@@ -299,14 +299,11 @@ def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, M
     """Top-level names of the installed packages (not the standard library) a module imports; an optional
     import of a package that is not installed is left out of the build, and of this list."""
     names = set()
-    for node in ast.walk(tree):
-        tops = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                else [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else [])
-        for name in tops:
-            top = name.partition(".")[0]
-            if (top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None
-                    and importlib.util.find_spec(top) is not None):
-                names.add(top)
+    for name in absolute_imports(tree):
+        top = name.partition(".")[0]
+        if (top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None
+                and importlib.util.find_spec(top) is not None):
+            names.add(top)
     return names
 
 

@@ -178,6 +178,18 @@ def binds(statement: ast.stmt, name: str) -> bool:
     return False
 
 
+def absolute_imports(tree: ast.AST) -> list[str]:
+    """The modules ``tree`` imports by absolute name anywhere (``import a.b``: ``a.b``; ``from a import b``: ``a``),
+    in the order they stand; relative imports are left out."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.append(node.module)
+    return names
+
+
 def agent_names(project: Project) -> list[str]:
     """The modules directly in the project's agent package: every one of them is an agent."""
     names = set()

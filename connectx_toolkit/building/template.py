@@ -18,7 +18,7 @@ import zlib
 
 from connectx_toolkit.building.entry_point import AGENT_AT_RUN_TIME, DEFAULT_FUNCTION, RUN_TIME_KINDS
 from connectx_toolkit.building.kaggle_rules import MODULES_FOLDER_PREFIX, describe_entry, entry_wrapper, run_time_entry
-from connectx_toolkit.building.sources import RESOURCES_MODULE, Module
+from connectx_toolkit.building.sources import RESOURCES_MODULE, Module, absolute_imports
 
 LOADER = '''\
 # The loader. Every project module above runs in its own module object, kept in a registry private
@@ -168,9 +168,7 @@ _KEPT_IN_SYS_MODULES = {names!r}  # modules that import numba: left in sys.modul
 
 def imports_numba(module: Module) -> bool:
     """Whether the module imports numba anywhere (at its top level or inside a function)."""
-    return any((isinstance(node, ast.Import) and any(a.name.partition(".")[0] == "numba" for a in node.names))
-               or (isinstance(node, ast.ImportFrom) and not node.level
-                   and (node.module or "").partition(".")[0] == "numba") for node in ast.walk(module.tree))
+    return any(name.partition(".")[0] == "numba" for name in absolute_imports(module.tree))
 
 
 def caches_compiled_code(module: Module) -> bool:
