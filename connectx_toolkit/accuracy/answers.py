@@ -5,6 +5,11 @@ An answer is a legal column, judged by the position's exact scores (``LabelledPo
 or full, an answer that is not a plain int), ``error`` (the agent raised, or its process died), ``timeout``
 (Kaggle's clock ran out), each with its reason. A forfeit is never accurate. A position the agent never
 reached because it forfeited earlier in the same game carries that forfeit too ("not reached: …").
+
+``overridden`` marks a forfeit that came after the game's own column had been played instead of one of the
+agent's answers: no Kaggle episode is that game (Kaggle plays every answer), and an agent that keeps its own
+moves in globals may assume its answer was played. The report counts it as the forfeit it is; the gate leaves
+such games out of its comparison, as its strength checks do (``GameRecord.forfeited_under_forced_opening``).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class Answer:
     seconds: float | None = None
     forfeit: Outcome | None = None
     reason: str | None = None
+    overridden: bool = False  # a forfeit after the game's column had replaced one of its own answers (see below)
 
     @property
     def verdict(self) -> str:
@@ -68,4 +74,5 @@ class Answer:
                 "column": None if self.column is None else self.column + 1, "verdict": self.verdict,
                 "accurate": self.accurate, "score": self.score, "best_score": position.best,
                 "scores": list(position.scores), "seconds": self.seconds,
-                "forfeit": None if self.forfeit is None else str(self.forfeit), "reason": self.reason}
+                "forfeit": None if self.forfeit is None else str(self.forfeit), "reason": self.reason,
+                "overridden": self.overridden}

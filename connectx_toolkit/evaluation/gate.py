@@ -162,21 +162,28 @@ class GateContext:
         return run_match(spec_a, spec_b, games, played_as, on_game=on_game, stop=stop)
 
 
-def run(settings: GateSettings, log: Callable[[str], None] | None = None, progress: bool = False) -> dict[str, Any]:
+ExtraCheck = tuple[str, Callable[["GateContext", Check], None], int]  # (name, runner, games it plays at most)
+
+
+def run(settings: GateSettings, log: Callable[[str], None] | None = None, progress: bool = False,
+        extra_checks: Sequence[ExtraCheck] = ()) -> dict[str, Any]:
     """The gate's report (``verdict``, ``reasons``, ``checks`` ..., ``elapsed_s``): what ``--json`` prints.
 
     ``log`` receives each line of the running commentary; ``progress`` shows a bar of the games played
-    (``evaluation.reports.progress``), named after the check being run. Raises ``GateUsage`` (one line) for bad
-    input; a candidate that fails to load is a FAIL, not bad input.
+    (``evaluation.reports.progress``), named after the check being run. ``extra_checks`` run after the
+    built-in checks, in order, as they do: a check of a room above the evaluator (the accuracy check of
+    ``accuracy.gate_check``), handed in by the command or the API that was asked for it. Raises ``GateUsage``
+    (one line) for bad input; a candidate that fails to load is a FAIL, not bad input.
     """
     from connectx_toolkit.evaluation.reports.progress import end_early, progress_bar
 
     context, load = prepare(settings)
     started = time.monotonic()
     if context is not None and progress:
-        context.progress = progress_bar(most_games(settings), unit="game", desc="gate")
+        context.progress = progress_bar(most_games(settings) + sum(games for _, _, games in extra_checks),
+                                        unit="game", desc="gate")
     try:
-        report = run_checks(context, load, log=log, settings=settings)
+        report = run_checks(context, load, log=log, settings=settings, extra_checks=extra_checks)
         end_early(context.progress if context else None)  # the SPRT or a failed check may stop before the most
     finally:
         if context is not None and context.progress is not None:
@@ -264,12 +271,13 @@ def _check_suite(openings: str | None, config: Config, seed: int) -> None:
 
 
 def run_checks(context: GateContext | None, load: Check, log: Callable[[str], None] | None = None,
-             settings: GateSettings | None = None) -> dict[str, Any]:
-    """Every check in order; returns the report (``verdict``, ``reasons``, ``checks`` ...). Without a context
-    (the candidate failed to load) the header names the agents as ``settings`` gives them."""
-    checks = [load, Check("smoke"), Check("validation"), Check("baseline"), Check("builtins")]
+               settings: GateSettings | None = None, extra_checks: Sequence[ExtraCheck] = ()) -> dict[str, Any]:
+    """Every check in order, ``extra_checks`` last; returns the report (``verdict``, ``reasons``, ``checks`` ...).
+    Without a context (the candidate failed to load) the header names the agents as ``settings`` gives them."""
+    checks = [load, Check("smoke"), Check("validation"), Check("baseline"), Check("builtins"),
+              *(Check(name) for name, _, _ in extra_checks)]
     runners = {"smoke": check_smoke, "validation": check_validation, "baseline": check_baseline,
-               "builtins": check_builtins}
+               "builtins": check_builtins, **{name: runner for name, runner, _ in extra_checks}}
     settings = context.settings if context else settings
     names = ((context.candidate.name, context.baseline.name) if context
              else (settings.candidate, settings.baseline) if settings else (None, None))

@@ -1,0 +1,57 @@
+"""A small labelled benchmark for the accuracy tests: a few random games, their positions from ply 20 on (which the
+solver labels in milliseconds), made once per test session with the project's own scorer."""
+
+import random
+
+import pytest
+
+from connectx_toolkit.accuracy.benchmark import Benchmark, LabelledPosition, SourceGame
+from connectx_toolkit.agents.core import Config, Position
+
+FIRST_PLY = 20
+
+
+def random_game(rng: random.Random, least: int) -> list[int]:
+    while True:
+        position, moves = Position(Config()), []
+        while True:
+            column = rng.choice(position.legal_moves())
+            over = position.is_winning_move(column) or position.moves + 1 == Config().cells
+            position.play(column)
+            moves.append(column)
+            if over:
+                break
+        if len(moves) >= least:
+            return moves
+
+
+def small_benchmark(games: int = 4, seed: int = 7, first_ply: int = FIRST_PLY) -> Benchmark:
+    from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
+
+    rng = random.Random(seed)
+    scorer = PositionScorer(SolveSettings(cache_path=None))
+    made = []
+    try:
+        for game_id in range(games):
+            moves = random_game(rng, first_ply + 6)
+            positions = tuple(
+                LabelledPosition(game_id, ply, "".join(str(c + 1) for c in moves[:ply]),
+                                 tuple(None if v is None else v.score
+                                       for v in scorer.solve(moves[:ply], every_column=True).columns or ()))
+                for ply in range(first_ply, len(moves)))
+            made.append(SourceGame(game_id, tuple(moves), ("random", "random"), positions))
+    finally:
+        scorer.close()
+    return Benchmark(tuple(made), {"made_by": "tests/accuracy/conftest.py"}, "small benchmark")
+
+
+@pytest.fixture(scope="session")
+def small():
+    return small_benchmark()
+
+
+@pytest.fixture(scope="session")
+def small_file(small, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("benchmark") / "small.json.gz")
+    small.save(path)
+    return path
