@@ -95,11 +95,11 @@ def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]
 
 
 def play_benchmark(specs: Sequence[AgentSpec], benchmark: Benchmark, settings: PlaySettings, *,
-                   on_game: Callable[[list[Answer]], None] | None = None) -> dict[str, list[Answer]]:
+                   on_game: Callable[[list[Answer]], None] | None = None) -> list[list[Answer]]:
     """Ask each of ``specs`` every labelled position of ``benchmark`` (see the module docstring), all in one
     run of the evaluator's workers (``settings``' workers, sandbox, memory cap, referee and clock); ``on_game``
-    sees each game's answers as it ends. Returns each agent's answers (by its name) in the benchmark's order,
-    game by game and ply by ply."""
+    sees each game's answers as it ends. Returns each agent's answers (in the order of ``specs``) in the
+    benchmark's order, game by game and ply by ply."""
     games = [game for game in benchmark.games if game.positions]
     offset = max((game.id for game in games), default=0) + 1  # task ids: agent index * offset + game id
     tasks = [replace(game_task(spec, game, settings), game_id=index * offset + game.id)
@@ -116,5 +116,5 @@ def play_benchmark(specs: Sequence[AgentSpec], benchmark: Benchmark, settings: P
 
     if tasks:
         run_match(specs[0], specs[0], tasks, replace(settings, replays=None), on_game=on_record)
-    return {spec.name: [answer for game in games for answer in found.get(index * offset + game.id, [])]
-            for index, spec in enumerate(specs)}
+    return [[answer for game in games for answer in found.get(index * offset + game.id, [])]
+            for index in range(len(specs))]
