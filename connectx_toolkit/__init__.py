@@ -12,6 +12,7 @@ One function per job, each the Python face of one ``connectx`` subcommand:
 - :func:`run_gate`    the pre-upload gate: safe to submit, and not weaker than a baseline (``connectx gate``);
 - :func:`league`      a round robin with ratings (``connectx league``);
 - :func:`analyze`     every move of saved games labelled with its exact value (``connectx analyze``);
+- :func:`accuracy`    how close to perfect play agents are, on positions with exact values (``connectx accuracy``);
 - :func:`open_board`  the board: play an agent, see every column's value, step through a game (``connectx board``).
 
 Their results are dicts a notebook shows as tables (the ``--json`` objects). How games end is typed:
@@ -30,8 +31,8 @@ what does its job when it is called.
 
 __version__ = "0.2.0"  # the one home of the version: pyproject.toml reads it
 
-from connectx_toolkit.api import analyze, build, league, open_board, play_match, run_gate
+from connectx_toolkit.api import accuracy, analyze, build, league, open_board, play_match, run_gate
 from connectx_toolkit.outcomes import Outcome, Proven, Status, Verdict
 
-__all__ = ["Outcome", "Proven", "Status", "Verdict", "__version__", "analyze", "build", "league", "open_board",
-           "play_match", "run_gate"]
+__all__ = ["Outcome", "Proven", "Status", "Verdict", "__version__", "accuracy", "analyze", "build", "league",
+           "open_board", "play_match", "run_gate"]

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from connectx_toolkit.evaluation.display import AnalysisReport, GateReport, LeagueReport, MatchResult
     from connectx_toolkit.evaluation.gate import GateSettings
     from connectx_toolkit.evaluation.league import LeagueSettings
+    from connectx_toolkit.accuracy.report import AccuracyReport
 
-__all__ = ["analyze", "build", "league", "open_board", "play_match", "run_gate"]
+__all__ = ["accuracy", "analyze", "build", "league", "open_board", "play_match", "run_gate"]
 
 
 def build(target: Target, out: str | os.PathLike = "submission.py", *, function: str | None = None,
@@ -108,14 +109,17 @@ def play_match(
 
 
 def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
-             log: Callable[[str], None] | None = None, progress: bool = True, **options: Any) -> GateReport:
+             log: Callable[[str], None] | None = None, progress: bool = True, accuracy: bool = False,
+             **options: Any) -> GateReport:
     """The pre-upload gate (``connectx gate CANDIDATE``): is CANDIDATE safe to submit and not weaker than
     BASELINE? The report ``--json`` prints, as a ``GateReport`` (a notebook shows the checks and the verdict).
 
     ``options`` are the gate's settings (``evaluation.gate.GateSettings``' fields, the command's options of
     the same names: ``games``, ``sprt``, ``act_timeout``, ``workers``, ``sandbox`` ...); a ready
     ``GateSettings`` may stand for all the arguments. ``log`` receives the running commentary the command
-    prints, line by line; ``progress`` shows a bar of the games played. ``report["verdict"]`` is a
+    prints, line by line; ``progress`` shows a bar of the games played; ``accuracy`` adds the accuracy check
+    (``connectx gate --accuracy``: FAIL when significantly less accurate than BASELINE on the benchmark's
+    critical positions, ``accuracy.gate_check``). ``report["verdict"]`` is a
     ``Verdict``; a candidate that cannot load or play is a FAIL with its reasons. Raises ``ValueError`` (one
     line) for bad input.
 
@@ -130,7 +134,12 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
     """
     from connectx_toolkit.evaluation import api
 
-    return api.run_gate(candidate, baseline, log=log, progress=progress, **options)
+    extra = []
+    if accuracy:
+        from connectx_toolkit.accuracy.gate_check import check_accuracy, gate_games
+
+        extra.append(("accuracy", check_accuracy, gate_games()))
+    return api.run_gate(candidate, baseline, log=log, progress=progress, extra_checks=extra, **options)
 
 
 def league(agents: Sequence[Agent] | LeagueSettings, *, progress: bool | None = None, **options: Any) -> LeagueReport:
@@ -223,3 +232,29 @@ def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 
     if not sandbox:
         note_outside((agent,), "open_board")
     return BoardServer(options).start()
+
+
+def accuracy(agent: Agent, *others: Agent, positions: str | None = None, games: int | None = None, worst: int = 10,
+             answers: str | None = None, plot: str | None = None, progress: bool = True,
+             **options: Any) -> AccuracyReport:
+    """How close to perfect play ``agent`` (and each of ``others``) is (``connectx accuracy AGENT ...``): the
+    report ``--json`` prints, as an ``AccuracyReport`` (a notebook shows its table).
+
+    Every agent is asked the shipped benchmark's positions (or ``positions``: a results file, a Kaggle episode
+    JSON or a file of move strings, labelled by the solver) as a Kaggle game asks them, on Kaggle's clock;
+    ``games`` keeps the benchmark's first games only; ``worst`` positions are named; every answer goes to
+    ``answers`` (JSON Lines) and the accuracy by ply to ``plot`` (PNG; both default under results/).
+    ``options`` are ``accuracy.settings.AccuracySettings``' other fields (``act_timeout``, ``workers``,
+    ``sandbox``, ``budget`` ...). With two agents or more the report compares them position by position
+    (McNemar's exact test). Raises ``ValueError`` (one line) for bad input.
+
+    >>> from connectx_toolkit import accuracy
+    >>> report = accuracy("greedy", games=3, progress=False, answers=os.devnull + ".jsonl")  # doctest: +SKIP
+    """
+    from connectx_toolkit.accuracy.jobs import run_accuracy
+    from connectx_toolkit.accuracy.report import AccuracyReport
+    from connectx_toolkit.accuracy.settings import AccuracySettings
+
+    settings = AccuracySettings(agents=(agent, *others), positions=positions, games=games, worst=worst,
+                                answers=answers, plot=plot, progress=progress, **options)
+    return AccuracyReport(run_accuracy(settings))

@@ -12,12 +12,15 @@ subcommand's form, which then runs as ``connectx`` runs it (messages still name 
     evaluate.py --analyze-file FILE ...      connectx analyze FILE ...
     evaluate.py --league A B C ...           connectx league A B C ...
     evaluate.py --gate C --baseline B ...    connectx gate C --baseline B ...
+    evaluate.py --accuracy A [B ...] ...     connectx accuracy A [B ...] ...
     evaluate.py A B ... / --resume FILE      connectx match A B ... / connectx match --resume FILE
 
 An option of the old command that its job never read (``--no-progress`` with ``--gate``, ``--rows`` with
 ``--analyze-file``, ...) is still taken and ignored, as it was; one the old command refused for that job
 (``--sprt`` with ``--league``, ``--max`` without ``--ladder``, ...) is refused, now as ``connectx`` refuses an
-option its subcommand does not have (one line, exit 2).
+option its subcommand does not have (one line, exit 2). ``--accuracy`` came after ``connectx``: it takes
+exactly the options of ``connectx accuracy`` (none of the old command's is taken and ignored), and after
+``--gate`` it is the gate's own ``--accuracy`` check.
 """
 
 from __future__ import annotations
@@ -42,9 +45,11 @@ JOBS = (
     ("--analyze-file", "analyze", True),
     ("--league", "league", False),  # its values stay where they are: the league's positional agents
     ("--gate", "gate", True),
+    ("--accuracy", "accuracy", False),  # after --gate, whose own --accuracy flag it then is; its values: the agents
 )
 HELP = """usage: {prog} A B [options] | --resume FILE | --league A B C... | --gate CANDIDATE --baseline B |
-       --submit FILE -m MESSAGE | --ladder SUBMISSION_ID | --board [AGENT] | --analyze-file FILE
+       --submit FILE -m MESSAGE | --ladder SUBMISSION_ID | --board [AGENT] | --analyze-file FILE |
+       --accuracy A [B ...]
 
 The old form of the 'connectx' command: each job is now a subcommand of its own, with its own options
 ('connectx COMMAND --help'); this form still runs every job, rewritten as follows:
@@ -57,6 +62,7 @@ The old form of the 'connectx' command: each job is now a subcommand of its own,
   {prog} --ladder ID ...            connectx ladder ID ...
   {prog} --board [AGENT] ...        connectx board [AGENT] ...
   {prog} --analyze-file FILE ...    connectx analyze FILE ...
+  {prog} --accuracy A [B ...] ...   connectx accuracy A [B ...] ...
 
 '{prog} --gate C --help' (or any job's flag with --help) shows that job's options.
 """
@@ -100,6 +106,8 @@ def without_ignored(command: str, argv: list[str]) -> list[str]:
     command took and ignored for that job; their values are still checked, as they were (``UsageError``)."""
     from connectx_toolkit.cli.main import command_parser
 
+    if command == "accuracy":  # newer than the old command: nothing of it is taken and ignored
+        return argv
     takes = {flag for action in command_parser(command, PROGRAM)._actions for flag in action.option_strings}
     jobs = {flag for flag, _, _ in JOBS}
     old_parser_ = old_parser()

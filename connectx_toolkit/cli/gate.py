@@ -25,6 +25,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("candidate", metavar="CANDIDATE", help="the submission: a .py file, a .tar.gz bundle or any agent")
     parser.add_argument("--baseline", metavar="BASELINE", help=BASELINE_HELP + " (required)")
     add_gate_options(parser)
+    parser.add_argument("--accuracy", action="store_true",
+                        help="also compare CANDIDATE's accuracy against perfect play with BASELINE's on the benchmark's "
+                             "critical positions: FAIL when significantly less accurate (docs/accuracy.md#in-the-gate)")
     OUTPUT.add_to(parser, "json")
 
 
@@ -43,7 +46,12 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
 
     settings = gate_settings(args, args.candidate, args.baseline)
     log = None if args.json else (lambda line: print(line, file=out, flush=True))
-    report = gate.run(settings, log)  # bad input: UsageError; a candidate that cannot load: FAIL
+    extra = []
+    if args.accuracy:
+        from connectx_toolkit.accuracy.gate_check import check_accuracy, gate_games
+
+        extra.append(("accuracy", check_accuracy, gate_games()))
+    report = gate.run(settings, log, extra_checks=extra)  # bad input: UsageError; a candidate that cannot load: FAIL
     out.write(json.dumps(report) + "\n" if args.json else gate.render_verdict(report) + "\n")
     out.flush()
     return 0 if report["verdict"] == Verdict.PASS else 1

@@ -8,6 +8,7 @@
     connectx ladder SUBMISSION_ID             fetch and analyse a submission's ladder games
     connectx board [AGENT]                    play an agent in the browser, with exact values
     connectx analyze FILE                     label every move of saved games with its exact value
+    connectx accuracy AGENT [AGENT ...]       accuracy against perfect play, on positions with exact values
     connectx train --out DIR                  a TD(lambda) agent trained by self-play
     connectx solve [MOVES ...]                exact scores of positions (a filter, as Pons' solver)
 
@@ -43,6 +44,7 @@ COMMANDS = {
     "ladder": "ladder",
     "board": "board",
     "analyze": "analyze",
+    "accuracy": "accuracy",
     "train": "train",
     "solve": "solve",
 }

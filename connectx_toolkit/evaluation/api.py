@@ -115,7 +115,8 @@ def play_match(
 
 
 def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
-             log: Callable[[str], None] | None = None, progress: bool = True, **options: Any) -> GateReport:
+             log: Callable[[str], None] | None = None, progress: bool = True, extra_checks: Sequence[Any] = (),
+             **options: Any) -> GateReport:
     """The pre-upload gate (``evaluate.py --gate``): the report ``--json`` prints, ``"verdict"``
     ``Verdict.PASS`` or ``Verdict.FAIL``, as a :class:`~evaluation.display.GateReport` (a notebook shows the
     checks and the verdict).
@@ -123,15 +124,17 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
     ``run_gate(CANDIDATE, BASELINE, games=20, ...)``: ``options`` are :class:`GateSettings`' fields (the
     ``evaluate.py --gate`` options of the same names); or ``run_gate(GateSettings(...))`` with none. ``log``
     receives the running commentary the command line prints, line by line; ``progress`` shows a bar of the
-    games played, named after the check being run. Raises ``GateUsage`` (a ``ValueError``, one line) for bad
-    input, ``TypeError`` for settings given twice; a candidate that cannot load is a FAIL, not an error.
+    games played, named after the check being run. ``extra_checks`` run after the gate's own (``gate.run``:
+    the accuracy check, which the package's top hands in for ``accuracy=True``). Raises ``GateUsage`` (a
+    ``ValueError``, one line) for bad input, ``TypeError`` for settings given twice; a candidate that cannot
+    load is a FAIL, not an error.
     """
     from connectx_toolkit.evaluation import gate
 
     settings = _settings(GateSettings, candidate, (baseline,) if baseline is not None else (), options)
     if not settings.sandbox:
         note_outside((settings.candidate, settings.baseline), "run_gate")
-    return GateReport(gate.run(settings, log, progress=progress))
+    return GateReport(gate.run(settings, log, progress=progress, extra_checks=extra_checks))
 
 
 def league(agents: Sequence[Agent] | LeagueSettings, *, progress: bool | None = None, **options: Any) -> LeagueReport:

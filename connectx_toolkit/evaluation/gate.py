@@ -133,6 +133,7 @@ class GateContext:
     seats: list[tuple[str, int, Any]] = field(default_factory=list)  # (check, candidate's index, record) per game seat
     forced_forfeits: list[tuple[str, Any]] = field(default_factory=list)  # (check, record): forfeits under a forced opening
     progress: Any = None  # a bar (tqdm's interface) counting every game played
+    warnings: list[str] = field(default_factory=list)  # WARN lines of the checks handed in (``extra_checks``)
 
     def observe(self, records: Sequence[Any], indices: Sequence[int] = (0,)) -> None:
         """Keep the candidate's games (``indices``: which of each record's agents is the candidate) for the
@@ -302,7 +303,7 @@ def run_checks(context: GateContext | None, load: Check, log: Callable[[str], No
             log(_line(check.to_json()))
     reasons = [reason for check in checks for reason in check.reasons]
     figures, warnings = risk(context) if context else ({}, [])
-    warnings = [*forced_opening_warnings(context), *warnings] if context else warnings
+    warnings = [*forced_opening_warnings(context), *context.warnings, *warnings] if context else warnings
     if log and figures:
         log(_risk_line(figures))
     if log:

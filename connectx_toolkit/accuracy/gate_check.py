@@ -1,0 +1,84 @@
+"""The gate's accuracy check (``connectx gate CANDIDATE --baseline B --accuracy``): is CANDIDATE significantly less
+accurate than BASELINE on the benchmark's critical positions?
+
+Both agents are asked the same positions in one run (``accuracy.play``), and the critical positions (where some
+move changes the mover's outcome) are compared pair by pair with McNemar's exact test: FAIL when the candidate
+gets more of them wrong than the baseline does and the test says the difference is real (p < 0.05); the reason
+names the candidate's worst positions, each with the command that shows it. A forfeit of the candidate in these
+games is a FAIL, as in the gate's strength checks, except one after the game's column had replaced one of its
+own answers (no Kaggle episode is that game): then that game is left out of the comparison for both agents, with
+a WARN line. The check plays every game of the benchmark twice (once per agent): docs/accuracy.md#in-the-gate
+gives its time on the default submission and why it is not on by default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connectx_toolkit.accuracy.answers import Answer
+from connectx_toolkit.accuracy.benchmark import load_benchmark
+from connectx_toolkit.accuracy.play import play_benchmark
+from connectx_toolkit.outcomes import Outcome
+
+__all__ = ["ACCURACY_CHECK", "check_accuracy", "gate_games"]
+
+SIGNIFICANCE = 0.05
+WORST_NAMED = 3
+EMPTY = '""'  # the empty board's move string, as a shell takes it
+
+
+def gate_games() -> int:
+    """Games the check plays: every benchmark game, once for each agent."""
+    return 2 * sum(1 for game in load_benchmark().games if game.positions)
+
+
+def check_accuracy(context: Any, check: Any) -> None:
+    """The check, in the gate's shape (``evaluation.gate``'s ``GateContext`` and ``Check``)."""
+    from connectx_toolkit.accuracy.scoring import mcnemar, worst_positions
+    from connectx_toolkit.evaluation.settings import PlaySettings
+
+    benchmark = load_benchmark()
+    settings = context.settings
+    play = PlaySettings(**{name: getattr(settings, name) for name in PlaySettings.__dataclass_fields__})
+
+    def on_game(_: list[Answer]) -> None:
+        context.played += 1
+        if context.progress is not None:
+            context.progress.update(1)
+
+    mine, theirs = play_benchmark([context.candidate, context.baseline], benchmark, play, on_game=on_game)
+    voided = {a.position.game for a in mine if a.forfeit is not None and a.overridden}
+    real = [a for a in mine if a.forfeit is not None and not a.overridden and not (a.reason or "").startswith("not reached")]
+    for kind in (Outcome.INVALID, Outcome.ERROR, Outcome.TIMEOUT):
+        bad = [a for a in real if a.forfeit == kind]
+        if bad:
+            check.reasons.append(f"accuracy: {kind} at {len(bad)} position{'s' if len(bad) > 1 else ''}, first after "
+                                 f"moves {bad[0].position.moves!r} (game {bad[0].position.game}): {bad[0].reason}")
+    if voided:
+        first = next(a for a in mine if a.position.game in voided and a.forfeit is not None)
+        context.warnings.append(
+            f"accuracy: {len(voided)} benchmark game{'s' if len(voided) > 1 else ''} forfeited only after the game's "
+            f"column had replaced one of its own answers ({first.reason}): no Kaggle episode is that game; left out "
+            "of the comparison, not a failure")
+    pairs = [(a, b) for a, b in zip(mine, theirs) if a.position.critical and a.position.game not in voided]
+    only_mine = sum(1 for a, b in pairs if not a.accurate and b.accurate)  # the candidate wrong, the baseline right
+    only_theirs = sum(1 for a, b in pairs if a.accurate and not b.accurate)
+    p_value = mcnemar(only_theirs, only_mine)
+    accuracy = sum(a.accurate for a, _ in pairs) / max(1, len(pairs))
+    baseline = sum(b.accurate for _, b in pairs) / max(1, len(pairs))
+    check.data = {"critical_positions": len(pairs), "accuracy": round(accuracy, 4), "baseline_accuracy": round(baseline, 4),
+                  "only_candidate_wrong": only_mine, "only_baseline_wrong": only_theirs, "p_value": p_value,
+                  "voided_games": len(voided)}
+    check.detail = (f"{len(pairs)} critical positions: accuracy {accuracy:.3f} (baseline {baseline:.3f}); "
+                    f"{only_mine} only the candidate got wrong, {only_theirs} only the baseline; McNemar exact p = "
+                    f"{p_value:.3g}")
+    if only_mine > only_theirs and p_value < SIGNIFICANCE:
+        worst = worst_positions([a for a, _ in pairs], WORST_NAMED)
+        named = "; ".join(f"connectx board --position {entry['moves'] or EMPTY} ({entry['verdict']})" for entry in worst)
+        check.reasons.append(f"accuracy: significantly less accurate than the baseline on the critical positions "
+                             f"({accuracy:.3f} vs {baseline:.3f}: {only_mine} positions only the candidate got wrong, "
+                             f"{only_theirs} only the baseline; McNemar exact p = {p_value:.3g}); worst: {named}")
+    check.passed = not check.reasons
+
+
+ACCURACY_CHECK = ("accuracy", check_accuracy)
