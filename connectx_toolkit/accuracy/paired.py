@@ -17,7 +17,7 @@ good is more accurate than bad on the critical set: 10 positions only bad got wr
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from connectx_toolkit.accuracy.answers import Answer
 from connectx_toolkit.accuracy.benchmark import SETS
@@ -66,13 +66,14 @@ def positions(count: int) -> str:
     return f"{count} position" if count == 1 else f"{count} positions"
 
 
-def compare(first: Sequence[Answer], second: Sequence[Answer], alpha: float = ALPHA) -> list[dict[str, Any]]:
+def compare(first: Sequence[Answer], second: Sequence[Answer], alpha: float = ALPHA,
+            names: tuple[str, str] | None = None) -> list[dict[str, Any]]:
     """Per set, the paired comparison of two agents' answers on the positions both answered: positions paired,
     ``only_first_wrong`` (b), ``only_second_wrong`` (c), the p-value, the more accurate agent (None when the
-    difference is not significant at ``alpha``) and the one-line verdict."""
+    difference is not significant at ``alpha``) and the one-line verdict. ``names``: the two agents' names
+    (default: those their answers carry)."""
     a, b = keyed(first), keyed(second)
-    name_a = first[0].agent if first else "first"
-    name_b = second[0].agent if second else "second"
+    name_a, name_b = names or (first[0].agent if first else "first", second[0].agent if second else "second")
     shared = [key for key in a if key in b]
     results = []
     for name in SETS:
@@ -88,7 +89,10 @@ def compare(first: Sequence[Answer], second: Sequence[Answer], alpha: float = AL
     return results
 
 
-def comparisons(answers: Iterable[Answer], alpha: float = ALPHA) -> list[dict[str, Any]]:
-    """Every pair of agents (in the order they first answer), each compared per set."""
-    agents = by_agent(answers)
-    return [entry for x, y in itertools.combinations(agents, 2) for entry in compare(agents[x], agents[y], alpha)]
+def comparisons(answers: Iterable[Answer] | Mapping[str, Sequence[Answer]], alpha: float = ALPHA) -> list[dict[str, Any]]:
+    """Every pair of agents, each compared per set: ``answers`` by agent (``{name: answers}``, in that order),
+    or all of them in one list (agents in the order they first answer)."""
+    agents: dict[str, Sequence[Answer]] = (dict(cast(Mapping[str, Sequence[Answer]], answers))
+                                           if isinstance(answers, Mapping) else dict(by_agent(answers)))
+    return [entry for x, y in itertools.combinations(agents, 2)
+            for entry in compare(agents[x], agents[y], alpha, (x, y))]

@@ -1,7 +1,7 @@
 """A PNG of accuracy by ply, one line per agent, the "all" set above and the "critical" set below.
 
-Drawn from the report's ``by_ply`` figures (not from the answers), so a report read back from its JSON
-draws the same plot. Where an agent's accuracy falls with the ply says what it lacks: early plies are
+Drawn from the agents' ``by_ply`` figures of the report (``accuracy.scoring.agent_accuracy``), not from the
+answers, so a report read back from its JSON draws the same plot. Where an agent's accuracy falls with the ply says what it lacks: early plies are
 opening knowledge, late plies are tactics a deeper search would see.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from connectx_toolkit.accuracy.benchmark import PHASES, SETS
 from connectx_toolkit.atomic import write_atomically
@@ -17,9 +17,9 @@ from connectx_toolkit.atomic import write_atomically
 __all__ = ["save_accuracy_plot"]
 
 
-def save_accuracy_plot(report: dict[str, Any], path: str) -> str:
-    """Write the plot of ``report`` (``accuracy.report.build_report``) to ``path`` (whole or not at all) and
-    return the path."""
+def save_accuracy_plot(agents: Sequence[dict[str, Any]], path: str, source: str = "") -> str:
+    """Write the plot of ``agents`` (the report's ``"agents"``) to ``path`` (whole or not at all) and return the
+    path; ``source`` (the positions' file) goes in the title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -28,7 +28,7 @@ def save_accuracy_plot(report: dict[str, Any], path: str) -> str:
     figure, panels = plt.subplots(len(SETS), 1, figsize=(9, 6), dpi=110, sharex=True)
     try:
         for axes, name in zip(panels, SETS):
-            for agent in report["agents"]:
+            for agent in agents:
                 points = [(row["ply"], row[name]["accurate"] / row[name]["positions"])
                           for row in agent["by_ply"] if row[name]["positions"]]
                 figures = agent["sets"][name]
@@ -45,7 +45,8 @@ def save_accuracy_plot(report: dict[str, Any], path: str) -> str:
             axes.set_ylabel(f"accuracy, {name} set")
             axes.legend(fontsize=8, loc="lower left")
         panels[-1].set_xlabel("ply (stones on the board before the move)")
-        figure.suptitle(f"Moves that keep the outcome class, by ply ({os.path.basename(report['benchmark']['source'])})", fontsize=10)
+        where = f" ({os.path.basename(source)})" if source else ""
+        figure.suptitle(f"Moves that keep the outcome class, by ply{where}", fontsize=10)
         figure.tight_layout()
         image = io.BytesIO()
         figure.savefig(image, format="png")

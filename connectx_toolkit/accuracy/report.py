@@ -7,6 +7,7 @@ a notebook shows as a table (the pattern of ``evaluation.display``). The object'
 - ``benchmark``: ``source``, ``games``, ``positions`` ({set: count}), ``by_phase`` ({set: {phase: count}});
 - ``agents``: one :func:`accuracy.scoring.agent_accuracy` object per agent, in the order they answered;
 - ``comparisons``: every pair of agents per set (:func:`accuracy.paired.compare`);
+- ``elapsed_s``: the run's wall time (when the caller gives it);
 - ``files``: {"answers": path, "plot": path} of the files written (absent until the caller writes them).
 """
 
@@ -20,11 +21,12 @@ from typing import Any, Iterable, Sequence
 from connectx_toolkit.accuracy.answers import Answer
 from connectx_toolkit.accuracy.benchmark import BLUNDERS, PHASES, SETS, Benchmark
 from connectx_toolkit.accuracy.paired import ALPHA, comparisons
-from connectx_toolkit.accuracy.scoring import TIME_NOTE, agent_accuracy, by_agent
+from connectx_toolkit.accuracy.plot import save_accuracy_plot
+from connectx_toolkit.accuracy.scoring import TIME_NOTE, agent_accuracy
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.display import Report, _p, _table
 
-__all__ = ["AccuracyReport", "build_report", "render_text", "write_answers"]
+__all__ = ["AccuracyReport", "build_report", "render_text", "write_answers", "write_plot"]
 
 PHASE_NAMES = tuple(name for name, _, _ in PHASES)
 
@@ -44,27 +46,36 @@ class AccuracyReport(Report):
         return "".join(parts)
 
 
-def build_report(answers: Iterable[Answer], benchmark: Benchmark, worst: int = 10,
-                 alpha: float = ALPHA) -> AccuracyReport:
-    """The report of the answers to ``benchmark``'s positions, each agent's ``worst`` worst positions in it."""
-    answers = list(answers)
+def build_report(benchmark: Benchmark, answers: dict[str, Sequence[Answer]], worst: int = 10,
+                 elapsed_s: float | None = None, alpha: float = ALPHA) -> AccuracyReport:
+    """The report of each agent's answers (``{agent: answers}``, in the table's order) to ``benchmark``'s
+    positions, each agent's ``worst`` worst positions in it, every pair of agents compared."""
     positions = {name: benchmark.of_set(name) for name in SETS}
-    return AccuracyReport({
+    report = AccuracyReport({
         "benchmark": {"source": benchmark.source, "games": len(benchmark.games),
                       "positions": {name: len(chosen) for name, chosen in positions.items()},
                       "by_phase": {name: {phase: sum(p.phase == phase for p in chosen) for phase in PHASE_NAMES}
                                    for name, chosen in positions.items()}},
-        "agents": [agent_accuracy(of_agent, worst) for of_agent in by_agent(answers).values()],
+        "agents": [dict(agent_accuracy(found, worst), agent=name) for name, found in answers.items()],
         "comparisons": comparisons(answers, alpha),
     })
+    if elapsed_s is not None:
+        report["elapsed_s"] = elapsed_s
+    return report
 
 
-def write_answers(answers: Iterable[Answer], path: str) -> str:
+def write_answers(path: str, answers: Iterable[Answer]) -> str:
     """Write every answer as one JSON line (``Answer.to_json``), whole or not at all; return the path."""
     text = "".join(json.dumps(answer.to_json(), ensure_ascii=False) + "\n" for answer in answers)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     write_atomically(path, text)
     return path
+
+
+def write_plot(path: str, answers: dict[str, Sequence[Answer]], source: str = "") -> str:
+    """The PNG of accuracy by ply of each agent's answers (``accuracy.plot``), whole or not at all."""
+    return save_accuracy_plot([dict(agent_accuracy(found, 0), agent=name) for name, found in answers.items()],
+                              path, source)
 
 
 def percent(value: float | None) -> str:

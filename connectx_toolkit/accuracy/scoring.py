@@ -20,10 +20,12 @@ from typing import Any, Iterable, Sequence
 
 from connectx_toolkit.accuracy.answers import Answer
 from connectx_toolkit.accuracy.benchmark import BLUNDERS, CRITICAL, PHASES, SETS
+from connectx_toolkit.evaluation.reports.stats import mcnemar_exact as mcnemar
 from connectx_toolkit.evaluation.reports.stats import wilson_interval
 from connectx_toolkit.outcomes import FORFEITS
 
-__all__ = ["TIME_NOTE", "agent_accuracy", "by_agent", "in_set", "share", "worst_answers", "worst_entry"]
+__all__ = ["TIME_NOTE", "agent_accuracy", "by_agent", "in_set", "mcnemar", "share", "worst_answers", "worst_entry",
+           "worst_positions"]
 
 TIME_NOTE = "the first move of each game includes the agent's load, as on Kaggle"
 NOT_REACHED = "not reached"  # the reason's prefix of a position after the game's forfeit (``accuracy.answers``)
@@ -145,6 +147,11 @@ def worst_entry(answer: Answer) -> dict[str, Any]:
             "scores": list(position.scores), "reason": answer.reason, "command": board_command(position.moves)}
 
 
+def worst_positions(answers: Iterable[Answer], count: int = 10) -> list[dict[str, Any]]:
+    """The ``count`` worst answers as the report lists them (:func:`worst_entry`)."""
+    return [worst_entry(answer) for answer in worst_answers(answers, count)]
+
+
 def agent_accuracy(answers: Sequence[Answer], worst: int = 10) -> dict[str, Any]:
     """One agent's figures: positions played, per set accuracy (by phase), best share and blunders, time per
     move, forfeits and accuracy by ply, and its ``worst`` worst positions."""
@@ -159,5 +166,5 @@ def agent_accuracy(answers: Sequence[Answer], worst: int = 10) -> dict[str, Any]
         "time": time_figures(answers),
         "forfeits": forfeit_figures(answers),
         "by_ply": ply_figures(answers),
-        "worst": [worst_entry(a) for a in worst_answers(answers, worst)],
+        "worst": worst_positions(answers, worst),
     }

@@ -12,8 +12,8 @@ from connectx_toolkit.accuracy.answers import Answer
 from connectx_toolkit.accuracy.benchmark import Benchmark, LabelledPosition, SourceGame
 from connectx_toolkit.accuracy.paired import compare, comparisons
 from connectx_toolkit.accuracy.plot import save_accuracy_plot
-from connectx_toolkit.accuracy.report import AccuracyReport, build_report, write_answers
-from connectx_toolkit.accuracy.scoring import agent_accuracy, worst_answers
+from connectx_toolkit.accuracy.report import AccuracyReport, build_report, write_answers, write_plot
+from connectx_toolkit.accuracy.scoring import agent_accuracy, by_agent, worst_answers
 from connectx_toolkit.evaluation.reports import stats
 from connectx_toolkit.evaluation.reports.stats import mcnemar_exact, wilson_interval
 from connectx_toolkit.outcomes import Outcome
@@ -153,6 +153,7 @@ def test_paired_comparison_counts_discordant_positions_per_set():
 
 def test_every_pair_of_three_agents():
     answers = [Answer(name, START, 3) for name in ("a", "b", "c")]
+    assert comparisons(answers) == comparisons(by_agent(answers))
     assert [(c["first"], c["second"], c["set"]) for c in comparisons(answers)] == [
         ("a", "b", "all"), ("a", "b", "critical"), ("a", "c", "all"), ("a", "c", "critical"),
         ("b", "c", "all"), ("b", "c", "critical")]
@@ -163,13 +164,14 @@ def two_agents_report(**options):
                Answer("alpha", LATE, 0, 0.03),
                Answer("beta", START, 2, 0.1), Answer("beta", LOST, 3, 0.01), Answer("beta", DRAW, 0, 0.02),
                Answer("beta", LATE, None, 2.5, Outcome.TIMEOUT, "no answer within the bank")]
-    return answers, build_report(answers, benchmark(START, LOST, DRAW, LATE), **options)
+    return answers, build_report(benchmark(START, LOST, DRAW, LATE), by_agent(answers), **options)
 
 
 def test_the_report_is_one_json_object_that_reads_back_equal():
     _, report = two_agents_report()
     assert isinstance(report, AccuracyReport) and isinstance(report, dict)
     assert list(report) == ["benchmark", "agents", "comparisons"]
+    assert list(two_agents_report(elapsed_s=1.5)[1]) == ["benchmark", "agents", "comparisons", "elapsed_s"]
     assert report["benchmark"] == {"source": "hand-made", "games": 3, "positions": {"all": 4, "critical": 3},
                                    "by_phase": {"all": {"0-11": 2, "12-23": 1, "24-41": 1},
                                                 "critical": {"0-11": 1, "12-23": 1, "24-41": 1}}}
@@ -210,7 +212,7 @@ def test_the_html_table_and_the_text():
 
 def test_the_answers_file_is_one_json_line_per_answer(tmp_path):
     answers, _ = two_agents_report()
-    path = write_answers(answers, str(tmp_path / "run" / "answers.jsonl"))
+    path = write_answers(str(tmp_path / "run" / "answers.jsonl"), answers)
     lines = open(path, encoding="utf-8").read().splitlines()
     assert [json.loads(line) for line in lines] == [answer.to_json() for answer in answers]
     assert json.loads(lines[4])["verdict"] == "win→draw"
@@ -224,20 +226,20 @@ def test_no_half_written_answers_file(tmp_path):
     path = tmp_path / "answers.jsonl"
     path.write_text("old\n")
     with pytest.raises(RuntimeError):
-        write_answers([Answer("a", START, 3), Broken("a", LOST, 0)], str(path))
+        write_answers(str(path), [Answer("a", START, 3), Broken("a", LOST, 0)])
     assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["answers.jsonl"]
 
 
 def test_the_plot_is_a_png_written_whole_or_not_at_all(tmp_path):
-    _, report = two_agents_report()
-    path = save_accuracy_plot(report, str(tmp_path / "plots" / "accuracy.png"))
-    with open(path, "rb") as handle:
-        assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+    answers, report = two_agents_report()
+    for path in (save_accuracy_plot(report["agents"], str(tmp_path / "plots" / "accuracy.png"), "bench.json.gz"),
+                 write_plot(str(tmp_path / "plots" / "again.png"), by_agent(answers))):
+        with open(path, "rb") as handle:
+            assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     target = tmp_path / "kept.png"
     target.write_bytes(b"before")
-    broken = dict(report, agents=[{"agent": "x", "by_ply": [{"ply": 3}], "sets": {}}])
     with pytest.raises(KeyError):
-        save_accuracy_plot(broken, str(target))
+        save_accuracy_plot([{"agent": "x", "by_ply": [{"ply": 3}], "sets": {}}], str(target))
     assert target.read_bytes() == b"before" and sorted(os.listdir(tmp_path)) == ["kept.png", "plots"]
 
 
