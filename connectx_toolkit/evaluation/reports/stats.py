@@ -11,6 +11,9 @@ The SPRT is the generalised SPRT of fishtest: each hypothesis "logistic Elo = el
 distribution of unit scores (per game or per pair) with expected score s_j; the log-likelihood ratio of
 the observed counts under the two accepts H1 (elo >= elo1) when LLR >= log((1 - beta) / alpha) and H0
 (elo <= elo0) when LLR <= log(beta / (1 - alpha)).
+
+Accuracy against perfect play (``accuracy.scoring``) counts yes/no answers instead of game scores: Wilson's
+interval for a share, McNemar's exact test for two agents on the same positions.
 """
 
 from __future__ import annotations
@@ -73,6 +76,48 @@ def trinomial_score(wins: int, draws: int, losses: int, z: float = Z95) -> Inter
 def pentanomial_score(pairs: Sequence[int], z: float = Z95) -> Interval:
     """Score of game pairs; ``pairs[i]`` counts pairs that scored i half-points out of 2 points (0..4)."""
     return score_interval(PAIR_SCORES, pairs, z)
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> Interval:
+    """The share ``successes / trials`` with Wilson's score interval.
+
+    For a yes/no count (a move kept the outcome class or not) where the share sits near 1: a strong agent is
+    accurate on 98 % of positions, where the normal interval runs past 1 and shrinks to a point at 100 %.
+    Wilson's stays inside [0, 1] and keeps a width when every trial succeeded.
+
+    >>> w = wilson_interval(8, 10); round(w.value, 4), round(w.low, 4), round(w.high, 4)
+    (0.8, 0.4902, 0.9433)
+    >>> w = wilson_interval(10, 10); round(w.low, 4), round(w.high, 4)
+    (0.7225, 1.0)
+    """
+    if trials <= 0 or not 0 <= successes <= trials:
+        raise ValueError(f"{successes} successes in {trials} trials")
+    share = successes / trials
+    z2 = z * z
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return Interval(share, max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided p-value of McNemar's exact test from the discordant pairs of a paired yes/no comparison.
+
+    Two agents answer the same positions; only the positions where exactly one of them errs tell them apart
+    (``only_first``: only the first erred, ``only_second``: only the second). Under "equally accurate" each
+    such position is a fair coin, so the p-value is the two-sided binomial tail, computed exactly with
+    integers: p = min(1, 2 * P(X <= min(b, c))), X ~ Binomial(b + c, 1/2). Exact because the discordant
+    counts of two strong agents are small, where the chi-squared approximation is wrong.
+
+    >>> mcnemar_exact(10, 1)
+    0.01171875
+    >>> mcnemar_exact(0, 0), mcnemar_exact(3, 3)
+    (1.0, 1.0)
+    """
+    if only_first < 0 or only_second < 0:
+        raise ValueError("discordant counts cannot be negative")
+    n = only_first + only_second
+    tail = sum(math.comb(n, i) for i in range(min(only_first, only_second) + 1))
+    return min(1.0, 2 * tail / 2 ** n)
 
 
 def elo(score: float) -> float:

@@ -1,0 +1,165 @@
+"""The accuracy report: one JSON object (``connectx accuracy --json``), its text for a terminal, its HTML table
+for a notebook, and the answers file.
+
+:func:`build_report` turns the answers into the object; :class:`AccuracyReport` is that object as a dict that
+a notebook shows as a table (the pattern of ``evaluation.display``). The object's keys:
+
+- ``benchmark``: ``source``, ``games``, ``positions`` ({set: count}), ``by_phase`` ({set: {phase: count}});
+- ``agents``: one :func:`accuracy.scoring.agent_accuracy` object per agent, in the order they answered;
+- ``comparisons``: every pair of agents per set (:func:`accuracy.paired.compare`);
+- ``elapsed_s``: the run's wall time (when the caller gives it);
+- ``files``: {"answers": path, "plot": path} of the files written (absent until the caller writes them).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from typing import Any, Iterable, Sequence
+
+from connectx_toolkit.accuracy.answers import Answer
+from connectx_toolkit.accuracy.benchmark import BLUNDERS, PHASES, SETS, Benchmark
+from connectx_toolkit.accuracy.paired import ALPHA, comparisons
+from connectx_toolkit.accuracy.plot import save_accuracy_plot
+from connectx_toolkit.accuracy.scoring import TIME_NOTE, agent_accuracy
+from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.evaluation.display import Report, _p, _table
+
+__all__ = ["AccuracyReport", "build_report", "render_text", "write_answers", "write_plot"]
+
+PHASE_NAMES = tuple(name for name, _, _ in PHASES)
+
+
+class AccuracyReport(Report):
+    """``accuracy``'s report: ``connectx accuracy --json``'s object; shown as the accuracy table."""
+
+    def text(self) -> str:
+        return render_text(self)
+
+    def html(self) -> str:
+        parts = [_p(benchmark_line(self)), _table(*summary_rows(self), text_columns=(1,)),
+                 _p(f"Time per move in seconds ({TIME_NOTE}); forfeits:"), _table(*time_rows(self))]
+        for title, lines in sections(self):
+            parts.append(f"<p>{html.escape(title)}</p><ul>"
+                         + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
+        return "".join(parts)
+
+
+def build_report(benchmark: Benchmark, answers: dict[str, Sequence[Answer]], worst: int = 10,
+                 elapsed_s: float | None = None, alpha: float = ALPHA) -> AccuracyReport:
+    """The report of each agent's answers (``{agent: answers}``, in the table's order) to ``benchmark``'s
+    positions, each agent's ``worst`` worst positions in it, every pair of agents compared."""
+    positions = {name: benchmark.of_set(name) for name in SETS}
+    report = AccuracyReport({
+        "benchmark": {"source": benchmark.source, "games": len(benchmark.games),
+                      "positions": {name: len(chosen) for name, chosen in positions.items()},
+                      "by_phase": {name: {phase: sum(p.phase == phase for p in chosen) for phase in PHASE_NAMES}
+                                   for name, chosen in positions.items()}},
+        "agents": [dict(agent_accuracy(found, worst), agent=name) for name, found in answers.items()],
+        "comparisons": comparisons(answers, alpha),
+    })
+    if elapsed_s is not None:
+        report["elapsed_s"] = elapsed_s
+    return report
+
+
+def write_answers(path: str, answers: Iterable[Answer]) -> str:
+    """Write every answer as one JSON line (``Answer.to_json``), whole or not at all; return the path."""
+    text = "".join(json.dumps(answer.to_json(), ensure_ascii=False) + "\n" for answer in answers)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, text)
+    return path
+
+
+def write_plot(path: str, answers: dict[str, Sequence[Answer]], source: str = "") -> str:
+    """The PNG of accuracy by ply of each agent's answers (``accuracy.plot``), whole or not at all."""
+    return save_accuracy_plot([dict(agent_accuracy(found, 0), agent=name) for name, found in answers.items()],
+                              path, source)
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def with_interval(figures: dict[str, Any]) -> str:
+    if figures["accuracy"] is None:
+        return "-"
+    return f"{percent(figures['accuracy'])} ({100 * figures['low']:.1f}-{100 * figures['high']:.1f})"
+
+
+def seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def benchmark_line(report: dict[str, Any]) -> str:
+    bench = report["benchmark"]
+    phases = ", ".join(f"{phase}: {count}" for phase, count in bench["by_phase"]["all"].items())
+    return (f"accuracy against perfect play: {bench['source']}, {bench['games']} game{'' if bench['games'] == 1 else 's'}, "
+            f"{bench['positions']['all']} positions ({phases}), {bench['positions']['critical']} critical")
+
+
+def summary_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """One row per agent and set: positions, accuracy with its 95 % interval, by phase, best share, blunders."""
+    head = ["agent", "set", "positions", "accuracy (95% CI)", *PHASE_NAMES, "best", *BLUNDERS]
+    rows = []
+    for agent in report["agents"]:
+        for name in SETS:
+            figures = agent["sets"][name]
+            rows.append([agent["agent"], name, str(figures["positions"]), with_interval(figures),
+                         *(percent(figures["by_phase"][phase]["accuracy"]) for phase in PHASE_NAMES),
+                         percent(figures["best_share"]), *(str(figures["blunders"][kind]) for kind in BLUNDERS)])
+    return head, rows
+
+
+def time_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """One row per agent: time per move and forfeits by kind."""
+    kinds = list(report["agents"][0]["forfeits"]["by_kind"]) if report["agents"] else []
+    head = ["agent", "moves", "mean", "median", "95th pct", "max", *kinds]
+    rows = []
+    for agent in report["agents"]:
+        time = agent["time"]
+        rows.append([agent["agent"], str(time["moves"]), seconds(time["mean_s"]), seconds(time["median_s"]),
+                     seconds(time["p95_s"]), seconds(time["max_s"]),
+                     *(str(agent["forfeits"]["by_kind"][kind]) for kind in kinds)])
+    return head, rows
+
+
+def worst_line(entry: dict[str, Any]) -> str:
+    scores = " ".join("x" if score is None else str(score) for score in entry["scores"])
+    played = (f"played {entry['column']} (score {entry['score']}, best {entry['best_score']})"
+              if entry["column"] is not None else f"no move: {entry['reason']}")
+    return (f"{entry['agent']}: game {entry['game']}, ply {entry['ply']}, {entry['verdict']}, {played}; "
+            f"scores by column {scores}; {entry['command']}")
+
+
+def sections(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The titled lists below the tables: comparisons, worst positions, forfeits with reasons (empty ones left
+    out), then the files written."""
+    found = [("comparisons:", [entry["verdict"] for entry in report["comparisons"]]),
+             ("worst positions (win→loss, then draw→loss, then win→draw, the larger score lost first; then forfeits):",
+              [worst_line(entry) for agent in report["agents"] for entry in agent["worst"]]),
+             ("forfeits:", [f"{agent['agent']}: {group['count']} {group['kind']}: {group['reason'] or 'no reason given'}"
+                            f" (first at game {group['game']}, ply {group['ply']}, moves {group['moves'] or '(empty board)'})"
+                            for agent in report["agents"] for group in agent["forfeits"]["reasons"]]),
+             ("files:", [f"{kind}: {path}" for kind, path in report.get("files", {}).items()])]
+    return [(title, lines) for title, lines in found if lines]
+
+
+def aligned(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
+    """A text table: the first ``left`` columns left-aligned, the numbers right-aligned, a rule under the head."""
+    table = [list(head), *map(list, rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) if i < left else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in table]
+    return [lines[0], "-" * len(lines[0]), *lines[1:]]
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """The report for a terminal: the accuracy table, time and forfeits, then the titled lists."""
+    lines = [benchmark_line(report), *aligned(*summary_rows(report), left=2), "",
+             f"time per move in seconds ({TIME_NOTE}); forfeits by kind:", *aligned(*time_rows(report))]
+    for title, items in sections(report):
+        lines += ["", title, *(f"  {item}" for item in items)]
+    return "\n".join(lines)
+
