@@ -136,9 +136,9 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
 
     extra = []
     if accuracy:
-        from connectx_toolkit.accuracy.gate_check import check_accuracy, gate_games
+        from connectx_toolkit.accuracy.gate_check import accuracy_check
 
-        extra.append(("accuracy", check_accuracy, gate_games()))
+        extra.append(accuracy_check())
     return api.run_gate(candidate, baseline, log=log, progress=progress, extra_checks=extra, **options)
 
 

@@ -13,31 +13,34 @@ gives its time on the default submission and why it is not on by default.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import load_benchmark
+from connectx_toolkit.accuracy.benchmark import DEFAULT_BENCHMARK, load_benchmark
 from connectx_toolkit.accuracy.play import play_benchmark
 from connectx_toolkit.outcomes import Outcome
 
-__all__ = ["ACCURACY_CHECK", "check_accuracy", "gate_games"]
+__all__ = ["accuracy_check", "check_accuracy"]
 
 SIGNIFICANCE = 0.05
 WORST_NAMED = 3
-EMPTY = '""'  # the empty board's move string, as a shell takes it
 
 
-def gate_games() -> int:
-    """Games the check plays: every benchmark game, once for each agent."""
-    return 2 * sum(1 for game in load_benchmark().games if game.positions)
+def accuracy_check(benchmark_path: str | None = None) -> tuple[str, Callable[[Any, Any], None], int]:
+    """The check as the gate takes it (``gate.run``'s ``extra_checks``): its name, its runner on the benchmark at
+    ``benchmark_path`` (the shipped one by default) and the games it plays at most (each game once per agent)."""
+    path = benchmark_path or DEFAULT_BENCHMARK
+    games = 2 * sum(1 for game in load_benchmark(path).games if game.positions)
+    return "accuracy", functools.partial(check_accuracy, benchmark_path=path), games
 
 
-def check_accuracy(context: Any, check: Any) -> None:
+def check_accuracy(context: Any, check: Any, benchmark_path: str = DEFAULT_BENCHMARK) -> None:
     """The check, in the gate's shape (``evaluation.gate``'s ``GateContext`` and ``Check``)."""
     from connectx_toolkit.accuracy.scoring import mcnemar, worst_positions
     from connectx_toolkit.evaluation.settings import PlaySettings
 
-    benchmark = load_benchmark()
+    benchmark = load_benchmark(benchmark_path)
     settings = context.settings
     play = PlaySettings(**{name: getattr(settings, name) for name in PlaySettings.__dataclass_fields__})
 
@@ -74,11 +77,9 @@ def check_accuracy(context: Any, check: Any) -> None:
                     f"{p_value:.3g}")
     if only_mine > only_theirs and p_value < SIGNIFICANCE:
         worst = worst_positions([a for a, _ in pairs], WORST_NAMED)
-        named = "; ".join(f"connectx board --position {entry['moves'] or EMPTY} ({entry['verdict']})" for entry in worst)
+        named = "; ".join(f"{entry['command']} ({entry['verdict']})" for entry in worst)
         check.reasons.append(f"accuracy: significantly less accurate than the baseline on the critical positions "
                              f"({accuracy:.3f} vs {baseline:.3f}: {only_mine} positions only the candidate got wrong, "
                              f"{only_theirs} only the baseline; McNemar exact p = {p_value:.3g}); worst: {named}")
     check.passed = not check.reasons
 
-
-ACCURACY_CHECK = ("accuracy", check_accuracy)

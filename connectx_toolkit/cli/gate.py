@@ -48,9 +48,12 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     log = None if args.json else (lambda line: print(line, file=out, flush=True))
     extra = []
     if args.accuracy:
-        from connectx_toolkit.accuracy.gate_check import check_accuracy, gate_games
+        from connectx_toolkit.accuracy.gate_check import accuracy_check
 
-        extra.append(("accuracy", check_accuracy, gate_games()))
+        try:
+            extra.append(accuracy_check())
+        except ValueError as error:  # the benchmark cannot be read: one line
+            raise UsageError(str(error)) from None
     report = gate.run(settings, log, extra_checks=extra)  # bad input: UsageError; a candidate that cannot load: FAIL
     out.write(json.dumps(report) + "\n" if args.json else gate.render_verdict(report) + "\n")
     out.flush()

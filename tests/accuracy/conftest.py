@@ -8,7 +8,7 @@ import pytest
 from connectx_toolkit.accuracy.benchmark import Benchmark, LabelledPosition, SourceGame
 from connectx_toolkit.agents.core import Config, Position
 
-FIRST_PLY = 20
+FIRST_PLY = 18
 
 
 def random_game(rng: random.Random, least: int) -> list[int]:
@@ -25,7 +25,7 @@ def random_game(rng: random.Random, least: int) -> list[int]:
             return moves
 
 
-def small_benchmark(games: int = 4, seed: int = 7, first_ply: int = FIRST_PLY) -> Benchmark:
+def small_benchmark(games: int = 10, seed: int = 7, first_ply: int = FIRST_PLY) -> Benchmark:
     from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
 
     rng = random.Random(seed)
