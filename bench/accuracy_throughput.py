@@ -2,7 +2,7 @@
 """Throughput of ``connectx accuracy``: positions per second and the cost of asking them as games ask them.
 
 For each agent (default ``greedy``) and each worker count (default 1 and 2) it asks every position of the shipped
-benchmark (``accuracy.play``: one evaluator game per source game, the agent in both seats, the game's moves
+benchmark (``measuring.play``: one evaluator game per source game, the agent in both seats, the game's moves
 forced) and prints:
 - positions per second (wall clock);
 - the agent's own time per position (what Kaggle's clock measures around each call, summed over the answers);
@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from connectx_toolkit.accuracy.benchmark import load_benchmark
-from connectx_toolkit.accuracy.play import play_benchmark
+from connectx_toolkit.measuring.benchmark import load_benchmark
+from connectx_toolkit.measuring.play import play_benchmark
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.settings import PlaySettings
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from connectx_toolkit.evaluation.display import AnalysisReport, GateReport, LeagueReport, MatchResult
     from connectx_toolkit.evaluation.gate import GateSettings
     from connectx_toolkit.evaluation.league import LeagueSettings
-    from connectx_toolkit.accuracy.report import AccuracyReport
+    from connectx_toolkit.measuring.report import AccuracyReport
 
 __all__ = ["accuracy", "analyze", "build", "league", "open_board", "play_match", "run_gate"]
 
@@ -119,7 +119,7 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
     ``GateSettings`` may stand for all the arguments. ``log`` receives the running commentary the command
     prints, line by line; ``progress`` shows a bar of the games played; ``accuracy`` adds the accuracy check
     (``connectx gate --accuracy``: FAIL when significantly less accurate than BASELINE on the benchmark's
-    critical positions, ``accuracy.gate_check``). ``report["verdict"]`` is a
+    critical positions, ``measuring.gate_check``). ``report["verdict"]`` is a
     ``Verdict``; a candidate that cannot load or play is a FAIL with its reasons. Raises ``ValueError`` (one
     line) for bad input.
 
@@ -136,7 +136,7 @@ def run_gate(candidate: Agent | GateSettings, baseline: Agent | None = None, *,
 
     extra = []
     if accuracy:
-        from connectx_toolkit.accuracy.gate_check import accuracy_check
+        from connectx_toolkit.measuring.gate_check import accuracy_check
 
         extra.append(accuracy_check())
     return api.run_gate(candidate, baseline, log=log, progress=progress, extra_checks=extra, **options)
@@ -244,16 +244,16 @@ def accuracy(agent: Agent, *others: Agent, positions: str | None = None, games: 
     JSON or a file of move strings, labelled by the solver) as a Kaggle game asks them, on Kaggle's clock;
     ``games`` keeps the benchmark's first games only; ``worst`` positions are named; every answer goes to
     ``answers`` (JSON Lines) and the accuracy by ply to ``plot`` (PNG; both default under results/).
-    ``options`` are ``accuracy.settings.AccuracySettings``' other fields (``act_timeout``, ``workers``,
+    ``options`` are ``measuring.settings.AccuracySettings``' other fields (``act_timeout``, ``workers``,
     ``sandbox``, ``budget`` ...). With two agents or more the report compares them position by position
     (McNemar's exact test). Raises ``ValueError`` (one line) for bad input.
 
     >>> from connectx_toolkit import accuracy
     >>> report = accuracy("greedy", games=3, progress=False, answers=os.devnull + ".jsonl")  # doctest: +SKIP
     """
-    from connectx_toolkit.accuracy.jobs import run_accuracy
-    from connectx_toolkit.accuracy.report import AccuracyReport
-    from connectx_toolkit.accuracy.settings import AccuracySettings
+    from connectx_toolkit.measuring.jobs import run_accuracy
+    from connectx_toolkit.measuring.report import AccuracyReport
+    from connectx_toolkit.measuring.settings import AccuracySettings
 
     settings = AccuracySettings(agents=(agent, *others), positions=positions, games=games, worst=worst,
                                 answers=answers, plot=plot, progress=progress, **options)

@@ -30,7 +30,7 @@ HELP = "how close to perfect play agents are, on positions with exact values"
 def configure(parser: argparse.ArgumentParser) -> None:
     # nargs="*": no agent gets the settings' own line rather than argparse's
     parser.add_argument("agents", nargs="*", metavar="AGENT", help="one or more agents, in any form a match takes")
-    from connectx_toolkit.accuracy.settings import DEFAULT_WORST
+    from connectx_toolkit.measuring.settings import DEFAULT_WORST
 
     own = parser.add_argument_group("positions and report")
     own.add_argument("--positions", metavar="FILE",
@@ -53,9 +53,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:
     """The report (or ``--json``'s object); 0, or 130 when interrupted."""
-    from connectx_toolkit.accuracy.jobs import run_accuracy
-    from connectx_toolkit.accuracy.report import render_text
-    from connectx_toolkit.accuracy.settings import AccuracySettings
+    from connectx_toolkit.measuring.jobs import run_accuracy
+    from connectx_toolkit.measuring.report import render_text
+    from connectx_toolkit.measuring.settings import AccuracySettings
 
     check_before_play(args, args.agents)
     settings = AccuracySettings(

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     log = None if args.json else (lambda line: print(line, file=out, flush=True))
     extra = []
     if args.accuracy:
-        from connectx_toolkit.accuracy.gate_check import accuracy_check
+        from connectx_toolkit.measuring.gate_check import accuracy_check
 
         try:
             extra.append(accuracy_check())

@@ -173,7 +173,7 @@ def run(settings: GateSettings, log: Callable[[str], None] | None = None, progre
     ``log`` receives each line of the running commentary; ``progress`` shows a bar of the games played
     (``evaluation.reports.progress``), named after the check being run. ``extra_checks`` run after the
     built-in checks, in order, as they do: a check of a room above the evaluator (the accuracy check of
-    ``accuracy.gate_check``), handed in by the command or the API that was asked for it. Raises ``GateUsage``
+    ``measuring.gate_check``), handed in by the command or the API that was asked for it. Raises ``GateUsage``
     (one line) for bad input; a candidate that fails to load is a FAIL, not bad input.
     """
     from connectx_toolkit.evaluation.reports.progress import end_early, progress_bar

@@ -28,12 +28,15 @@ HELP = {"-h", "--help"}
 OPTIONS = {
     "match": HELP | GAMES | RULES | PLAY | ANALYSIS | {"--resume", "--analyze", "--json", "--results", "--no-progress"},
     "league": HELP | {"-n", "--games"} | RULES | PLAY | {"--json", "--results", "--no-progress"},
-    "gate": HELP | {"--baseline"} | GAMES | RULES | PLAY | {"--json"},
+    "gate": HELP | {"--baseline", "--accuracy"} | GAMES | RULES | PLAY | {"--json"},
     "submit": HELP | {"-m", "--message", "--baseline", "--force"} | GAMES | RULES | PLAY | {"--json", "--no-progress"},
     "ladder": HELP | {"--max", "--dir"} | ANALYSIS | {"--workers", "--json", "--no-progress"},
     "board": HELP | {"--game", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
     | ANALYSIS - {"--analysis-dir"},
     "analyze": HELP | ANALYSIS | {"--workers", "--json", "--no-progress"},
+    # newer than the old command: its own options, and of the shared groups those that its job reads
+    "accuracy": HELP | {"--positions", "--benchmark", "-n", "--games", "--worst", "--answers", "--plot"} | RULES
+    | PLAY - {"--openings", "--replays"} | {"--json", "--no-progress", "--analysis-budget", "--analysis-cache"},
     "build": HELP | {"-o", "--out", "--allow-import", "--path", "--data", "--sandbox", "--timeout", "--search-path", "--package",
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
@@ -69,7 +72,8 @@ def test_connectx_help_lists_one_command_per_job(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert out.startswith("usage: connectx ")
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ") and line.split()]
-    assert listed[:9] == ["build", "match", "league", "gate", "submit", "ladder", "board", "analyze", "train"]
+    assert listed[:10] == ["build", "match", "league", "gate", "submit", "ladder", "board", "analyze", "accuracy",
+                           "train"]
 
 
 def test_connectx_version(capsys):
@@ -105,7 +109,7 @@ def test_the_gate_help_shows_only_the_gate(capsys, monkeypatch):
     (["match", "greedy", "random", "--rows", "0"], "--rows must be an integer >= 1, got 0"),
     (["ladder", "abc"], "argument SUBMISSION_ID: 'abc' is not a submission id (a number, e.g. 41234567)"),
     (["nonsense"], "argument COMMAND: invalid choice: 'nonsense' (choose from 'build', 'match', 'league', 'gate', "),
-    ([], "a command is needed: build, match, league, gate, submit, ladder, board, analyze, train"),
+    ([], "a command is needed: build, match, league, gate, submit, ladder, board, analyze, accuracy, train"),
 ])
 def test_a_combination_that_makes_no_sense_is_refused_in_one_line(capsys, argv, says):
     assert connectx.main(argv) == 2

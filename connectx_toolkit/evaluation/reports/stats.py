@@ -12,7 +12,7 @@ distribution of unit scores (per game or per pair) with expected score s_j; the 
 the observed counts under the two accepts H1 (elo >= elo1) when LLR >= log((1 - beta) / alpha) and H0
 (elo <= elo0) when LLR <= log(beta / (1 - alpha)).
 
-Accuracy against perfect play (``accuracy.scoring``) counts yes/no answers instead of game scores: Wilson's
+Accuracy against perfect play (``measuring.scoring``) counts yes/no answers instead of game scores: Wilson's
 interval for a share, McNemar's exact test for two agents on the same positions.
 """
 

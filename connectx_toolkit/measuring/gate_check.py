@@ -1,7 +1,7 @@
 """The gate's accuracy check (``connectx gate CANDIDATE --baseline B --accuracy``): is CANDIDATE significantly less
 accurate than BASELINE on the benchmark's critical positions?
 
-Both agents are asked the same positions in one run (``accuracy.play``), and the critical positions (where some
+Both agents are asked the same positions in one run (``measuring.play``), and the critical positions (where some
 move changes the mover's outcome) are compared pair by pair with McNemar's exact test: FAIL when the candidate
 gets more of them wrong than the baseline does and the test says the difference is real (p < 0.05); the reason
 names the candidate's worst positions, each with the command that shows it. A forfeit of the candidate in these
@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import DEFAULT_BENCHMARK, load_benchmark
-from connectx_toolkit.accuracy.play import play_benchmark
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import DEFAULT_BENCHMARK, load_benchmark
+from connectx_toolkit.measuring.play import play_benchmark
 from connectx_toolkit.outcomes import Outcome
 
 __all__ = ["accuracy_check", "check_accuracy"]
@@ -37,7 +37,7 @@ def accuracy_check(benchmark_path: str | None = None) -> tuple[str, Callable[[An
 
 def check_accuracy(context: Any, check: Any, benchmark_path: str = DEFAULT_BENCHMARK) -> None:
     """The check, in the gate's shape (``evaluation.gate``'s ``GateContext`` and ``Check``)."""
-    from connectx_toolkit.accuracy.scoring import mcnemar, worst_positions
+    from connectx_toolkit.measuring.scoring import mcnemar, worst_positions
     from connectx_toolkit.evaluation.settings import PlaySettings
 
     benchmark = load_benchmark(benchmark_path)

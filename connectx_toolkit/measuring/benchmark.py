@@ -2,7 +2,7 @@
 
 A :class:`Benchmark` is a set of whole games (:class:`SourceGame`), and of each game the positions whose every
 legal move has an exact score (:class:`LabelledPosition`). Whole games because an agent is asked the positions
-as a game asks them (``accuracy.play``): loaded afresh, called at each of its turns from the empty board, the
+as a game asks them (``measuring.play``): loaded afresh, called at each of its turns from the empty board, the
 game's own column played after each answer. Scores are Pons' scale for the player who plays the column
 (``analysis.scores``): > 0 that player wins, 0 a draw, < 0 a loss.
 

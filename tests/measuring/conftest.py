@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from connectx_toolkit.accuracy.benchmark import Benchmark, LabelledPosition, SourceGame
+from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame
 from connectx_toolkit.agents.core import Config, Position
 
 FIRST_PLY = 18
@@ -42,7 +42,7 @@ def small_benchmark(games: int = 10, seed: int = 7, first_ply: int = FIRST_PLY) 
             made.append(SourceGame(game_id, tuple(moves), ("random", "random"), positions))
     finally:
         scorer.close()
-    return Benchmark(tuple(made), {"made_by": "tests/accuracy/conftest.py"}, "small benchmark")
+    return Benchmark(tuple(made), {"made_by": "tests/measuring/conftest.py"}, "small benchmark")
 
 
 @pytest.fixture(scope="session")

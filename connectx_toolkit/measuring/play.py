@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import Benchmark, SourceGame
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import Benchmark, SourceGame
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
 from connectx_toolkit.evaluation.scheduling.match import run_match

@@ -5,7 +5,7 @@ back from its answers file are the same figures. Accuracy is a share of position
 interval (``evaluation.reports.stats``), by set ("all", "critical") and by phase. A forfeit counts as an
 inaccurate answer: on Kaggle it loses the game, whatever the position was worth.
 
->>> from connectx_toolkit.accuracy.benchmark import LabelledPosition
+>>> from connectx_toolkit.measuring.benchmark import LabelledPosition
 >>> start = LabelledPosition(game=0, ply=0, moves="", scores=(-2, -1, 0, 1, 0, -1, -2))
 >>> figures = agent_accuracy([Answer("a", start, 3, 0.5), Answer("a", start, 2, 0.1)])
 >>> figures["sets"]["critical"]["accurate"], figures["sets"]["critical"]["blunders"]["win→draw"]
@@ -18,8 +18,8 @@ import shlex
 import statistics
 from typing import Any, Iterable, Sequence
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import BLUNDERS, CRITICAL, PHASES, SETS
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import BLUNDERS, CRITICAL, PHASES, SETS
 from connectx_toolkit.evaluation.reports.stats import mcnemar_exact as mcnemar
 from connectx_toolkit.evaluation.reports.stats import wilson_interval
 from connectx_toolkit.outcomes import FORFEITS
@@ -28,7 +28,7 @@ __all__ = ["TIME_NOTE", "agent_accuracy", "by_agent", "in_set", "mcnemar", "shar
            "worst_positions"]
 
 TIME_NOTE = "the first move of each game includes the agent's load, as on Kaggle"
-NOT_REACHED = "not reached"  # the reason's prefix of a position after the game's forfeit (``accuracy.answers``)
+NOT_REACHED = "not reached"  # the reason's prefix of a position after the game's forfeit (``measuring.answers``)
 # The worst first: a blunder of a whole outcome class, then of half of one, then forfeits (they have their own
 # section with reasons; a forfeit is listed here only where the agent was asked, not at the positions after it).
 SEVERITY = {"win→loss": 0, "draw→loss": 1, "win→draw": 2}

@@ -5,8 +5,8 @@ positions, and most positions both get right (or both wrong). Only the discordan
 one of them errs, carry information, and under "equally accurate" each is a fair coin. So the test is the
 exact two-sided binomial on those counts (``evaluation.reports.stats.mcnemar_exact``), per set.
 
->>> from connectx_toolkit.accuracy.answers import Answer
->>> from connectx_toolkit.accuracy.benchmark import LabelledPosition
+>>> from connectx_toolkit.measuring.answers import Answer
+>>> from connectx_toolkit.measuring.benchmark import LabelledPosition
 >>> positions = [LabelledPosition(g, 0, "", (-2, -1, 0, 1, 0, -1, -2)) for g in range(11)]
 >>> good = [Answer("good", p, 3) for p in positions]
 >>> bad = [Answer("bad", p, 2 if p.game < 10 else 3) for p in positions]
@@ -19,9 +19,9 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable, Mapping, Sequence, cast
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import SETS
-from connectx_toolkit.accuracy.scoring import by_agent, in_set
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import SETS
+from connectx_toolkit.measuring.scoring import by_agent, in_set
 from connectx_toolkit.evaluation.reports.stats import mcnemar_exact
 
 __all__ = ["ALPHA", "compare", "comparisons"]

@@ -1,4 +1,4 @@
-"""What an accuracy run is asked to do (``connectx accuracy`` and ``connectx_toolkit.accuracy()``), checked once
+"""What an accuracy run is asked to do (``connectx accuracy`` and ``connectx_toolkit.measuring()``), checked once
 for every door: a bad value is one ``UsageError`` line (exit 2 from the command line)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 For what runs on the core anyway, as ``connectx train --evaluate``'s quick check and the TD(λ) learning curve
 do: a function of the position (``choose(position) -> column``) is asked every labelled position directly, in
-the benchmark's order. The judgement is the same as ``accuracy.play``'s (``Answer``); what is not measured is
+the benchmark's order. The judgement is the same as ``measuring.play``'s (``Answer``); what is not measured is
 what only a process and Kaggle's clock show (loads, timeouts, crashes: an exception here is the caller's bug
 and propagates). A deterministic function of the position gets the same answers either way.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import Benchmark
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import Benchmark
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.outcomes import Outcome
 

@@ -7,13 +7,13 @@ import os
 
 import pytest
 
-from connectx_toolkit.accuracy import paired, scoring
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import Benchmark, LabelledPosition, SourceGame
-from connectx_toolkit.accuracy.paired import compare, comparisons
-from connectx_toolkit.accuracy.plot import save_accuracy_plot
-from connectx_toolkit.accuracy.report import AccuracyReport, build_report, write_answers, write_plot
-from connectx_toolkit.accuracy.scoring import agent_accuracy, by_agent, worst_answers
+from connectx_toolkit.measuring import paired, scoring
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame
+from connectx_toolkit.measuring.paired import compare, comparisons
+from connectx_toolkit.measuring.plot import save_accuracy_plot
+from connectx_toolkit.measuring.report import AccuracyReport, build_report, write_answers, write_plot
+from connectx_toolkit.measuring.scoring import agent_accuracy, by_agent, worst_answers
 from connectx_toolkit.evaluation.reports import stats
 from connectx_toolkit.evaluation.reports.stats import mcnemar_exact, wilson_interval
 from connectx_toolkit.outcomes import Outcome

@@ -3,7 +3,7 @@ baseline on the critical positions, with its worst positions named; PASS when it
 
 import os
 
-from connectx_toolkit.accuracy.gate_check import accuracy_check, check_accuracy
+from connectx_toolkit.measuring.gate_check import accuracy_check, check_accuracy
 from connectx_toolkit.evaluation import gate
 from connectx_toolkit.evaluation.gate import GateSettings
 from connectx_toolkit.outcomes import Verdict

@@ -1,6 +1,6 @@
 """An accuracy run from its settings to its report: the positions (the shipped benchmark, another benchmark
 file, or ``--positions``' games labelled by the solver), the agents asked every one of them
-(``accuracy.play``), the report (``accuracy.report``) and its files: the JSON Lines of every answer and the PNG
+(``measuring.play``), the report (``measuring.report``) and its files: the JSON Lines of every answer and the PNG
 of accuracy by ply. Everything is checked before the first game; the files are written whole at the end (never
 half of one), and a run cut short writes none."""
 
@@ -11,10 +11,10 @@ import re
 import time
 from typing import Any, Callable, Sequence
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import Benchmark, BenchmarkError, DEFAULT_BENCHMARK, load_benchmark
-from connectx_toolkit.accuracy.play import play_benchmark
-from connectx_toolkit.accuracy.settings import AccuracySettings
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import Benchmark, BenchmarkError, DEFAULT_BENCHMARK, load_benchmark
+from connectx_toolkit.measuring.play import play_benchmark
+from connectx_toolkit.measuring.settings import AccuracySettings
 from connectx_toolkit.errors import UsageError
 
 __all__ = ["default_output", "positions_of", "run_accuracy"]
@@ -24,7 +24,7 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     """The positions the agents are asked: ``--positions``' (labelled here), another benchmark file, or the
     shipped benchmark; cut to the first ``games`` games."""
     if settings.positions is not None:
-        from connectx_toolkit.accuracy.positions_file import PositionsSettings, read_positions
+        from connectx_toolkit.measuring.positions_file import PositionsSettings, read_positions
 
         benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget, cache=settings.cache,
                                                                           workers=settings.workers))
@@ -59,9 +59,9 @@ def _writable(path: str, flag: str) -> None:
 
 
 def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Ask every agent of ``settings`` the positions and return the report (``accuracy.report``'s dict, with the
+    """Ask every agent of ``settings`` the positions and return the report (``measuring.report``'s dict, with the
     paths of the files written under ``"files"``). Bad input raises ``UsageError`` (one line) before any game."""
-    from connectx_toolkit.accuracy.report import build_report, write_answers, write_plot
+    from connectx_toolkit.measuring.report import build_report, write_answers, write_plot
     from connectx_toolkit.evaluation.reports.progress import progress_bar
     from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, require_backend_can_load
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
@@ -90,7 +90,7 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
         raise UsageError(f"two agents are both named {next(n for n in shown if shown.count(n) > 1)!r}: each agent's "
                          "answers are compared by its name")
     benchmark = positions_of(settings)
-    from connectx_toolkit.accuracy.play import game_task
+    from connectx_toolkit.measuring.play import game_task
 
     try:
         require_backend_can_load(settings.backend, [game_task(spec, benchmark.games[0], settings) for spec in specs])

@@ -5,8 +5,8 @@ for a notebook, and the answers file.
 a notebook shows as a table (the pattern of ``evaluation.display``). The object's keys:
 
 - ``benchmark``: ``source``, ``games``, ``positions`` ({set: count}), ``by_phase`` ({set: {phase: count}});
-- ``agents``: one :func:`accuracy.scoring.agent_accuracy` object per agent, in the order they answered;
-- ``comparisons``: every pair of agents per set (:func:`accuracy.paired.compare`);
+- ``agents``: one :func:`measuring.scoring.agent_accuracy` object per agent, in the order they answered;
+- ``comparisons``: every pair of agents per set (:func:`measuring.paired.compare`);
 - ``elapsed_s``: the run's wall time (when the caller gives it);
 - ``files``: {"answers": path, "plot": path} of the files written (absent until the caller writes them).
 """
@@ -18,11 +18,11 @@ import json
 import os
 from typing import Any, Iterable, Sequence
 
-from connectx_toolkit.accuracy.answers import Answer
-from connectx_toolkit.accuracy.benchmark import BLUNDERS, PHASES, SETS, Benchmark
-from connectx_toolkit.accuracy.paired import ALPHA, comparisons
-from connectx_toolkit.accuracy.plot import save_accuracy_plot
-from connectx_toolkit.accuracy.scoring import TIME_NOTE, agent_accuracy
+from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.benchmark import BLUNDERS, PHASES, SETS, Benchmark
+from connectx_toolkit.measuring.paired import ALPHA, comparisons
+from connectx_toolkit.measuring.plot import save_accuracy_plot
+from connectx_toolkit.measuring.scoring import TIME_NOTE, agent_accuracy
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.display import Report, _p, _table
 
@@ -73,7 +73,7 @@ def write_answers(path: str, answers: Iterable[Answer]) -> str:
 
 
 def write_plot(path: str, answers: dict[str, Sequence[Answer]], source: str = "") -> str:
-    """The PNG of accuracy by ply of each agent's answers (``accuracy.plot``), whole or not at all."""
+    """The PNG of accuracy by ply of each agent's answers (``measuring.plot``), whole or not at all."""
     return save_accuracy_plot([dict(agent_accuracy(found, 0), agent=name) for name, found in answers.items()],
                               path, source)
 

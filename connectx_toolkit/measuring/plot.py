@@ -1,6 +1,6 @@
 """A PNG of accuracy by ply, one line per agent, the "all" set above and the "critical" set below.
 
-Drawn from the agents' ``by_ply`` figures of the report (``accuracy.scoring.agent_accuracy``), not from the
+Drawn from the agents' ``by_ply`` figures of the report (``measuring.scoring.agent_accuracy``), not from the
 answers, so a report read back from its JSON draws the same plot. Where an agent's accuracy falls with the ply says what it lacks: early plies are
 opening knowledge, late plies are tactics a deeper search would see.
 """
@@ -11,7 +11,7 @@ import io
 import os
 from typing import Any, Sequence
 
-from connectx_toolkit.accuracy.benchmark import PHASES, SETS
+from connectx_toolkit.measuring.benchmark import PHASES, SETS
 from connectx_toolkit.atomic import write_atomically
 
 __all__ = ["save_accuracy_plot"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from connectx_toolkit.accuracy.benchmark import LabelledPosition
+from connectx_toolkit.measuring.benchmark import LabelledPosition
 from connectx_toolkit.outcomes import Outcome
 
 __all__ = ["Answer"]

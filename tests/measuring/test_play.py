@@ -3,8 +3,8 @@ in the agent's own process on Kaggle's clock, the game's column played; forfeits
 
 import os
 
-from connectx_toolkit.accuracy.benchmark import Benchmark, SourceGame
-from connectx_toolkit.accuracy.play import game_task, play_benchmark
+from connectx_toolkit.measuring.benchmark import Benchmark, SourceGame
+from connectx_toolkit.measuring.play import game_task, play_benchmark
 from connectx_toolkit.evaluation.seats.agent_specs import resolve_agent
 from connectx_toolkit.evaluation.settings import PlaySettings
 from connectx_toolkit.outcomes import Outcome
