@@ -61,7 +61,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--untrained", action="store_true",
                    help="write the agent with the weights training starts from (no training)")
     p.add_argument("--evaluate", type=integer, default=0, metavar="GAMES",
-                   help="afterwards, GAMES quick games on the project's core against random and the untrained agent")
+                   help="afterwards, GAMES quick games on the project's core against random and the untrained agent, "
+                        "and (6x7, four in a row) its accuracy against perfect play on the shipped benchmark")
     RULES.add_to(p, "rows", "columns", "inarow")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -140,6 +141,8 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
     if args.evaluate:
         quick_check(weights, features, args.evaluate, out)
+        if config.is_standard:
+            accuracy_check(weights, features, out)
     print(f"build it: connectx build {args.out} -o submission.py", file=out)
     return 0
 
@@ -159,6 +162,26 @@ def quick_check(weights, features, games: int, out: IO[str] | None = None) -> No
     vs_untrained = win_rate(weights, features, games, seed=12345, opponent=untrained_move, opening_plies=4)
     print(f"quick check ({games} games each, seats alternating, the project's core): win rate vs random "
           f"{vs_random:.3f}, vs the untrained agent {vs_untrained:.3f}", file=out or sys.stdout)
+
+
+def accuracy_check(weights, features, out: IO[str] | None = None) -> dict:
+    """The trained agent's accuracy against perfect play on the shipped benchmark, asked on the project's core in
+    this process as the quick games are (``measuring.in_process``: the agent is a function of the position, so a
+    process and Kaggle's clock would give it the same answers). Prints one line; returns the figures."""
+    from connectx_toolkit.agents.td_lambda import choose
+    from connectx_toolkit.measuring.benchmark import load_benchmark
+    from connectx_toolkit.measuring.in_process import answers_in_process
+    from connectx_toolkit.measuring.scoring import agent_accuracy
+
+    benchmark = load_benchmark()
+    figures = agent_accuracy(answers_in_process(lambda position: choose(position, weights, features), benchmark,
+                                                "trained"), worst=0)
+    every, critical = figures["sets"]["all"], figures["sets"]["critical"]
+    print(f"accuracy against perfect play ({every['positions']:,} benchmark positions, the project's core): "
+          f"{every['accuracy']:.1%} [{every['low']:.1%}, {every['high']:.1%}] of all positions, "
+          f"{critical['accuracy']:.1%} [{critical['low']:.1%}, {critical['high']:.1%}] of the critical ones "
+          "(docs/accuracy.md)", file=out or sys.stdout)
+    return figures
 
 
 if __name__ == "__main__":
