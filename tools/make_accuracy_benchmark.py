@@ -8,7 +8,7 @@ with the same arguments goes on where it stopped):
    toolkit's own evaluator (``evaluation.scheduling.match.run_match`` with explicit ``GameTask``s, the
    native referee, two worker processes). The pairs (:data:`PAIRS`) mix weak against strong, strong against
    strong and weak against weak, so the positions range from the chaotic to the subtle; ``solver`` plays in
-   a third of them; strong against strong is weighted twice, as its games are the long ones that fill the
+   two games of five; strong against strong is weighted twice, as its games are the long ones that fill the
    late phase. Each game starts from its own seeded random opening of 0-3 plies (forced through both
    seats, as the evaluator forces an opening), seats alternating. Half the games where ``solver`` plays get
    at most the plies before its first move, so it plays its opening book from the start: the book's
@@ -20,7 +20,7 @@ with the same arguments goes on where it stopped):
    (``accuracy.play``), only the kept ones are scored. The clock is shorter than Kaggle's (``--act-timeout``
    0.5 s: the searching agents think 0.1-0.2 s a move instead of 0.4-0.8 s): the games only have to be
    *played* by agents of different strengths; their positions' labels are exact whatever the clock, and
-   Kaggle's 2 s would spend most of the run's 45 minutes waiting on searches that change little.
+   Kaggle's 2 s would make the play step about four times longer (48 s measured at 0.5 s) for nothing.
    Each finished game is one line of ``games.jsonl``.
 2. **Label.** Every position of a game, ply 0 up to the last ply before its final move, gets the exact score
    of every legal column (``analysis.scores.PositionScorer(...).solve(moves, every_column=True)``, the
@@ -33,9 +33,10 @@ with the same arguments goes on where it stopped):
    seed, the agents and pairs, the openings, the clock, the counts of positions by phase and set, and what
    was left out.
 
-Deterministic given ``--seed`` as far as the agents allow: the schedule, openings and seats are; agents that
-search against the clock or break ties at random (``random``, ``negamax``, ``threats``, ``alphabeta``,...)
-may play other moves on another run, and the labels of whatever positions arise are exact either way.
+Deterministic given ``--seed`` as far as the agents allow: the schedule, openings and seats are, and so are
+the agents' random choices (the evaluator seeds each agent's process from the game's seed); the agents that
+search against the clock (``alphabeta``, ``bitboard_minimax``, ``solver`` off its book) may reach another
+depth and play another move on a busier machine. The labels of whatever positions arise are exact either way.
 
     nohup nice python tools/make_accuracy_benchmark.py --games 130 --work /tmp/bench48 &
 
