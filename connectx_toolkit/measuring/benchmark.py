@@ -25,6 +25,7 @@ import functools
 import gzip
 import json
 import os
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -175,12 +176,17 @@ def from_json(document: Any, source: str) -> Benchmark:
     try:
         for entry in document["games"]:
             moves = tuple(int(char) - 1 for char in entry["moves"])
+            if not all(0 <= column < STANDARD.columns for column in moves):
+                raise ValueError(f"game {entry['id']}'s moves {entry['moves']!r} are not 6x7 columns 1-7")
             positions = tuple(
                 LabelledPosition(int(entry["id"]), int(ply), entry["moves"][:int(ply)],
                                  tuple(None if s is None else int(s) for s in scores))
                 for ply, scores in sorted(entry["positions"].items(), key=lambda item: int(item[0])))
+            for position in positions:  # the shape every reader relies on; the labels' truth is the tests'
+                if not 0 <= position.ply < len(moves) or len(position.scores) != STANDARD.columns:
+                    raise ValueError(f"game {entry['id']} has no position {position.ply} of 7 column scores")
             games.append(SourceGame(int(entry["id"]), moves, tuple(entry.get("agents", ("", ""))), positions))
-    except (KeyError, TypeError, ValueError) as error:
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise BenchmarkError(f"{source}: a game is not readable ({type(error).__name__}: {error})") from None
     return Benchmark(tuple(games), dict(document.get("metadata", {})), source)
 
@@ -196,8 +202,8 @@ def load_benchmark(path: str = DEFAULT_BENCHMARK) -> Benchmark:
     try:
         text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
         document = json.loads(text)
-    except (OSError, ValueError) as error:
-        raise BenchmarkError(f"{path}: not a benchmark file ({error})") from None
+    except (OSError, EOFError, zlib.error, ValueError) as error:  # a cut or corrupt gzip: EOFError, zlib.error
+        raise BenchmarkError(f"{path}: not a benchmark file ({type(error).__name__}: {error})") from None
     return from_json(document, path)
 
 
