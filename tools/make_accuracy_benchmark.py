@@ -1,4 +1,4 @@
-"""Build the shipped accuracy benchmark (``connectx_toolkit/accuracy/data/benchmark.json.gz``): real games, every
+"""Build the shipped accuracy benchmark (``connectx_toolkit/measuring/data/benchmark.json.gz``): real games, every
 position labelled with the exact score of every legal column by the project's own solver.
 
 Three steps, each resumable from ``--work`` (a folder of JSON Lines checkpoints; a killed run started again
@@ -17,7 +17,7 @@ with the same arguments goes on where it stopped):
    opening) is dropped, and so is a position already kept from an earlier game (the same board, however
    reached: the empty board begins every game), each counted in the metadata. Every position is kept once
    so that none weighs more than another in the intervals; the agent is still asked every ply of a game
-   (``accuracy.play``), only the kept ones are scored. The clock is shorter than Kaggle's (``--act-timeout``
+   (``measuring.play``), only the kept ones are scored. The clock is shorter than Kaggle's (``--act-timeout``
    0.5 s: the searching agents think 0.1-0.2 s a move instead of 0.4-0.8 s): the games only have to be
    *played* by agents of different strengths; their positions' labels are exact whatever the clock, and
    Kaggle's 2 s would make the play step about four times longer (48 s measured at 0.5 s) for nothing.
@@ -56,7 +56,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from connectx_toolkit.accuracy.benchmark import (DEFAULT_BENCHMARK, PHASES, SETS, Benchmark, LabelledPosition,
+from connectx_toolkit.measuring.benchmark import (DEFAULT_BENCHMARK, PHASES, SETS, Benchmark, LabelledPosition,
                                                  SourceGame)
 from connectx_toolkit.agents.core import Config, Position
 

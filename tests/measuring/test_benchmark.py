@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from connectx_toolkit.accuracy.benchmark import (BLUNDERS, CRITICAL, DEFAULT_BENCHMARK, PHASES, SETS, Benchmark,
+from connectx_toolkit.measuring.benchmark import (BLUNDERS, CRITICAL, DEFAULT_BENCHMARK, PHASES, SETS, Benchmark,
                                                  BenchmarkError, LabelledPosition, SourceGame, load_benchmark,
                                                  outcome_of, phase_of)
 from connectx_toolkit.agents.core import Config, Position
@@ -195,5 +195,5 @@ def test_the_check_against_bitbully_catches_a_wrong_label(shipped):
 
 
 def test_the_default_benchmark_is_the_packaged_file_and_small():
-    assert DEFAULT_BENCHMARK == os.path.join(REPO, "connectx_toolkit", "accuracy", "data", "benchmark.json.gz")
+    assert DEFAULT_BENCHMARK == os.path.join(REPO, "connectx_toolkit", "measuring", "data", "benchmark.json.gz")
     assert os.path.getsize(DEFAULT_BENCHMARK) < 200_000  # package data every install carries
