@@ -174,3 +174,21 @@ def test_settings_defaults():
     assert settings.budget == DEFAULT_BUDGET == 10.0 and settings.cache is None
     assert PositionsSettings(cache="none").cache_path is None
     assert PositionsSettings(cache="/tmp/x.sqlite").cache_path == "/tmp/x.sqlite"
+
+
+def test_labels_agree_with_an_independent_solver(tmp_path):
+    """Positions from ply 24 on of tests/data/oracle_random.jsonl, whose scores bitbully (not the project's code)
+    gave: read as move strings, they get the same scores."""
+    import os
+
+    from tests.helpers import REPO
+
+    with open(os.path.join(REPO, "tests", "data", "oracle_random.jsonl")) as handle:
+        oracle = [json.loads(line) for line in handle if line.startswith("{")]
+    sample = [entry for entry in oracle if len(entry["moves"]) >= 24][::40][:10]
+    path = tmp_path / "oracle.txt"
+    path.write_text("".join(entry["moves"] + "\n" for entry in sample))
+    benchmark = read_positions(str(path), SETTINGS)
+    assert len(sample) >= 10 and benchmark.metadata["left_out"] == 0
+    assert [p.moves for p in benchmark.positions] == [entry["moves"] for entry in sample]
+    assert [list(p.scores) for p in benchmark.positions] == [entry["scores"] for entry in sample]
