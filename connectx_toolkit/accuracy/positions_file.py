@@ -14,10 +14,15 @@ FILE is one of:
 
 Labels are the exact score of every legal column (``analysis.scores.PositionScorer`` with ``every_column``). A
 position whose columns are not all exact within the budget is left out, and counted
-(``Benchmark.metadata["left_out"]``, the move strings in ``["left_out_positions"]``): the budget is CPU seconds
-of search per column, :data:`DEFAULT_BUDGET` unless given. From ply 9 on a position takes well under a second;
-a position of fewer than 8 stones off the opening book's lines needs a search of minutes, so under the default
-budget it is usually left out (its column of 10 s each, up to 70 s the position) rather than labelled.
+(``Benchmark.metadata["left_out"]``, the move strings in ``["left_out_positions"]``). The budget is CPU seconds
+of search per column: :data:`DEFAULT_BUDGET` from ply 8 on, where a position takes 0.1-5 s (well under a second
+from ply 9). A position of fewer than :data:`EARLY_STONES` stones that the opening book, the rules or a one-ply
+look-ahead do not settle often needs a search of minutes a column, so it gets :data:`DEFAULT_EARLY_BUDGET` and is
+left out almost at once. Measured on the three games of ``tests/data/analysis_games.jsonl`` (112 positions, no
+cache, a 2-core machine shared with other jobs): 10 s a column everywhere took 600 s and still left 11 positions of 1-5 stones out (each of
+them spent 70 s to fail); with the early budget it took 49 s and left 21 out (those 11 and 10 more of 4-7 stones,
+which 10 s a column labels). ``early_budget=10`` labels those, at that price; the cache keeps every label for
+the next run.
 
 Only 6x7, four in a row has perfect labels: a file of games on another board is one line (``UsageError``), as
 is a file that cannot be read, is no results file, episode nor move strings, or holds an illegal or finished
@@ -38,11 +43,13 @@ from connectx_toolkit.analysis.positions import PositionError, move_string, pars
 from connectx_toolkit.analysis.settings import MAX_BUDGET, NO_CACHE
 from connectx_toolkit.errors import UsageError
 
-__all__ = ["DEFAULT_BUDGET", "PositionsSettings", "read_positions"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_EARLY_BUDGET", "EARLY_STONES", "PositionsSettings", "read_positions"]
 
 # CPU seconds of search per column. Positions from ply 8 on take 0.1-5 s a position with the compiled solver, so
 # 10 s a column labels them all; an early position off the book's lines needs minutes, and is left out instead.
 DEFAULT_BUDGET = 10.0
+EARLY_STONES = 8
+DEFAULT_EARLY_BUDGET = 0.05
 FORMATS = ("results", "episode", "moves")
 
 
@@ -50,19 +57,23 @@ FORMATS = ("results", "episode", "moves")
 class PositionsSettings:
     """How ``--positions`` labels its positions; bad values raise ``UsageError`` (one line) when it is made.
 
-    - ``budget``: CPU seconds of search per column of a position (``--analysis-budget``; default
-      :data:`DEFAULT_BUDGET`); a position not solved exactly within it is left out;
+    - ``budget``: CPU seconds of search per column of a position of :data:`EARLY_STONES` stones or more
+      (``--analysis-budget``; default :data:`DEFAULT_BUDGET`); a position not solved exactly within it is left out;
+    - ``early_budget``: the same for a position of fewer stones (default :data:`DEFAULT_EARLY_BUDGET`: those not
+      known without a search take minutes, and are left out rather than searched);
     - ``cache``: the analysis' SQLite file of solved positions (``--analysis-cache``; None: the default file,
       ``"none"``: no cache): a second run on the same file takes no search at all.
     """
 
     budget: float = DEFAULT_BUDGET
     cache: str | None = None
+    early_budget: float = DEFAULT_EARLY_BUDGET
 
     def __post_init__(self) -> None:
-        if isinstance(self.budget, bool) or not isinstance(self.budget, (int, float)) \
-                or not 0 < self.budget <= MAX_BUDGET:
-            raise UsageError(f"--analysis-budget must be > 0 and <= {MAX_BUDGET:g}, got {self.budget!r}")
+        for name, flag in (("budget", "--analysis-budget"), ("early_budget", "early_budget")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_BUDGET:
+                raise UsageError(f"{flag} must be > 0 and <= {MAX_BUDGET:g}, got {value!r}")
         if self.cache is not None and not (isinstance(self.cache, str) and self.cache):
             raise UsageError(f"--analysis-cache must be a path, got {self.cache!r}")
 
@@ -90,12 +101,12 @@ def read_positions(path: str, settings: PositionsSettings = PositionsSettings(),
     labelled: list[SourceGame] = []
     left_out: list[str] = []
     done = 0
-    scorer = _scorer(settings)
+    scorers = _Scorers(settings)
     try:
         for game_id, moves, agents, plies in games:
             positions = []
             for ply in plies:
-                scores = _label(scorer, moves[:ply])
+                scores = _label(scorers.of(ply), moves[:ply])
                 if scores is None:
                     left_out.append(move_string(moves[:ply]))
                 else:
@@ -106,9 +117,10 @@ def read_positions(path: str, settings: PositionsSettings = PositionsSettings(),
             if positions:  # a game all of whose positions were left out asks the agent nothing
                 labelled.append(SourceGame(game_id, moves, agents, tuple(positions)))
     finally:
-        scorer.close()
+        scorers.close()
     metadata: dict[str, Any] = {
-        "source": os.path.abspath(path), "format": kind, "budget": settings.budget, "games": len(labelled),
+        "source": os.path.abspath(path), "format": kind, "budget": settings.budget,
+        "early_budget": settings.early_budget, "early_stones": EARLY_STONES, "games": len(labelled),
         "positions": total - len(left_out), "left_out": len(left_out), "left_out_positions": left_out,
         "labels": "analysis.scores.PositionScorer, every column exact within the budget (CPU s a column)"}
     return Benchmark(tuple(labelled), metadata, path)
@@ -206,13 +218,28 @@ def _check_board(text: str, path: str) -> None:
                          "labels: only 6x7 four in a row")
 
 
-def _scorer(settings: PositionsSettings) -> Any:
-    from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
+class _Scorers:
+    """The scorer of each budget (the early one made on its first use), sharing the cache file."""
 
-    try:
-        return PositionScorer(SolveSettings(budget=settings.budget, cache_path=settings.cache_path))
-    except ValueError as error:  # an unusable cache file
-        raise UsageError(str(error)) from None
+    def __init__(self, settings: PositionsSettings) -> None:
+        self.settings = settings
+        self._made: dict[float, Any] = {}
+        self.of(EARLY_STONES)  # an unusable cache: said before any position
+
+    def of(self, stones: int) -> Any:
+        from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
+
+        budget = self.settings.budget if stones >= EARLY_STONES else self.settings.early_budget
+        if budget not in self._made:
+            try:
+                self._made[budget] = PositionScorer(SolveSettings(budget=budget, cache_path=self.settings.cache_path))
+            except ValueError as error:  # an unusable cache file
+                raise UsageError(str(error)) from None
+        return self._made[budget]
+
+    def close(self) -> None:
+        for scorer in self._made.values():
+            scorer.close()
 
 
 def _label(scorer: Any, moves: tuple[int, ...]) -> tuple[int | None, ...] | None:

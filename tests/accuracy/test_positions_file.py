@@ -5,11 +5,13 @@ exact within the budget left out and counted; bad input one line naming the file
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from connectx_toolkit.accuracy.benchmark import Benchmark
-from connectx_toolkit.accuracy.positions_file import DEFAULT_BUDGET, PositionsSettings, read_positions
+from connectx_toolkit.accuracy.positions_file import (DEFAULT_BUDGET, DEFAULT_EARLY_BUDGET, PositionsSettings,
+                                                      read_positions)
 from connectx_toolkit.analysis.positions import parse_moves
 from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
 from connectx_toolkit.errors import UsageError
@@ -99,10 +101,20 @@ def test_positions_not_exact_within_the_budget_are_left_out_and_counted(tmp_path
     path = tmp_path / "early.txt"
     # 3 stones off the book's lines: a search of minutes; the game's positions need no search at all
     path.write_text(f"445\n{GAME[:-1]}\n")
-    benchmark = read_positions(str(path), PositionsSettings(budget=0.01, cache="none"))
+    started = time.monotonic()
+    benchmark = read_positions(str(path), PositionsSettings(cache="none"))  # the default budgets
+    assert time.monotonic() - started < 30  # not 10 s a column: an early position gets DEFAULT_EARLY_BUDGET
     assert [game.id for game in benchmark.games] == [2] and benchmark.positions[0].moves == GAME[:-1]
     assert benchmark.metadata["left_out"] == 1 and benchmark.metadata["left_out_positions"] == ["445"]
-    assert benchmark.metadata["positions"] == 1 and benchmark.metadata["budget"] == 0.01
+    assert benchmark.metadata["positions"] == 1 and benchmark.metadata["budget"] == DEFAULT_BUDGET
+    assert (benchmark.metadata["early_budget"], benchmark.metadata["early_stones"]) == (DEFAULT_EARLY_BUDGET, 8)
+
+
+def test_a_late_position_not_exact_within_the_budget_is_left_out_too(tmp_path):
+    path = tmp_path / "late.txt"
+    path.write_text("4455\n" + "44444756\n")  # 4 and 8 stones, both needing seconds of search
+    benchmark = read_positions(str(path), PositionsSettings(budget=0.001, early_budget=0.001, cache="none"))
+    assert benchmark.games == () and benchmark.metadata["left_out_positions"] == ["4455", "44444756"]
 
 
 def test_progress_is_told_after_each_position(tmp_path):
@@ -162,6 +174,7 @@ def test_games_on_another_board_have_no_perfect_labels(tmp_path, config, board):
     ({"budget": True}, "--analysis-budget must be > 0 and <= 3600, got True"),
     ({"budget": "10"}, "--analysis-budget must be > 0 and <= 3600, got '10'"),
     ({"cache": ""}, "--analysis-cache must be a path, got ''"),
+    ({"early_budget": 0}, "early_budget must be > 0 and <= 3600, got 0"),
 ])
 def test_settings_check_themselves(fields, says):
     with pytest.raises(UsageError) as raised:
@@ -172,6 +185,7 @@ def test_settings_check_themselves(fields, says):
 def test_settings_defaults():
     settings = PositionsSettings()
     assert settings.budget == DEFAULT_BUDGET == 10.0 and settings.cache is None
+    assert settings.early_budget == DEFAULT_EARLY_BUDGET == 0.05
     assert PositionsSettings(cache="none").cache_path is None
     assert PositionsSettings(cache="/tmp/x.sqlite").cache_path == "/tmp/x.sqlite"
 
