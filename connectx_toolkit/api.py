@@ -197,11 +197,12 @@ def analyze(path: str, *, directory: str | None = None, budget: float | None = N
     return AnalysisReport({"analysis": result}, text)
 
 
-def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 6, columns: int = 7, inarow: int = 4,
-               port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
+def open_board(agent: Agent = "solver", *, game: str | None = None, position: str | None = None, rows: int = 6,
+               columns: int = 7, inarow: int = 4, port: int = 0, sandbox: bool = False, analysis_budget: float | None = None, act_timeout: float = 2.0,
                overage: float = 60.0, inline: bool | None = None, progress: bool = True) -> BoardServer | InlineBoard:
     """The board (``connectx board [AGENT]``): play ``agent``, see every column's exact value, step through
-    ``game`` (``FILE[:N]``, a results file's game N or a Kaggle episode JSON).
+    ``game`` (``FILE[:N]``, a results file's game N or a Kaggle episode JSON), or open at ``position`` (a move
+    string such as ``"4453"``, as ``accuracy`` names its worst positions; 6x7 only).
 
     Serves the board on 127.0.0.1 in the background and returns it: a notebook shows it as the page itself,
     in an IFrame; ``.url`` is its address (with its token), ``.close()`` stops it. The other keywords are the
@@ -223,7 +224,7 @@ def open_board(agent: Agent = "solver", *, game: str | None = None, rows: int = 
 
     service = hosted_kernel()
     config = None if game else Config(rows, columns, inarow)
-    options = BoardOptions(agent=agent, game=game, config=config, port=port, sandbox=sandbox,
+    options = BoardOptions(agent=agent, game=game, position=position, config=config, port=port, sandbox=sandbox,
                            analysis_budget=analysis_budget, act_timeout=act_timeout, overage=overage)
     if inline if inline is not None else service is not None:
         from connectx_toolkit.board.inline import inline_board, live_play_note

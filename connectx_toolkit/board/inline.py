@@ -52,7 +52,9 @@ class InlineBoard:
     def __repr__(self) -> str:
         game = self.data["game"]
         config = self.data["config"]
-        if game is None:
+        if game is None and self.data.get("start"):
+            what = f"position {self.data['start']}"
+        elif game is None:
             what = f"the empty {config['rows']}x{config['columns']} board"
         else:
             first = game["first_losing"]
@@ -92,7 +94,8 @@ def inline_board(options: Any, notice: str | None = None, progress: bool = True)
         data = solve_game(loaded, config, budget=options.analysis_budget or default_budget(compiled),
                           cache_path=None if cache == "none" else cache, workers=options.workers or default_workers(),
                           compiled=compiled, table=options.outcome_table, progress=progress,
-                          source=os.path.basename(split_game_argument(options.game)[0]) if options.game else "")
+                          source=os.path.basename(split_game_argument(options.game)[0]) if options.game else "",
+                          start=options.start_moves)
     except ValueError as error:  # an unusable analysis cache
         raise BoardError(str(error)) from None
     return InlineBoard(data, notice)

@@ -2,7 +2,8 @@
 
 :class:`BoardServer` does every check before anything starts and raises :class:`BoardError` (one line
 for the user) on bad input: an unknown agent, an unreadable game file, a game number that is not there,
-a port in use. ``evaluate.py --board`` and ``connectx_toolkit.open_board`` both build one.
+a port in use. ``evaluate.py --board`` and ``connectx_toolkit.open_board`` both build one. ``--position MOVES`` opens the board at a position
+(the worst positions of ``connectx accuracy`` are named so), with the human to move there.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class BoardOptions:
 
     agent: "str | Callable[..., Any] | AgentSpec" = "solver"
     game: str | None = None
+    position: str | None = None  # a move string (Pons' notation, "" the empty board): the board opens there
     config: Config | None = None  # None: the loaded game's board, else 6x7 four in a row
     port: int = 0
     sandbox: bool = False
@@ -62,6 +64,8 @@ class BoardOptions:
             raise BoardError(f"--port must be a port number (0-65535), got {self.port!r}")
         if self.game is not None and not (isinstance(self.game, str) and self.game):
             raise BoardError(f"--game must be FILE[:N], got {self.game!r}")
+        if self.position is not None:
+            self.start_moves  # checked here, when the options are made: one line for an illegal move string
         try:  # the clock, the memory cap and the analysis: the same rules as a match's and an analysis's
             if self.config is not None:
                 PlaySettings(rows=self.config.rows, columns=self.config.columns, inarow=self.config.inarow,
@@ -71,6 +75,26 @@ class BoardOptions:
             AnalysisSettings(budget=self.analysis_budget, cache=self.analysis_cache, workers=self.workers)
         except UsageError as error:
             raise BoardError(str(error)) from None
+
+    @property
+    def start_moves(self) -> tuple[int, ...]:
+        """The 0-based columns of ``position`` (none without one); ``BoardError`` (one line) if the board cannot
+        open there: an illegal or finished move string, a loaded game as well, a board other than 6x7."""
+        from connectx_toolkit.analysis.positions import PositionError, parse_moves
+
+        if self.position is None:
+            return ()
+        if not isinstance(self.position, str):
+            raise BoardError(f"--position must be a move string such as 4453, got {self.position!r}")
+        if self.game is not None:
+            raise BoardError("--position and --game: the board opens at one or the other, not both")
+        if self.config is not None and not self.config.is_standard:
+            raise BoardError(f"--position: move strings are positions of the 6x7 board, four in a row, not "
+                             f"{self.config.rows}x{self.config.columns}: drop --rows/--columns/--inarow")
+        try:
+            return parse_moves(self.position)
+        except PositionError as error:
+            raise BoardError(f"--position {self.position.strip()!r}: {error}") from None
 
 
 def split_game_argument(text: str) -> tuple[str, int | None]:
@@ -144,7 +168,7 @@ class BoardServer:
         self.seat = AgentProcess(spec, sandbox=options.sandbox, memory_mb=options.memory_mb)
         self.session = BoardSession(config, self.seat, spec.name, act_timeout=options.act_timeout,
                                     overage=options.overage, values=self._values, loaded=loaded,
-                                    source=options.game or "")
+                                    source=options.game or "", start=options.start_moves)
         self._thread: threading.Thread | None = None
         with listening:  # werkzeug serves on its own copy of the socket
             self._server = make_server(HOST, options.port, create_app(self.session, self.token), threaded=True,

@@ -3,7 +3,9 @@
 One :class:`BoardSession` per server, shared by the request threads under one lock. The agent answers in
 a thread of its own (its process may take up to Kaggle's clock), so requests never wait for it; a move it
 makes after the human undid or started anew is dropped. In ``review`` mode the board shows the loaded
-game at ``cursor``; a click on a column there plays on from that position against the agent.
+game at ``cursor``; a click on a column there plays on from that position against the agent. A session
+made with ``start`` moves (``--position``) plays from that position, the human to move there, and "New game"
+goes back to it: the position is what the user came to probe.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class BoardSession:
 
     def __init__(self, config: Config, seat: AgentProcess, agent_name: str, *, act_timeout: float = DEFAULT_ACT_TIMEOUT,
                  overage: float = DEFAULT_OVERAGE, values: ValueService | None = None, loaded: Game | None = None,
-                 source: str = "") -> None:
+                 source: str = "", start: tuple[int, ...] = ()) -> None:
         self.config = config
         self.seat = seat
         self.agent_name = agent_name
@@ -56,8 +58,11 @@ class BoardSession:
         self._closed = False
         self._seat_jobs: queue.Queue[Callable[[], None]] = queue.Queue()
         threading.Thread(target=self._seat_thread, name="board-agent", daemon=True).start()
-        self.game = BoardGame(config)
-        self.human_seat = 0
+        self.start = tuple(start)
+        self.game = BoardGame(config, list(self.start))
+        if self.game.ending() is not None:
+            raise ValueError(f"the game is over after the start moves {self.start}")
+        self.human_seat = self.game.to_move
         self.mode = "review" if loaded is not None else "play"
         self.cursor = 0
         self.generation = 0
@@ -92,6 +97,7 @@ class BoardSession:
             return {
                 "serial": self.serial, "config": self.config.as_dict(), "agent": self.agent_name, "human_seat": self.human_seat,
                 "mode": self.mode, "board": shown.board(), "moves": list(shown.moves), "to_move": shown.to_move,
+                "start": "".join(str(column + 1) for column in self.start),
                 "state": status, "message": self._message(shown, ending, status),
                 "ending": None if ending is None else {"winner": ending.winner, "line": [list(c) for c in ending.line],
                                                        "reason": ending.reason},
@@ -111,6 +117,8 @@ class BoardSession:
             return f"Move {self.cursor} of {len(self.loaded.moves) if self.loaded else 0}: click a column to play on from here."
         if status == "agent":
             return f"{self.agent_name} is thinking..."
+        if self.start and shown.moves == list(self.start):
+            return f"Position {''.join(str(column + 1) for column in self.start)}: your move ({('yellow', 'red')[shown.to_move]}), click a column."
         return "Your move: click a column."
 
     def _seat_name(self, seat: int) -> str:
@@ -169,10 +177,11 @@ class BoardSession:
 
     def undo(self) -> dict[str, Any]:
         with self.lock:
-            if self.mode == "play" and self.game.moves:
+            floor = len(self.start)  # the position the board opened at stays: undo takes back what was played since
+            if self.mode == "play" and len(self.game.moves) > floor:
                 self.game.forfeit = None
                 self.game.moves.pop()
-                while self.game.moves and self.game.to_move != self.human_seat:
+                while len(self.game.moves) > floor and self.game.to_move != self.human_seat:
                     self.game.moves.pop()
                 self._changed(cancel=True)
             return self.state()
@@ -180,7 +189,7 @@ class BoardSession:
     def new_game(self) -> dict[str, Any]:
         with self.lock:
             self.mode = "play"
-            self.game = BoardGame(self.config)
+            self.game = BoardGame(self.config, list(self.start))
             self._restart_clock()
             self._changed(cancel=True)
             return self.state()

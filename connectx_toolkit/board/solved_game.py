@@ -25,11 +25,14 @@ NO_VALUES = "No exact values on this board: the analysis solves 6x7, four in a r
 
 
 def solve_game(game: Game | None, config: Config, *, budget: float, cache_path: str | None, workers: int,
-               compiled: bool, table: bool = True, progress: bool = True, source: str = "") -> dict[str, Any]:
-    """The page's data (JSON-able): every position of ``game`` (or the empty board when None) with its
-    board, status line and column values, and the move list with each move's label."""
-    moves = list(game.moves) if game is not None else []
-    shown = [BoardGame(config, moves[:ply]) for ply in range(len(moves) + 1)]
+               compiled: bool, table: bool = True, progress: bool = True, source: str = "",
+               start: tuple[int, ...] = ()) -> dict[str, Any]:
+    """The page's data (JSON-able): every position of ``game`` with its board, status line and column values,
+    and the move list with each move's label; with no game, the one position after ``start`` (6x7 moves not
+    over, as ``--position`` gives them; none: the empty board)."""
+    moves = list(game.moves) if game is not None else list(start)
+    first_ply = 0 if game is not None else len(moves)  # a position alone: only it is shown (and solved)
+    shown = [BoardGame(config, moves[:ply]) for ply in range(first_ply, len(moves) + 1)]
     values: list[list[dict[str, Any]] | None] = [None] * len(shown)
     analysis = None
     note = NO_VALUES
@@ -39,15 +42,17 @@ def solve_game(game: Game | None, config: Config, *, budget: float, cache_path: 
                 "when solved (? = not solved within the budget).")
     first = analysis.first_losing.ply if analysis is not None and analysis.first_losing is not None else None
     positions = []
-    for ply, position in enumerate(shown):
+    for index, position in enumerate(shown):
+        ply = first_ply + index
         ending = position.ending()
         cells = position.board()
         positions.append({
-            "board": cells, "to_move": position.to_move, "message": _message(game, ply, len(moves), ending),
-            "values": values[ply], "line": [list(cell) for cell in ending.line] if ending else [],
+            "board": cells, "to_move": position.to_move, "message": _message(game, ply, moves, ending),
+            "values": values[index], "line": [list(cell) for cell in ending.line] if ending else [],
             "last": _last_cell(config, cells, moves[ply - 1]) if ply else None,
         })
-    data: dict[str, Any] = {"config": config.as_dict(), "positions": positions, "values_note": note, "game": None}
+    data: dict[str, Any] = {"config": config.as_dict(), "positions": positions, "values_note": note, "game": None,
+                            "start": None if game is not None else "".join(str(column + 1) for column in moves)}
     if game is not None:
         data["game"] = {
             "source": source, "game_id": game.game_id, "agents": list(game.agents), "outcomes": list(game.outcomes),
@@ -98,14 +103,17 @@ def _outcome_table() -> Any:
     return OutcomeTable()
 
 
-def _message(game: Game | None, ply: int, total: int, ending: Any) -> str:
+def _message(game: Game | None, ply: int, moves: list[int], ending: Any) -> str:
     if ending is not None:
         if ending.winner is None:
             return f"Draw: {ending.reason}."
         who = (game.agents[ending.winner] if game is not None else "") or f"player {ending.winner + 1}"
         return f"{who} won: {ending.reason}."
+    total = len(moves)
     if game is None:
-        return "The empty board: yellow to move."
+        if not moves:
+            return "The empty board: yellow to move."
+        return f"Position {''.join(str(column + 1) for column in moves)}: {('yellow', 'red')[ply % 2]} to move."
     if ply == total:  # a forfeit (an invalid move, an error, a timeout) ended it before the rules did
         return f"Move {ply} of {total}: the game ended here ({' / '.join(o or '?' for o in game.outcomes)})."
     return f"Move {ply} of {total}: {('yellow', 'red')[ply % 2]} to move."

@@ -4,6 +4,7 @@ column, or to step through a saved game (docs/board.md).
     connectx board                        # play the solver
     connectx board my_agent.py --port 8000 --no-browser
     connectx board --game results/a-vs-b.jsonl:7
+    connectx board --position 4453        # open at a position (connectx accuracy names its worst so)
 
 Serves on 127.0.0.1 until Ctrl-C (exit 0); bad input: one line, exit 2.
 """
@@ -29,6 +30,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     own = parser.add_argument_group("the board")
     own.add_argument("--game", metavar="FILE[:N]",
                      help="show game N (its game id; default the first) of a results file or a Kaggle episode JSON")
+    own.add_argument("--position", metavar="MOVES",
+                     help="open at the position after MOVES (columns 1-7 from the empty board, e.g. 4453; 6x7 only), "
+                          "you to move there")
     own.add_argument("--port", type=port, default=0, help="port on 127.0.0.1 (default: a free one)")
     own.add_argument("--no-browser", action="store_true", help="do not open a browser")
     RULES.add_to(parser)
@@ -49,8 +53,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         raise UsageError(f"--{error}") from None
     check_sandbox(args, args.agents)
     options = BoardOptions(
-        agent=args.agents[0] if args.agents else DEFAULT_AGENT, game=args.game, config=None if args.game else config, port=args.port,
-        sandbox=args.sandbox, analysis_budget=args.analysis_budget, analysis_cache=args.analysis_cache,
+        agent=args.agents[0] if args.agents else DEFAULT_AGENT, game=args.game, position=args.position,
+        config=None if args.game else config, port=args.port, sandbox=args.sandbox, analysis_budget=args.analysis_budget, analysis_cache=args.analysis_cache,
         compiled_solver=not args.no_compiled_solver, outcome_table=not args.no_outcome_table,
         workers=args.workers, act_timeout=args.act_timeout, overage=args.overage, memory_mb=args.memory_mb)
     server = BoardServer(options)

@@ -24,10 +24,10 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     """The positions the agents are asked: ``--positions``' (labelled here), another benchmark file, or the
     shipped benchmark; cut to the first ``games`` games."""
     if settings.positions is not None:
-        from connectx_toolkit.measuring.positions_file import PositionsSettings, read_positions
+        from connectx_toolkit.measuring.positions_file import DEFAULT_BUDGET, PositionsSettings, read_positions
 
-        benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget, cache=settings.cache,
-                                                                          workers=settings.workers))
+        benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
+                                                                          cache=settings.cache))
     else:
         try:
             benchmark = load_benchmark(settings.benchmark or DEFAULT_BENCHMARK)
@@ -36,7 +36,9 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     if settings.games is not None:
         benchmark = benchmark.only(game.id for game in benchmark.games[:settings.games])
     if not benchmark.positions:
-        raise UsageError(f"{benchmark.source}: no position to ask (none could be labelled)")
+        left_out = benchmark.metadata.get("left_out")
+        why = f" ({left_out} left out: not solved exactly within the budget)" if left_out else ""
+        raise UsageError(f"{benchmark.source}: no position to ask{why}")
     return benchmark
 
 

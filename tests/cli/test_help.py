@@ -31,7 +31,7 @@ OPTIONS = {
     "gate": HELP | {"--baseline", "--accuracy"} | GAMES | RULES | PLAY | {"--json"},
     "submit": HELP | {"-m", "--message", "--baseline", "--force"} | GAMES | RULES | PLAY | {"--json", "--no-progress"},
     "ladder": HELP | {"--max", "--dir"} | ANALYSIS | {"--workers", "--json", "--no-progress"},
-    "board": HELP | {"--game", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
+    "board": HELP | {"--game", "--position", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
     | ANALYSIS - {"--analysis-dir"},
     "analyze": HELP | ANALYSIS | {"--workers", "--json", "--no-progress"},
     # newer than the old command: its own options, and of the shared groups those that its job reads

@@ -1,0 +1,250 @@
+"""``connectx accuracy --positions FILE``: your own positions instead of the shipped benchmark, labelled by the
+analysis' solver.
+
+FILE is one of:
+
+1. a results file (JSON Lines of game records, as ``connectx match`` writes them) or
+2. a Kaggle episode JSON (your ladder games, as ``connectx ladder`` or Kaggle's viewer downloads them): both are
+   read by the analysis' own reader (``analysis.games.read_results_file`` / ``read_episode``), and every position
+   of each game is labelled, from the empty board to the last one before its final move, because an agent is
+   asked a game's positions in order, as a Kaggle game asks them (``measuring.play``);
+3. a text file of move strings (Pons' notation, ``4453``), one position per line; blank lines and lines starting
+   with ``#`` are skipped, and a score after the moves (as Pons' test files have them: ``4453 -2``) is ignored.
+   Each line is a game of its own whose one labelled position is the line's last one.
+
+Labels are the exact score of every legal column (``analysis.scores.PositionScorer`` with ``every_column``). A
+position whose columns are not all exact within the budget is left out, and counted
+(``Benchmark.metadata["left_out"]``, the move strings in ``["left_out_positions"]``). The budget is CPU seconds
+of search per column: :data:`DEFAULT_BUDGET` from ply 8 on, where a position takes 0.1-5 s (well under a second
+from ply 9). A position of fewer than :data:`EARLY_STONES` stones that the opening book, the rules or a one-ply
+look-ahead do not settle often needs a search of minutes a column, so it gets :data:`DEFAULT_EARLY_BUDGET` and is
+left out almost at once. Measured on the three games of ``tests/data/analysis_games.jsonl`` (112 positions, no
+cache, a 2-core machine shared with other jobs): 10 s a column everywhere took 600 s and still left 11 positions of 1-5 stones out (each of
+them spent 70 s to fail); with the early budget it took 49 s and left 21 out (those 11 and 10 more of 4-7 stones,
+which 10 s a column labels). ``early_budget=10`` labels those, at that price; the cache keeps every label for
+the next run.
+
+Only 6x7, four in a row has perfect labels: a file of games on another board is one line (``UsageError``), as
+is a file that cannot be read, is no results file, episode nor move strings, or holds an illegal or finished
+move string (naming the file and the line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame
+from connectx_toolkit.agents.core import Config
+from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode, read_results_file
+from connectx_toolkit.analysis.positions import PositionError, move_string, parse_moves
+from connectx_toolkit.analysis.settings import MAX_BUDGET, NO_CACHE
+from connectx_toolkit.errors import UsageError
+
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_EARLY_BUDGET", "EARLY_STONES", "PositionsSettings", "read_positions"]
+
+# CPU seconds of search per column. Positions from ply 8 on take 0.1-5 s a position with the compiled solver, so
+# 10 s a column labels them all; an early position off the book's lines needs minutes, and is left out instead.
+DEFAULT_BUDGET = 10.0
+EARLY_STONES = 8
+DEFAULT_EARLY_BUDGET = 0.05
+FORMATS = ("results", "episode", "moves")
+
+
+@dataclass(frozen=True)
+class PositionsSettings:
+    """How ``--positions`` labels its positions; bad values raise ``UsageError`` (one line) when it is made.
+
+    - ``budget``: CPU seconds of search per column of a position of :data:`EARLY_STONES` stones or more
+      (``--analysis-budget``; default :data:`DEFAULT_BUDGET`); a position not solved exactly within it is left out;
+    - ``early_budget``: the same for a position of fewer stones (default :data:`DEFAULT_EARLY_BUDGET`: those not
+      known without a search take minutes, and are left out rather than searched);
+    - ``cache``: the analysis' SQLite file of solved positions (``--analysis-cache``; None: the default file,
+      ``"none"``: no cache): a second run on the same file takes no search at all.
+    """
+
+    budget: float = DEFAULT_BUDGET
+    cache: str | None = None
+    early_budget: float = DEFAULT_EARLY_BUDGET
+
+    def __post_init__(self) -> None:
+        for name, flag in (("budget", "--analysis-budget"), ("early_budget", "early_budget")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_BUDGET:
+                raise UsageError(f"{flag} must be > 0 and <= {MAX_BUDGET:g}, got {value!r}")
+        if self.cache is not None and not (isinstance(self.cache, str) and self.cache):
+            raise UsageError(f"--analysis-cache must be a path, got {self.cache!r}")
+
+    @property
+    def cache_path(self) -> str | None:
+        """The cache file the scorer opens (None: in memory only)."""
+        from connectx_toolkit.analysis.cache import default_cache_path
+
+        if self.cache == NO_CACHE:
+            return None
+        return self.cache if self.cache is not None else default_cache_path()
+
+
+def read_positions(path: str, settings: PositionsSettings = PositionsSettings(), *,
+                   on_position: Callable[[int, int], None] | None = None) -> Benchmark:
+    """The labelled positions of ``path`` (a results file, a Kaggle episode JSON or a file of move strings) as a
+    :class:`Benchmark` of its games; ``metadata`` says where they came from and how many positions were left
+    out. ``on_position(done, total)`` is told after each position (a progress bar). Raises ``UsageError`` (one
+    line naming the file, and the line of a bad move string) for input it cannot use."""
+    text = _read_text(path)
+    kind, games = _games(text, path)
+    if not games:
+        raise UsageError(f"{path}: no positions in it")
+    total = sum(len(plies) for *_, plies in games)
+    labelled: list[SourceGame] = []
+    left_out: list[str] = []
+    done = 0
+    scorers = _Scorers(settings)
+    try:
+        for game_id, moves, agents, plies in games:
+            positions = []
+            for ply in plies:
+                scores = _label(scorers.of(ply), moves[:ply])
+                if scores is None:
+                    left_out.append(move_string(moves[:ply]))
+                else:
+                    positions.append(LabelledPosition(game_id, ply, move_string(moves[:ply]), scores))
+                done += 1
+                if on_position is not None:
+                    on_position(done, total)
+            if positions:  # a game all of whose positions were left out asks the agent nothing
+                labelled.append(SourceGame(game_id, moves, agents, tuple(positions)))
+    finally:
+        scorers.close()
+    metadata: dict[str, Any] = {
+        "source": os.path.abspath(path), "format": kind, "budget": settings.budget,
+        "early_budget": settings.early_budget, "early_stones": EARLY_STONES, "games": len(labelled),
+        "positions": total - len(left_out), "left_out": len(left_out), "left_out_positions": left_out,
+        "labels": "analysis.scores.PositionScorer, every column exact within the budget (CPU s a column)"}
+    return Benchmark(tuple(labelled), metadata, path)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read the positions ({error.strerror or error})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not positions (not UTF-8 text): a results file, a Kaggle episode JSON or "
+                         "move strings, one a line") from None
+
+
+Wanted = tuple[int, tuple[int, ...], tuple[str, str], tuple[int, ...]]  # game id, moves, agents, plies to label
+
+
+def _games(text: str, path: str) -> tuple[str, list[Wanted]]:
+    """The file's format and, per game, its moves and the plies whose positions are labelled."""
+    if not text.lstrip().startswith("{"):
+        return "moves", _move_lines(text, path)
+    _check_board(text, path)
+    document: Any = None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        pass  # several JSON objects: JSON Lines
+    try:
+        if isinstance(document, dict) and "steps" in document:
+            kind, games = "episode", [read_episode(document, path)]
+        else:
+            kind, games = "results", read_results_file(text, path)
+    except AnalysisInputError as error:
+        raise UsageError(str(error)) from None
+    return kind, [_whole_game(game) for game in games]
+
+
+def _whole_game(game: Game) -> Wanted:
+    """Every position an agent chose a move at: the empty board to the one before the final move."""
+    return game.game_id, game.moves, game.agents, tuple(range(len(game.moves)))
+
+
+def _move_lines(text: str, path: str) -> list[Wanted]:
+    games = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) > 2 or (len(fields) == 2 and not _integer(fields[1])):
+            raise UsageError(f"{path}:{number}: not a move string (columns 1 to 7, optionally a score after it): "
+                             f"{line.strip()[:60]!r}")
+        try:
+            moves = parse_moves(fields[0])
+        except PositionError as error:
+            raise UsageError(f"{path}:{number}: {error}") from None
+        games.append((number, moves, ("", ""), (len(moves),)))
+    return games
+
+
+def _integer(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_board(text: str, path: str) -> None:
+    """The one line for games on a board other than 6x7, four in a row, before the analysis' reader refuses
+    them with its own: the board of the episode, or of the results file's header (its first line)."""
+    document: Any = None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        try:
+            document = json.loads(text.lstrip().splitlines()[0])
+        except ValueError:
+            return  # the reader says what is wrong with it
+    if not isinstance(document, dict):
+        return
+    data = document.get("configuration") if "steps" in document else document.get("config")
+    if not isinstance(data, dict):
+        return
+    try:
+        config = Config.from_kaggle(data)
+    except (TypeError, ValueError):
+        return
+    if not config.is_standard:
+        inarow = "four in a row" if config.inarow == 4 else f"{config.inarow} in a row"
+        raise UsageError(f"{path}: positions on {config.rows}x{config.columns} boards, {inarow}, have no perfect "
+                         "labels: only 6x7 four in a row")
+
+
+class _Scorers:
+    """The scorer of each budget (the early one made on its first use), sharing the cache file."""
+
+    def __init__(self, settings: PositionsSettings) -> None:
+        self.settings = settings
+        self._made: dict[float, Any] = {}
+        self.of(EARLY_STONES)  # an unusable cache: said before any position
+
+    def of(self, stones: int) -> Any:
+        from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
+
+        budget = self.settings.budget if stones >= EARLY_STONES else self.settings.early_budget
+        if budget not in self._made:
+            try:
+                self._made[budget] = PositionScorer(SolveSettings(budget=budget, cache_path=self.settings.cache_path))
+            except ValueError as error:  # an unusable cache file
+                raise UsageError(str(error)) from None
+        return self._made[budget]
+
+    def close(self) -> None:
+        for scorer in self._made.values():
+            scorer.close()
+
+
+def _label(scorer: Any, moves: tuple[int, ...]) -> tuple[int | None, ...] | None:
+    """Every column's exact score (None for a full column), or None when one is not exact within the budget."""
+    columns = scorer.solve(moves, every_column=True).columns
+    if any(value is not None and not value.exact for value in columns):
+        return None
+    return tuple(None if value is None else value.score for value in columns)

@@ -1,0 +1,208 @@
+"""``connectx accuracy --positions FILE``: the positions of a results file, a Kaggle episode JSON or a file of move
+strings, each labelled with every column's exact score as the analysis' ``PositionScorer`` gives it; positions not
+exact within the budget left out and counted; bad input one line naming the file (and the line)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from connectx_toolkit.measuring.benchmark import Benchmark
+from connectx_toolkit.measuring.positions_file import (DEFAULT_BUDGET, DEFAULT_EARLY_BUDGET, PositionsSettings,
+                                                      read_positions)
+from connectx_toolkit.analysis.positions import parse_moves
+from connectx_toolkit.analysis.scores import PositionScorer, SolveSettings
+from connectx_toolkit.errors import UsageError
+
+# A game yellow wins at move 13 whose every position the score book, the rules or a one-ply look-ahead settle
+# without a search (found by a walk over such lines): a whole game labelled in milliseconds.
+GAME = "4444445636572"
+LATE = "2552354651517435"  # 16 stones: solved in milliseconds
+SETTINGS = PositionsSettings(budget=5.0, cache="none")
+
+
+def scores(moves) -> tuple:
+    """The labels the analysis gives: every column's exact score for the player to move."""
+    scorer = PositionScorer(SolveSettings(budget=5.0, cache_path=None))
+    try:
+        columns = scorer.solve(tuple(moves), every_column=True).columns
+    finally:
+        scorer.close()
+    assert all(value is None or value.exact for value in columns)
+    return tuple(None if value is None else value.score for value in columns)
+
+
+def results_file(path, moves: str, config=None, game_id: int = 5) -> str:
+    config = config or {"rows": 6, "columns": 7, "inarow": 4}
+    header = {"kind": "run", "format": 1, "agents": ["alpha", "beta"], "games": 1, "config": config, "seed": 0,
+              "act_timeout": 2.0, "overage": 60.0, "openings": 0, "sprt": None, "alpha": 0.05, "beta": 0.05,
+              "suite": [[]]}
+    columns = [int(char) - 1 for char in moves]
+    record = {"kind": "game", "game_id": game_id, "agents": ["alpha", "beta"], "opening": [], "moves": columns,
+              "statuses": ["DONE", "DONE"], "outcomes": ["win", "loss"],
+              "move_times": [[0.001] * ((len(columns) + 1) // 2), [0.001] * (len(columns) // 2)],
+              "config": config, "seed": 0, "swapped": False, "note": ""}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    return str(path)
+
+
+def check_whole_game(benchmark: Benchmark, game_id: int, agents: tuple[str, str]) -> None:
+    [game] = benchmark.games
+    moves = parse_moves(GAME[:-1]) + (int(GAME[-1]) - 1,)
+    assert (game.id, game.moves, game.agents) == (game_id, moves, agents)
+    # every position an agent moved at: the empty board to the one before the winning move
+    assert [p.ply for p in game.positions] == list(range(len(GAME)))
+    for position in game.positions:
+        assert position.game == game_id and position.moves == GAME[:position.ply]
+        assert position.scores == scores(moves[:position.ply]), position.moves
+    assert benchmark.metadata["left_out"] == 0 and benchmark.metadata["positions"] == len(GAME)
+
+
+def test_a_results_file_gives_every_position_of_its_games_labelled_as_the_analysis_labels_them(tmp_path):
+    path = results_file(tmp_path / "run.jsonl", GAME)
+    benchmark = read_positions(path, SETTINGS)
+    check_whole_game(benchmark, 5, ("alpha", "beta"))
+    assert benchmark.metadata["format"] == "results" and benchmark.source == path
+    assert benchmark.positions[0].scores == (-2, -1, 0, 1, 0, -1, -2)  # the empty board, known by heart
+    assert benchmark.positions[-1].best == 15  # yellow wins with its 7th stone: (43 - 12) // 2
+
+
+def test_a_kaggle_episode_gives_the_same_positions_with_its_team_names(tmp_path):
+    from connectx_toolkit.evaluation.reports.replays import replay_environment
+    from connectx_toolkit.evaluation.referees.record import GameRecord
+
+    record = GameRecord(game_id=0, agents=["alpha", "beta"], opening=[], moves=[int(c) - 1 for c in GAME],
+                        statuses=["DONE", "DONE"], outcomes=["win", "loss"], move_times=[[], []],
+                        config={"rows": 6, "columns": 7, "inarow": 4}, seed=0)
+    episode = tmp_path / "episode.json"
+    document = replay_environment(record).toJSON()
+    document["info"]["EpisodeId"] = 71234567
+    episode.write_text(json.dumps(document))
+    benchmark = read_positions(str(episode), SETTINGS)
+    check_whole_game(benchmark, 71234567, ("alpha", "beta"))
+    assert benchmark.metadata["format"] == "episode"
+
+
+def test_a_file_of_move_strings_gives_each_lines_position(tmp_path):
+    path = tmp_path / "worst.txt"
+    path.write_text(f"# the worst positions of last night's run\n\n{LATE}\n  {GAME[:-1]}  \n{LATE[:-1]} -3\n")
+    benchmark = read_positions(str(path), SETTINGS)
+    assert [game.id for game in benchmark.games] == [3, 4, 5]  # each line a game, named by its line number
+    for game, text in zip(benchmark.games, (LATE, GAME[:-1], LATE[:-1])):
+        [position] = game.positions  # only the line's own position: the agent is asked there
+        assert game.moves == parse_moves(text) and game.agents == ("", "")
+        assert (position.ply, position.moves, position.scores) == (len(text), text, scores(parse_moves(text)))
+    assert benchmark.metadata["format"] == "moves" and benchmark.metadata["left_out"] == 0
+
+
+def test_positions_not_exact_within_the_budget_are_left_out_and_counted(tmp_path):
+    path = tmp_path / "early.txt"
+    # 3 stones off the book's lines: a search of minutes; the game's positions need no search at all
+    path.write_text(f"445\n{GAME[:-1]}\n")
+    started = time.monotonic()
+    benchmark = read_positions(str(path), PositionsSettings(cache="none"))  # the default budgets
+    assert time.monotonic() - started < 30  # not 10 s a column: an early position gets DEFAULT_EARLY_BUDGET
+    assert [game.id for game in benchmark.games] == [2] and benchmark.positions[0].moves == GAME[:-1]
+    assert benchmark.metadata["left_out"] == 1 and benchmark.metadata["left_out_positions"] == ["445"]
+    assert benchmark.metadata["positions"] == 1 and benchmark.metadata["budget"] == DEFAULT_BUDGET
+    assert (benchmark.metadata["early_budget"], benchmark.metadata["early_stones"]) == (DEFAULT_EARLY_BUDGET, 8)
+
+
+def test_a_late_position_not_exact_within_the_budget_is_left_out_too(tmp_path):
+    path = tmp_path / "late.txt"
+    path.write_text("4455\n" + "44444756\n")  # 4 and 8 stones, both needing seconds of search
+    benchmark = read_positions(str(path), PositionsSettings(budget=0.001, early_budget=0.001, cache="none"))
+    assert benchmark.games == () and benchmark.metadata["left_out_positions"] == ["4455", "44444756"]
+
+
+def test_progress_is_told_after_each_position(tmp_path):
+    path = results_file(tmp_path / "run.jsonl", GAME)
+    told = []
+    read_positions(path, SETTINGS, on_position=lambda done, total: told.append((done, total)))
+    assert told == [(done, len(GAME)) for done in range(1, len(GAME) + 1)]
+
+
+@pytest.mark.parametrize("text, says", [
+    (f"# header\n{LATE}\n44444447\n", "{path}:3: move 7 is column 4, which is full"),
+    ("\n\n1212121\n", "{path}:3: the game is over: move 7 won it (four in a row)"),
+    ("4453\nhello\n", "{path}:2: move 1 is 'h', not a column: columns are 1 to 7"),
+    ("4453 draw\n", "{path}:1: not a move string (columns 1 to 7, optionally a score after it): '4453 draw'"),
+    ("# nothing but a comment\n\n", "{path}: no positions in it"),
+    ('{"kind": "run", "format": 1\n', "not JSON"),
+])
+def test_bad_positions_are_one_line_naming_the_file_and_line(tmp_path, text, says):
+    path = tmp_path / "positions.txt"
+    path.write_text(text)
+    with pytest.raises(UsageError) as raised:
+        read_positions(str(path), SETTINGS)
+    message = str(raised.value)
+    assert "\n" not in message and says.format(path=path) in message
+
+
+def test_an_unreadable_file_is_one_line_naming_it(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(UsageError) as raised:
+        read_positions(str(missing), SETTINGS)
+    assert str(raised.value) == f"{missing}: cannot read the positions (No such file or directory)"
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(b"\xff\xfe\x00\x01")
+    with pytest.raises(UsageError, match=r"weights.bin: not positions \(not UTF-8 text\)"):
+        read_positions(str(binary), SETTINGS)
+
+
+@pytest.mark.parametrize("config, board", [
+    ({"rows": 5, "columns": 6, "inarow": 4}, "5x6 boards, four in a row"),
+    ({"rows": 6, "columns": 7, "inarow": 3}, "6x7 boards, 3 in a row"),
+])
+def test_games_on_another_board_have_no_perfect_labels(tmp_path, config, board):
+    path = results_file(tmp_path / "run.jsonl", "1122", config=config)
+    with pytest.raises(UsageError) as raised:
+        read_positions(path, SETTINGS)
+    assert str(raised.value) == f"{path}: positions on {board}, have no perfect labels: only 6x7 four in a row"
+    episode = tmp_path / "episode.json"
+    episode.write_text(json.dumps({"name": "connectx", "configuration": config, "steps": [[{}, {}]]}))
+    with pytest.raises(UsageError) as raised:
+        read_positions(str(episode), SETTINGS)
+    assert str(raised.value) == f"{episode}: positions on {board}, have no perfect labels: only 6x7 four in a row"
+
+
+@pytest.mark.parametrize("fields, says", [
+    ({"budget": 0}, "--analysis-budget must be > 0 and <= 3600, got 0"),
+    ({"budget": 4000}, "--analysis-budget must be > 0 and <= 3600, got 4000"),
+    ({"budget": True}, "--analysis-budget must be > 0 and <= 3600, got True"),
+    ({"budget": "10"}, "--analysis-budget must be > 0 and <= 3600, got '10'"),
+    ({"cache": ""}, "--analysis-cache must be a path, got ''"),
+    ({"early_budget": 0}, "early_budget must be > 0 and <= 3600, got 0"),
+])
+def test_settings_check_themselves(fields, says):
+    with pytest.raises(UsageError) as raised:
+        PositionsSettings(**fields)
+    assert str(raised.value) == says
+
+
+def test_settings_defaults():
+    settings = PositionsSettings()
+    assert settings.budget == DEFAULT_BUDGET == 10.0 and settings.cache is None
+    assert settings.early_budget == DEFAULT_EARLY_BUDGET == 0.05
+    assert PositionsSettings(cache="none").cache_path is None
+    assert PositionsSettings(cache="/tmp/x.sqlite").cache_path == "/tmp/x.sqlite"
+
+
+def test_labels_agree_with_an_independent_solver(tmp_path):
+    """Positions from ply 24 on of tests/data/oracle_random.jsonl, whose scores bitbully (not the project's code)
+    gave: read as move strings, they get the same scores."""
+    import os
+
+    from tests.helpers import REPO
+
+    with open(os.path.join(REPO, "tests", "data", "oracle_random.jsonl")) as handle:
+        oracle = [json.loads(line) for line in handle if line.startswith("{")]
+    sample = [entry for entry in oracle if len(entry["moves"]) >= 24][::40][:10]
+    path = tmp_path / "oracle.txt"
+    path.write_text("".join(entry["moves"] + "\n" for entry in sample))
+    benchmark = read_positions(str(path), SETTINGS)
+    assert len(sample) >= 10 and benchmark.metadata["left_out"] == 0
+    assert [p.moves for p in benchmark.positions] == [entry["moves"] for entry in sample]
+    assert [list(p.scores) for p in benchmark.positions] == [entry["scores"] for entry in sample]
