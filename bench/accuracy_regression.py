@@ -54,7 +54,10 @@ def experiment(workers: int = 2, games: int | None = None, sprt: tuple[float, fl
     match_s = time.monotonic() - match_started
     sprt_result = result(records)
     _, score = score_model(records)
+    from connectx_toolkit.measuring.scoring import agent_accuracy
+
     return {"positions": len(original), "critical": compared["critical"]["positions"], "accuracy_s": accuracy_s,
+            "figures": [agent_accuracy(original, worst=3), agent_accuracy(copy, worst=3)],
             "accuracy": {name: sum(a.accurate for a in answers) / len(answers)
                          for name, answers in (("original", original), ("regression", copy))},
             "critical_comparison": compared["critical"], "all_comparison": compared["all"],
@@ -67,8 +70,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--games", type=int, default=None, help="the benchmark's first N games only")
     parser.add_argument("--sprt", type=float, nargs=2, default=(-50.0, 0.0), metavar=("ELO0", "ELO1"))
+    parser.add_argument("--json", metavar="FILE", help="also write every figure (both agents' reports) to FILE")
     args = parser.parse_args()
     found = experiment(args.workers, args.games, tuple(args.sprt))
+    if args.json:
+        import json
+
+        with open(args.json, "w") as handle:
+            json.dump(found, handle, indent=1, default=str)
     critical = found["critical_comparison"]
     print(f"accuracy: {found['positions']} positions ({found['critical']} critical) in {found['accuracy_s']:.0f} s; "
           f"alphabeta {found['accuracy']['original']:.3f}, regression {found['accuracy']['regression']:.3f}")
