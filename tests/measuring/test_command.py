@@ -109,3 +109,25 @@ def test_the_notebook_function_returns_a_table(tmp_path, small_file):
     html = report._repr_html_()
     assert "<table" in html and "greedy" in html
     assert os.path.isfile(tmp_path / "a.jsonl") and os.path.isfile(tmp_path / "a.png")
+
+
+def test_positions_of_a_file_of_move_strings(tmp_path, monkeypatch, capfd, small):
+    lines = [p.moves for p in small.positions[:6]]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "mine.txt").write_text("# positions of my own games\n" + "\n".join(lines) + "\n")
+    code, out, err = accuracy(tmp_path, monkeypatch, capfd, "greedy", "--positions", "mine.txt", *QUICK, "--json",
+                              "--answers", "a.jsonl", "--analysis-cache", "none")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["agents"][0]["positions"] == 6
+    answered = [json.loads(line)["moves"] for line in files_in(tmp_path / "run")["a.jsonl"].decode().splitlines()]
+    assert sorted(answered) == sorted(lines)
+
+
+def test_an_illegal_position_names_its_file_and_line(tmp_path, monkeypatch, capfd):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "mine.txt").write_text("4453\n44444447\n")
+    code, out, err = accuracy(tmp_path, monkeypatch, capfd, "greedy", "--positions", "mine.txt", "--no-progress")
+    assert code == 2 and out == ""
+    assert err.strip() == "connectx accuracy: error: mine.txt:2: move 7 is column 4, which is full"
+    assert sorted(files_in(tmp_path / "run")) == ["mine.txt"]
