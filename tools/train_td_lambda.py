@@ -8,7 +8,9 @@ The training is ``connectx_toolkit.training.td_lambda_trainer`` (self-play in th
 episodes the current weights play ``--eval-games`` games (half in each seat, same evaluation seed
 every time) on the project's own game core: against a uniformly random player as the full agent and
 on learned values alone, and against the project's ``greedy`` agent from random 4-ply openings (random
-is beaten almost from the start; greedy shows what the values add). Those win rates make the curve.
+is beaten almost from the start; greedy shows what the values add). Those win rates make the curve, beside the
+agent's accuracy against perfect play on the shipped benchmark (6x7 only: ``connectx_toolkit.measuring``, asked on
+the core in this process, all positions and the critical ones), which games between weak agents cannot show.
 Same seed, same arguments -> the same weights, bit for bit.
 """
 
@@ -44,6 +46,8 @@ class CurvePoint:
     win_rate: float  # the full agent (tactics + values) against random
     value_only_win_rate: float  # greedy on learned values alone against random
     vs_greedy: float  # the full agent against the project's greedy agent, from random 4-ply openings
+    accuracy: float | None = None  # moves that keep the outcome class, on the benchmark's positions (6x7 only)
+    critical_accuracy: float | None = None  # the same on its critical positions
 
 
 GREEDY_OPENING = 4  # random plies before a game against greedy starts
@@ -66,6 +70,7 @@ def train(
             win_rate(weights, features, games, seed, True),
             win_rate(weights, features, games, seed, False),
             win_rate(weights, features, games, seed, True, greedy.choose, GREEDY_OPENING),
+            *accuracy(weights, features),
         )
 
     curve = [measure(0, np.zeros(features.size))] if every else []
@@ -91,13 +96,29 @@ def train(
     return weights, curve
 
 
+def accuracy(weights: np.ndarray, features) -> tuple[float | None, float | None]:
+    """The agent's accuracy on the shipped benchmark, all positions and critical ones (None off 6x7)."""
+    if not features.config.is_standard:
+        return None, None
+    from connectx_toolkit.agents.td_lambda import choose
+    from connectx_toolkit.measuring.benchmark import load_benchmark
+    from connectx_toolkit.measuring.in_process import answers_in_process
+
+    answers = answers_in_process(lambda position: choose(position, weights, features), load_benchmark())
+    critical = [answer for answer in answers if answer.position.critical]
+    return (round(sum(a.accurate for a in answers) / len(answers), 4),
+            round(sum(a.accurate for a in critical) / len(critical), 4))
+
+
 def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    measured = [p for p in curve if p.accuracy is not None]
+    fig, axes = plt.subplots(2 if measured else 1, 1, figsize=(7, 7 if measured else 4), sharex=True, squeeze=False)
+    ax = axes[0][0]
     episodes = [p.episodes for p in curve]
     ax.plot(episodes, [p.win_rate for p in curve], marker=".", label="agent (tactics + learned values)")
     ax.plot(episodes, [p.value_only_win_rate for p in curve], marker=".", label="learned values alone")
@@ -107,11 +128,23 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, 
         f"TD(λ) self-play, {cfg.rows}x{cfg.columns} inarow {cfg.inarow}: win rate "
         f"({games} games per point)"
     )
-    ax.set_xlabel("self-play episodes")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
+    if measured:
+        below = axes[1][0]
+        below.plot([p.episodes for p in measured], [p.accuracy for p in measured], marker=".",
+                   label="all benchmark positions")
+        below.plot([p.episodes for p in measured], [p.critical_accuracy for p in measured], marker=".",
+                   label="critical positions")
+        below.set_title("accuracy against perfect play (moves that keep the outcome class; docs/accuracy.md)")
+        below.set_ylabel("accuracy")
+        below.set_ylim(0, 1.02)
+        below.grid(alpha=0.3)
+        below.legend(loc="lower right")
+        ax = below
+    ax.set_xlabel("self-play episodes")
     fig.tight_layout()
     image = io.BytesIO()
     fig.savefig(image, format="png", dpi=100)
@@ -189,8 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     training = {
         **settings.record(),
-        "curve_columns": ["episodes", "vs_random", "vs_random_values_alone", "vs_greedy"],
-        "curve": [[p.episodes, p.win_rate, p.value_only_win_rate, p.vs_greedy] for p in curve],
+        "curve_columns": ["episodes", "vs_random", "vs_random_values_alone", "vs_greedy", "accuracy_all",
+                          "accuracy_critical"],
+        "curve": [[p.episodes, p.win_rate, p.value_only_win_rate, p.vs_greedy, p.accuracy, p.critical_accuracy]
+                  for p in curve],
     }
     write_atomically(out, weights_document(weights, features_for(config), training) + "\n")
     if args.curve:
@@ -200,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         last = curve[-1]
         final = (f", final win rate vs random {last.win_rate:.3f} (values alone {last.value_only_win_rate:.3f}),"
                  f" vs greedy {last.vs_greedy:.3f}")
+        if last.accuracy is not None:
+            final += f", accuracy {last.accuracy:.3f} (critical {last.critical_accuracy:.3f})"
     print(f"wrote {out} after {settings.episodes} episodes in {seconds:.0f} s{final}", file=sys.stderr)
     return 0
 

@@ -149,6 +149,9 @@ def test_cli_writes_weights_and_curve(tmp_path):
     data = json.loads(out.read_text())
     assert data["config"] == {"rows": 6, "columns": 7, "inarow": 4}
     assert [point[0] for point in data["training"]["curve"]] == [0, 3, 6]
+    # beside the win rates, the accuracy on the shipped benchmark (all, critical): the curve's lower panel
+    assert data["training"]["curve_columns"][4:] == ["accuracy_all", "accuracy_critical"]
+    assert all(0 < point[5] < point[4] < 1 for point in data["training"]["curve"])
     assert td_lambda.parse_weights(out.read_bytes(), features_for(Config())) is not None
     assert curve.read_bytes().startswith(b"\x89PNG")
 
