@@ -250,7 +250,11 @@ def accuracy(agent: Agent, *others: Agent, positions: str | None = None, games: 
     (McNemar's exact test). Raises ``ValueError`` (one line) for bad input.
 
     >>> from connectx_toolkit import accuracy
-    >>> report = accuracy("greedy", games=3, progress=False, answers=os.devnull + ".jsonl")  # doctest: +SKIP
+    >>> report = accuracy("greedy", "random", games=4, progress=False)  # the benchmark's first 4 games
+    >>> [agent["positions"] for agent in report["agents"]], report["comparisons"][0]["set"]
+    ([47, 47], 'all')
+    >>> sorted(report["files"])  # under results/: every answer, and the accuracy by ply
+    ['answers', 'plot']
     """
     from connectx_toolkit.measuring.jobs import run_accuracy
     from connectx_toolkit.measuring.report import AccuracyReport

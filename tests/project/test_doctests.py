@@ -36,7 +36,7 @@ def test_the_docstring_examples_run(test, tmp_path, monkeypatch):
 def test_every_public_function_shows_an_example():
     functions = [name for name in connectx_toolkit.__all__ if callable(getattr(connectx_toolkit, name))
                  and not isinstance(getattr(connectx_toolkit, name), type)]
-    assert sorted(functions) == ["analyze", "build", "league", "open_board", "play_match", "run_gate"]
+    assert sorted(functions) == ["accuracy", "analyze", "build", "league", "open_board", "play_match", "run_gate"]
     tested = {test.name.rpartition(".")[2] for test in docstring_tests()}
     assert set(functions) <= tested
     assert all(">>> " in (getattr(connectx_toolkit, name).__doc__ or "") for name in functions)
