@@ -111,7 +111,7 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
         if bar is not None:
             bar.close()
     elapsed = time.monotonic() - started
-    by_agent: dict[str, list[Answer]] = dict(zip(shown, answers))
+    by_agent: dict[str, Sequence[Answer]] = dict(zip(shown, answers))
     report = build_report(benchmark, by_agent, worst=settings.worst, elapsed_s=elapsed)
     os.makedirs(os.path.dirname(os.path.abspath(answers_path)), exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(plot_path)), exist_ok=True)

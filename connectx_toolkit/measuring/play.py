@@ -60,8 +60,8 @@ def game_task(spec: AgentSpec, game: SourceGame, settings: PlaySettings) -> Game
 def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]:
     """Every labelled position of ``game`` with what ``record`` says the agent answered there."""
     forced = len(record.opening)
-    forfeited = next((seat for seat in (0, 1) if record.outcomes[seat] in FORFEITS), None)
-    stop_ply = len(record.moves) if forfeited is not None else None  # the ply at which a seat forfeited
+    forfeited = next((seat for seat in (0, 1) if record.outcomes[seat] in FORFEITS), -1)
+    stop_ply = len(record.moves) if forfeited >= 0 else None  # the ply at which a seat forfeited
     answers = []
     for position in game.positions:
         ply, seat = position.ply, position.ply % 2
