@@ -20,7 +20,7 @@ import re
 import secrets
 import string
 
-__all__ = ["write_atomically", "writer_of"]
+__all__ = ["write_atomically", "write_figure", "writer_of"]
 
 _LETTERS = string.ascii_lowercase  # no digits: the process id before them is read back unambiguously
 # The letters are optional so that a temporary file of the older form ``.NAME.PID.tmp`` is recognised too.
@@ -63,3 +63,21 @@ def writer_of(name: str) -> int | None:
     file name, not a path); None when ``name`` is not one of ``write_atomically``'s temporary files."""
     match = _TEMPORARY.match(name)
     return int(match.group(1)) if match else None
+
+
+def write_figure(figure: object, path: str | os.PathLike[str]) -> str:
+    """Render a matplotlib ``figure`` as a PNG into memory, close it (always: pyplot keeps every open figure), and
+    write the PNG to ``path`` whole, its folder made if needed; returns ``path`` as a string. The plots of the
+    analysis and of the accuracy report are written so (matplotlib is imported by their callers, not here)."""
+    import io
+
+    image = io.BytesIO()
+    try:
+        figure.savefig(image, format="png")  # type: ignore[attr-defined]
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)  # type: ignore[arg-type]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, image.getvalue())
+    return os.fspath(path)

@@ -17,7 +17,6 @@ Same seed, same arguments -> the same weights, bit for bit.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
 import time
@@ -28,7 +27,7 @@ import numpy as np
 from connectx_toolkit.agents import greedy
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.agents.td_lambda import features_for, weights_document
-from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.atomic import write_atomically, write_figure
 from connectx_toolkit.training.td_lambda_trainer import DEFAULT_ENV, EnvFactory, TrainingSettings, win_rate
 from connectx_toolkit.training.td_lambda_trainer import train as train_in_env
 
@@ -146,10 +145,8 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, 
         ax = below
     ax.set_xlabel("self-play episodes")
     fig.tight_layout()
-    image = io.BytesIO()
-    fig.savefig(image, format="png", dpi=100)
-    plt.close(fig)
-    write_atomically(path, image.getvalue())
+    fig.set_dpi(100)
+    write_figure(fig, path)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

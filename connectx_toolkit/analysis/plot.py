@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
-import os
 from typing import Sequence
 
 from connectx_toolkit.analysis.labelling import GameAnalysis
-from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.atomic import write_figure
 from connectx_toolkit.analysis.summary import BANDS
 
 __all__ = ["save_losing_moves_plot"]
@@ -56,11 +54,4 @@ def save_losing_moves_plot(analyses: Sequence[GameAnalysis], path: str) -> str:
     axes.set_title(f"Moves that threw away a win or a draw, {len(analyses)} games", fontsize=10, pad=14)
     axes.legend(fontsize=8, loc="upper right")
     figure.tight_layout()
-    image = io.BytesIO()
-    try:
-        figure.savefig(image, format="png")
-    finally:
-        plt.close(figure)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_atomically(path, image.getvalue())
-    return path
+    return write_figure(figure, path)

@@ -7,12 +7,11 @@ opening knowledge, late plies are tactics a deeper search would see.
 
 from __future__ import annotations
 
-import io
 import os
 from typing import Any, Sequence
 
 from connectx_toolkit.measuring.benchmark import PHASES, SETS
-from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.atomic import write_figure
 
 __all__ = ["save_accuracy_plot"]
 
@@ -48,10 +47,7 @@ def save_accuracy_plot(agents: Sequence[dict[str, Any]], path: str, source: str 
         where = f" ({os.path.basename(source)})" if source else ""
         figure.suptitle(f"Moves that keep the outcome class, by ply{where}", fontsize=10)
         figure.tight_layout()
-        image = io.BytesIO()
-        figure.savefig(image, format="png")
-    finally:
+    except BaseException:
         plt.close(figure)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_atomically(path, image.getvalue())
-    return path
+        raise
+    return write_figure(figure, path)
