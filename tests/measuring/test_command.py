@@ -131,3 +131,30 @@ def test_an_illegal_position_names_its_file_and_line(tmp_path, monkeypatch, capf
     assert code == 2 and out == ""
     assert err.strip() == "connectx accuracy: error: mine.txt:2: move 7 is column 4, which is full"
     assert sorted(files_in(tmp_path / "run")) == ["mine.txt"]
+
+
+def test_train_evaluate_reports_the_accuracy_beside_its_games(tmp_path, capsys):
+    from connectx_toolkit.cli import train
+
+    assert train.main(["--untrained", "--out", str(tmp_path / "bot"), "--evaluate", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "quick check (4 games each" in out
+    line = next(line for line in out.splitlines() if line.startswith("accuracy against perfect play"))
+    assert "2,346 benchmark positions" in line and "of the critical ones" in line
+
+
+def test_agents_run_in_the_sandbox_when_asked(tmp_path, monkeypatch, capfd, small_file):
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    agent = tmp_path / "where.py"  # it answers a column only inside the sandbox's private /tmp
+    agent.write_text("import os\n\ndef agent(obs, config):\n"
+                     "    assert not os.path.exists(os.path.expanduser('~/.cache')), 'sees the home directory'\n"
+                     "    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n")
+    code, out, err = accuracy(tmp_path, monkeypatch, capfd, str(agent), "--benchmark", small_file, "-n", "2",
+                              "--sandbox", *QUICK, "--json", "--answers", "a.jsonl")
+    assert code == 0, err
+    assert json.loads(out)["agents"][0]["forfeits"]["total"] == 0
