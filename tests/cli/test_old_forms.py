@@ -232,6 +232,11 @@ def test_bad_input_is_one_line_and_exit_2_in_both_forms(tmp_path, monkeypatch, c
     (["--gate", "C", "--baseline", "B", "--no-progress", "--results", "x"], ["gate", "C", "--baseline", "B"]),
     (["--league", "A", "B", "--alpha", "0.1", "--sprt", "0", "10"], ["league", "A", "B", "--sprt", "0", "10"]),
     (["A", "B", "--max", "3"], ["match", "A", "B", "--max", "3"]),
+    # --accuracy, newer than the old command: its agents follow it, nothing is ignored, and after --gate it is the
+    # gate's own check
+    (["--accuracy", "A", "B", "--json", "-n", "5"], ["accuracy", "A", "B", "--json", "-n", "5"]),
+    (["A", "--accuracy", "B", "--rows", "7"], ["accuracy", "A", "B", "--rows", "7"]),
+    (["--gate", "C", "--baseline", "B", "--accuracy"], ["gate", "C", "--baseline", "B", "--accuracy"]),
 ])
 def test_each_old_form_is_routed_onto_its_subcommand(old_argv, new_argv):
     command, argv, _ = evaluate.route(old_argv)
