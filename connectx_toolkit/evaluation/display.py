@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from connectx_toolkit.outcomes import Verdict
 
-__all__ = ["AnalysisReport", "GateReport", "LeagueReport", "MatchResult", "Report"]
+__all__ = ["AnalysisReport", "GateReport", "LeagueReport", "MatchResult", "Report", "html_table", "paragraph"]
 
 STYLE = ("<style>.cx-report table{border-collapse:collapse;margin:4px 0}"
          ".cx-report th,.cx-report td{padding:2px 8px;border-bottom:1px solid #8884;text-align:right}"
@@ -63,11 +63,11 @@ class MatchResult(Report):
         from connectx_toolkit.evaluation.reports.summary import table_parts
 
         parts = table_parts(self)
-        rows = _table(parts.columns, parts.rows)
+        rows = html_table(parts.columns, parts.rows)
         notes = [*parts.reasons, parts.tail, *parts.extra]
         if self.get("results"):
             notes.append(f"results: {self['results']}")
-        return _p(parts.head) + rows + "".join(_p(note) for note in notes)
+        return paragraph(parts.head) + rows + "".join(paragraph(note) for note in notes)
 
 
 class GateReport(Report):
@@ -85,11 +85,11 @@ class GateReport(Report):
         head = ""
         if self["candidate"] is not None:
             config = self["config"]
-            head = _p(f"gate: {self['candidate']} against baseline {self['baseline']} (act timeout "
+            head = paragraph(f"gate: {self['candidate']} against baseline {self['baseline']} (act timeout "
                       f"{self['act_timeout']:g} s, {config['rows']}x{config['columns']} in a row {config['inarow']})")
         rows = [[check["name"], {True: "ok", False: "FAIL", None: "--"}[check["passed"]], check["detail"],
                  f"{check['seconds']:g}" if "seconds" in check else ""] for check in self["checks"]]
-        body = _table(["check", "", "detail", "s"], rows, text_columns=(1, 2))
+        body = html_table(["check", "", "detail", "s"], rows, text_columns=(1, 2))
         lists = "".join(f"<p>{title}</p><ul>{''.join(f'<li>{html.escape(item)}</li>' for item in items)}</ul>"
                         for title, items in (("Reasons:", self["reasons"]), ("Warnings:", self["warnings"])) if items)
         return f"<p>{verdict}</p>" + head + body + lists
@@ -111,8 +111,8 @@ class LeagueReport(Report):
         from connectx_toolkit.evaluation.league import table_rows
 
         ratings, cross, intro = table_rows(self)
-        return (_p(intro) + _table(*ratings, text_columns=(1,)) + _p("Score of the row agent against the column agent:")
-                + _table(*cross, text_columns=(1,)) + _p("saved " + ", ".join(self.saved())))
+        return (paragraph(intro) + html_table(*ratings, text_columns=(1,)) + paragraph("Score of the row agent against the column agent:")
+                + html_table(*cross, text_columns=(1,)) + paragraph("saved " + ", ".join(self.saved())))
 
 
 class AnalysisReport(Report):
@@ -131,11 +131,11 @@ class AnalysisReport(Report):
         return f'<pre class="cx-text">{html.escape(self.table)}</pre>'
 
 
-def _p(text: str) -> str:
+def paragraph(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], text_columns: Sequence[int] = ()) -> str:
+def html_table(head: Sequence[str], rows: Sequence[Sequence[str]], text_columns: Sequence[int] = ()) -> str:
     """An HTML table; the first column (the names) and ``text_columns`` left-aligned, numbers right."""
     def cell(index: int, value: str) -> str:
         kind = "cx-name" if index == 0 else "cx-text" if index in text_columns else ""

@@ -24,7 +24,7 @@ from connectx_toolkit.measuring.paired import ALPHA, comparisons
 from connectx_toolkit.measuring.plot import save_accuracy_plot
 from connectx_toolkit.measuring.scoring import TIME_NOTE, agent_accuracy
 from connectx_toolkit.atomic import write_atomically
-from connectx_toolkit.evaluation.display import Report, _p, _table
+from connectx_toolkit.evaluation.display import Report, html_table, paragraph
 
 __all__ = ["AccuracyReport", "build_report", "render_text", "write_answers", "write_plot"]
 
@@ -38,8 +38,8 @@ class AccuracyReport(Report):
         return render_text(self)
 
     def html(self) -> str:
-        parts = [_p(benchmark_line(self)), _table(*summary_rows(self), text_columns=(1,)),
-                 _p(f"Time per move in seconds ({TIME_NOTE}); forfeits:"), _table(*time_rows(self))]
+        parts = [paragraph(benchmark_line(self)), html_table(*summary_rows(self), text_columns=(1,)),
+                 paragraph(f"Time per move in seconds ({TIME_NOTE}); forfeits:"), html_table(*time_rows(self))]
         for title, lines in sections(self):
             parts.append(f"<p>{html.escape(title)}</p><ul>"
                          + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
