@@ -26,8 +26,23 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     if settings.positions is not None:
         from connectx_toolkit.measuring.positions_file import DEFAULT_BUDGET, PositionsSettings, read_positions
 
-        benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
-                                                                          cache=settings.cache))
+        bar: list[Any] = []  # made at the first position, when the total is known
+
+        def on_position(done: int, total: int) -> None:
+            if settings.progress and not bar:
+                from connectx_toolkit.evaluation.reports.progress import progress_bar
+
+                bar.append(progress_bar(total, unit="position", desc="labelling"))
+            if bar and bar[0] is not None:
+                bar[0].update(1)
+
+        try:
+            benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
+                                                                              cache=settings.cache),
+                                       on_position=on_position)
+        finally:
+            if bar and bar[0] is not None:
+                bar[0].close()
     else:
         try:
             benchmark = load_benchmark(settings.benchmark or DEFAULT_BENCHMARK)
