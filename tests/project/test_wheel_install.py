@@ -169,7 +169,7 @@ def test_the_wheel_holds_the_package_alone(installed):
     assert packaged == toolkit_files()  # every module and data file of the package, the agents' copied in
     for data in ("agents/data/connect4_outcomes.bin", "agents/data/td_lambda_6x7.json",
                  "analysis/data/outcomes_ply7.txt", "evaluation/scheduling/openings_6x7.txt",
-                 "board/static/index.html", "py.typed"):
+                 "measuring/data/benchmark.json.gz", "board/static/index.html", "py.typed"):
         assert f"{PACKAGE}/{data}" in packaged
     # Installed: the package and its dist-info, nothing else in site-packages; the link became a folder.
     assert installed.added == sorted([PACKAGE, *dist_info]), installed.added
@@ -255,6 +255,18 @@ def test_connectx_evaluate_gate_passes(installed, user_folder):
     assert any(re.match(r"  load +ok +file \./my_bot\.py \(loaded by Kaggle's loader in a clean room\)", line)
                for line in lines), done.stdout
     print("connectx-evaluate --gate ./my_bot.py --baseline random -n 4:", lines[-1])
+
+
+def test_connectx_accuracy_reads_the_installed_benchmark(installed, user_folder):
+    """The benchmark is package data: the installed command asks its positions from any folder."""
+    done = installed.run([installed.script("connectx"), "accuracy", "./my_bot.py", "-n", "3", "--json",
+                          "--no-progress"], user_folder)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["benchmark"]["games"] == 3 and report["agents"][0]["positions"] > 0
+    assert os.sep + "site-packages" + os.sep in report["benchmark"]["source"]
+    assert (user_folder / report["files"]["answers"]).is_file()
+    print("connectx accuracy ./my_bot.py -n 3:", report["agents"][0]["sets"]["all"]["accuracy"])
 
 
 def test_sandboxed_evaluation_mounts_the_installed_toolkit(installed, user_folder):
