@@ -121,8 +121,10 @@ def test_a_save_and_a_load_give_back_the_same_benchmark(shipped, tmp_path):
     ("list.json", b"[1, 2, 3]"),
     ("bad-game.json", json.dumps({"format": "connectx accuracy benchmark", "games": [{"id": 0}]}).encode()),
     ("bad-moves.json.gz", gzip.compress(json.dumps({"format": "connectx accuracy benchmark", "games": [
-        {"id": 0, "moves": "44x", "positions": {"0": [1, 2, 3, 4, 5, 6, 7]}}]}).encode())),
-    ("cut.json.gz", gzip.compress(json.dumps({"format": "connectx accuracy benchmark", "games": []}).encode())[:20]),
+        {"id": 0, "moves": "44x", "positions": {"0": [1, 2, 3, 4, 5, 6, 7]}}]}).encode(), mtime=0)),
+    # mtime=0: the same bytes in every pytest-xdist worker (they are the test's id, which every worker must agree on)
+    ("cut.json.gz", gzip.compress(json.dumps({"format": "connectx accuracy benchmark", "games": []}).encode(),
+                                  mtime=0)[:20]),
     ("list-positions.json", json.dumps({"format": "connectx accuracy benchmark", "games": [
         {"id": 0, "moves": "44", "positions": [[1, 2, 3, 4, 5, 6, 7]]}]}).encode()),
     ("past-the-end.json", json.dumps({"format": "connectx accuracy benchmark", "games": [
