@@ -137,7 +137,7 @@ def plot_curve(curve: list[CurvePoint], settings: TrainingSettings, games: int, 
                    label="all benchmark positions")
         below.plot([p.episodes for p in measured], [p.critical_accuracy for p in measured], marker=".",
                    label="critical positions")
-        below.set_title("accuracy against perfect play (moves that keep the outcome class; docs/accuracy.md)")
+        below.set_title("accuracy against perfect play on the shipped benchmark (docs/accuracy.md)")
         below.set_ylabel("accuracy")
         below.set_ylim(0, 1.02)
         below.grid(alpha=0.3)
