@@ -1,11 +1,15 @@
-"""A small labelled benchmark for the accuracy tests: a few random games, their positions from ply 20 on (which the
-solver labels in milliseconds), made once per test session with the project's own scorer."""
+"""A small labelled benchmark for the accuracy tests: ten random games, their positions from ply 18 on, labelled by
+the project's own scorer. Kept as tests/data/small_benchmark.json.gz (made by ``small_benchmark()`` below; every
+pytest-xdist worker would otherwise solve it again, some seconds each); a test checks the file is what
+``small_benchmark()`` makes."""
 
+import os
 import random
 
 import pytest
 
-from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame
+from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame, load_benchmark
+from tests.helpers import DATA
 from connectx_toolkit.agents.core import Config, Position
 
 FIRST_PLY = 18
@@ -45,13 +49,14 @@ def small_benchmark(games: int = 10, seed: int = 7, first_ply: int = FIRST_PLY) 
     return Benchmark(tuple(made), {"made_by": "tests/measuring/conftest.py"}, "small benchmark")
 
 
+SMALL = os.path.join(DATA, "small_benchmark.json.gz")
+
+
 @pytest.fixture(scope="session")
 def small():
-    return small_benchmark()
+    return load_benchmark(SMALL)
 
 
 @pytest.fixture(scope="session")
-def small_file(small, tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("benchmark") / "small.json.gz")
-    small.save(path)
-    return path
+def small_file(small):
+    return SMALL

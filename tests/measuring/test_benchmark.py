@@ -199,3 +199,12 @@ def test_the_check_against_bitbully_catches_a_wrong_label(shipped):
 def test_the_default_benchmark_is_the_packaged_file_and_small():
     assert DEFAULT_BENCHMARK == os.path.join(REPO, "connectx_toolkit", "measuring", "data", "benchmark.json.gz")
     assert os.path.getsize(DEFAULT_BENCHMARK) < 200_000  # package data every install carries
+
+
+def test_the_small_test_benchmark_is_what_its_maker_makes():
+    """tests/data/small_benchmark.json.gz is kept so that the tests do not solve it again in every worker; it must
+    still be exactly what ``small_benchmark()`` makes with the project's scorer (labels, games, plies)."""
+    from tests.measuring.conftest import SMALL, small_benchmark
+
+    kept, made = load_benchmark(SMALL), small_benchmark()
+    assert kept.positions == made.positions and [g.moves for g in kept.games] == [g.moves for g in made.games]
