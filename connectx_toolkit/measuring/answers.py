@@ -20,9 +20,10 @@ from typing import Any
 from connectx_toolkit.measuring.benchmark import LabelledPosition
 from connectx_toolkit.outcomes import Outcome
 
-__all__ = ["Answer"]
+__all__ = ["Answer", "NOT_REACHED"]
 
 ACCURATE = ("best", "kept")
+NOT_REACHED = "not reached"  # the reason's first words at a position after its game's forfeit
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ class Answer:
     def accurate(self) -> bool:
         """Did the answer keep the mover's outcome class?"""
         return self.verdict in ACCURATE
+
+    @property
+    def reached(self) -> bool:
+        """Was the agent asked this position (False: its game had ended at an earlier forfeit)?"""
+        return not (self.reason or "").startswith(NOT_REACHED)
 
     @property
     def best(self) -> bool:

@@ -17,13 +17,14 @@ import functools
 from typing import Any, Callable
 
 from connectx_toolkit.measuring.answers import Answer
-from connectx_toolkit.measuring.benchmark import DEFAULT_BENCHMARK, load_benchmark
+from connectx_toolkit.measuring.benchmark import CRITICAL, DEFAULT_BENCHMARK, load_benchmark
+from connectx_toolkit.measuring.paired import ALPHA, compare
 from connectx_toolkit.measuring.play import play_benchmark
+from connectx_toolkit.measuring.scoring import worst_positions
 from connectx_toolkit.outcomes import Outcome
 
 __all__ = ["accuracy_check", "check_accuracy"]
 
-SIGNIFICANCE = 0.05
 WORST_NAMED = 3
 
 
@@ -37,21 +38,17 @@ def accuracy_check(benchmark_path: str | None = None) -> tuple[str, Callable[[An
 
 def check_accuracy(context: Any, check: Any, benchmark_path: str = DEFAULT_BENCHMARK) -> None:
     """The check, in the gate's shape (``evaluation.gate``'s ``GateContext`` and ``Check``)."""
-    from connectx_toolkit.measuring.scoring import mcnemar, worst_positions
-    from connectx_toolkit.evaluation.settings import PlaySettings
-
     benchmark = load_benchmark(benchmark_path)
-    settings = context.settings
-    play = PlaySettings(**{name: getattr(settings, name) for name in PlaySettings.__dataclass_fields__})
 
     def on_game(_: list[Answer]) -> None:
         context.played += 1
         if context.progress is not None:
             context.progress.update(1)
 
-    mine, theirs = play_benchmark([context.candidate, context.baseline], benchmark, play, on_game=on_game)
+    # the gate's settings are PlaySettings: the same clock, workers, sandbox and referee as its games
+    mine, theirs = play_benchmark([context.candidate, context.baseline], benchmark, context.settings, on_game=on_game)
     voided = {a.position.game for a in mine if a.forfeit is not None and a.overridden}
-    real = [a for a in mine if a.forfeit is not None and not a.overridden and not (a.reason or "").startswith("not reached")]
+    real = [a for a in mine if a.forfeit is not None and not a.overridden and a.reached]
     for kind in (Outcome.INVALID, Outcome.ERROR, Outcome.TIMEOUT):
         bad = [a for a in real if a.forfeit == kind]
         if bad:
@@ -63,23 +60,23 @@ def check_accuracy(context: Any, check: Any, benchmark_path: str = DEFAULT_BENCH
             f"accuracy: {len(voided)} benchmark game{'s' if len(voided) > 1 else ''} forfeited only after the game's "
             f"column had replaced one of its own answers ({first.reason}): no Kaggle episode is that game; left out "
             "of the comparison, not a failure")
-    pairs = [(a, b) for a, b in zip(mine, theirs) if a.position.critical and a.position.game not in voided]
-    only_mine = sum(1 for a, b in pairs if not a.accurate and b.accurate)  # the candidate wrong, the baseline right
-    only_theirs = sum(1 for a, b in pairs if a.accurate and not b.accurate)
-    p_value = mcnemar(only_theirs, only_mine)
-    accuracy = sum(a.accurate for a, _ in pairs) / max(1, len(pairs))
-    baseline = sum(b.accurate for _, b in pairs) / max(1, len(pairs))
-    check.data = {"critical_positions": len(pairs), "accuracy": round(accuracy, 4), "baseline_accuracy": round(baseline, 4),
+    mine = [a for a in mine if a.position.critical and a.position.game not in voided]
+    theirs = [b for b in theirs if b.position.critical and b.position.game not in voided]
+    compared = next(entry for entry in compare(mine, theirs, ALPHA, ("candidate", "baseline"))
+                    if entry["set"] == CRITICAL)
+    only_mine, only_theirs = compared["only_first_wrong"], compared["only_second_wrong"]
+    p_value, count = compared["p_value"], compared["positions"]
+    accuracy = sum(a.accurate for a in mine) / max(1, count)
+    baseline = sum(b.accurate for b in theirs) / max(1, count)
+    check.data = {"critical_positions": count, "accuracy": round(accuracy, 4), "baseline_accuracy": round(baseline, 4),
                   "only_candidate_wrong": only_mine, "only_baseline_wrong": only_theirs, "p_value": p_value,
                   "voided_games": len(voided)}
-    check.detail = (f"{len(pairs)} critical positions: accuracy {accuracy:.3f} (baseline {baseline:.3f}); "
+    check.detail = (f"{count} critical positions: accuracy {accuracy:.3f} (baseline {baseline:.3f}); "
                     f"{only_mine} only the candidate got wrong, {only_theirs} only the baseline; McNemar exact p = "
                     f"{p_value:.3g}")
-    if only_mine > only_theirs and p_value < SIGNIFICANCE:
-        worst = worst_positions([a for a, _ in pairs], WORST_NAMED)
-        named = "; ".join(f"{entry['command']} ({entry['verdict']})" for entry in worst)
+    if compared["more_accurate"] == "baseline":  # the candidate errs on more of them, significantly
+        named = "; ".join(f"{entry['command']} ({entry['verdict']})" for entry in worst_positions(mine, WORST_NAMED))
         check.reasons.append(f"accuracy: significantly less accurate than the baseline on the critical positions "
                              f"({accuracy:.3f} vs {baseline:.3f}: {only_mine} positions only the candidate got wrong, "
                              f"{only_theirs} only the baseline; McNemar exact p = {p_value:.3g}); worst: {named}")
     check.passed = not check.reasons
-

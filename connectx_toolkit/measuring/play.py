@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from connectx_toolkit.measuring.answers import Answer
+from connectx_toolkit.measuring.answers import NOT_REACHED, Answer
 from connectx_toolkit.measuring.benchmark import Benchmark, SourceGame
 from connectx_toolkit.agents.core import Config
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
@@ -72,7 +72,7 @@ def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]
             kind = Outcome(record.outcomes[forfeited])
             reason = record.error[forfeited] or record.note or kind.value
             if ply > stop_ply or seat != forfeited:
-                reason, seconds = f"not reached: the game ended at ply {stop_ply} ({reason})", None
+                reason, seconds = f"{NOT_REACHED}: the game ended at ply {stop_ply} ({reason})", None
             answers.append(Answer(agent, position, None, seconds, kind, reason,
                                   overridden=record.forfeited_under_forced_opening(forfeited)))
             continue

@@ -19,16 +19,14 @@ import statistics
 from typing import Any, Iterable, Sequence
 
 from connectx_toolkit.measuring.answers import Answer
-from connectx_toolkit.measuring.benchmark import BLUNDERS, CRITICAL, PHASES, SETS
-from connectx_toolkit.evaluation.reports.stats import mcnemar_exact as mcnemar
+from connectx_toolkit.measuring.benchmark import BLUNDERS, PHASES, SETS
 from connectx_toolkit.evaluation.reports.stats import wilson_interval
 from connectx_toolkit.outcomes import FORFEITS
 
-__all__ = ["TIME_NOTE", "agent_accuracy", "by_agent", "in_set", "mcnemar", "share", "worst_answers", "worst_entry",
+__all__ = ["TIME_NOTE", "agent_accuracy", "by_agent", "share", "worst_answers", "worst_entry",
            "worst_positions"]
 
 TIME_NOTE = "the first move of each game includes the agent's load, as on Kaggle"
-NOT_REACHED = "not reached"  # the reason's prefix of a position after the game's forfeit (``measuring.answers``)
 # The worst first: a blunder of a whole outcome class, then of half of one, then forfeits (they have their own
 # section with reasons; a forfeit is listed here only where the agent was asked, not at the positions after it).
 SEVERITY = {"win→loss": 0, "draw→loss": 1, "win→draw": 2}
@@ -42,10 +40,6 @@ def by_agent(answers: Iterable[Answer]) -> dict[str, list[Answer]]:
     for answer in answers:
         found.setdefault(answer.agent, []).append(answer)
     return found
-
-
-def in_set(answer: Answer, name: str) -> bool:
-    return name != CRITICAL or answer.position.critical
 
 
 def share(successes: int, trials: int) -> dict[str, Any]:
@@ -110,7 +104,7 @@ def ply_figures(answers: Sequence[Answer]) -> list[dict[str, Any]]:
         at = [a for a in answers if a.position.ply == ply]
         row: dict[str, Any] = {"ply": ply}
         for name in SETS:
-            chosen = [a for a in at if in_set(a, name)]
+            chosen = [a for a in at if a.position.in_set(name)]
             row[name] = {"positions": len(chosen), "accurate": sum(a.accurate for a in chosen)}
         rows.append(row)
     return rows
@@ -128,7 +122,7 @@ def worst_key(answer: Answer) -> tuple:
 def worst_answers(answers: Iterable[Answer], count: int = 10) -> list[Answer]:
     """The ``count`` worst answers (:func:`worst_key`): blunders, then forfeits where the agent was asked;
     an accurate answer is never among them."""
-    candidates = [a for a in answers if not a.accurate and not (a.reason or "").startswith(NOT_REACHED)]
+    candidates = [a for a in answers if not a.accurate and a.reached]
     return sorted(candidates, key=worst_key)[:max(0, count)]
 
 
@@ -162,7 +156,7 @@ def agent_accuracy(answers: Sequence[Answer], worst: int = 10) -> dict[str, Any]
         "agent": answers[0].agent if answers else "",
         "positions": len(answers),
         "answered": sum(a.column is not None and a.forfeit is None for a in answers),
-        "sets": {name: set_figures([a for a in answers if in_set(a, name)]) for name in SETS},
+        "sets": {name: set_figures([a for a in answers if a.position.in_set(name)]) for name in SETS},
         "time": time_figures(answers),
         "forfeits": forfeit_figures(answers),
         "by_ply": ply_figures(answers),
