@@ -27,9 +27,10 @@ import json
 import os
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from connectx_toolkit.agents.core import Config
+from connectx_toolkit.analysis.positions import move_string
 from connectx_toolkit.outcomes import Proven
 
 __all__ = ["ALL", "Benchmark", "BenchmarkError", "CRITICAL", "DEFAULT_BENCHMARK", "LabelledPosition", "PHASES",
@@ -98,6 +99,12 @@ class LabelledPosition:
     def phase(self) -> str:
         return phase_of(self.ply)
 
+    def in_set(self, name: str) -> bool:
+        """Is it in set ``name`` ("all": every position; "critical": :attr:`critical`)?"""
+        if name not in SETS:
+            raise ValueError(f"unknown set {name!r}: one of {', '.join(SETS)}")
+        return name == ALL or self.critical
+
     def legal(self, column: Any) -> bool:
         return type(column) is int and 0 <= column < len(self.scores) and self.scores[column] is not None
 
@@ -144,9 +151,7 @@ class Benchmark:
 
     def of_set(self, name: str) -> list[LabelledPosition]:
         """The positions of set ``name``: "all", or "critical"."""
-        if name not in SETS:
-            raise ValueError(f"unknown set {name!r}: one of {', '.join(SETS)}")
-        return [p for p in self.positions if name == ALL or p.critical]
+        return [p for p in self.positions if p.in_set(name)]
 
     def only(self, games: Iterable[int]) -> "Benchmark":
         """The benchmark cut to the games with these ids (in their order here)."""
@@ -156,7 +161,7 @@ class Benchmark:
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "metadata": self.metadata,
                 "games": [{"id": game.id, "agents": list(game.agents),
-                           "moves": "".join(str(column + 1) for column in game.moves),
+                           "moves": move_string(game.moves),
                            "positions": {str(p.ply): list(p.scores) for p in game.positions}}
                           for game in self.games]}
 
@@ -206,9 +211,3 @@ def load_benchmark(path: str = DEFAULT_BENCHMARK) -> Benchmark:
         raise BenchmarkError(f"{path}: not a benchmark file ({type(error).__name__}: {error})") from None
     return from_json(document, path)
 
-
-def positions_by_game(positions: Sequence[LabelledPosition]) -> dict[int, list[LabelledPosition]]:
-    found: dict[int, list[LabelledPosition]] = {}
-    for position in positions:
-        found.setdefault(position.game, []).append(position)
-    return found

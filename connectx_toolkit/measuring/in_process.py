@@ -14,19 +14,18 @@ from typing import Callable
 
 from connectx_toolkit.measuring.answers import Answer
 from connectx_toolkit.measuring.benchmark import Benchmark
-from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core import Position
+from connectx_toolkit.analysis.positions import parse_position
 from connectx_toolkit.outcomes import Outcome
 
 __all__ = ["answers_in_process"]
-
-STANDARD = Config()
 
 
 def answers_in_process(choose: Callable[[Position], int], benchmark: Benchmark, agent: str = "agent") -> list[Answer]:
     """``choose``'s answer at every labelled position of ``benchmark``, timed with ``time.perf_counter``."""
     answers = []
     for position in benchmark.positions:
-        board = Position.from_moves([int(char) - 1 for char in position.moves], STANDARD)
+        board = parse_position(position.moves)
         started = time.perf_counter()
         column = choose(board)
         seconds = round(time.perf_counter() - started, 6)

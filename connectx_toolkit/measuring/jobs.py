@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 from connectx_toolkit.measuring.answers import Answer
 from connectx_toolkit.measuring.benchmark import Benchmark, BenchmarkError, DEFAULT_BENCHMARK, load_benchmark
-from connectx_toolkit.measuring.play import play_benchmark
+from connectx_toolkit.measuring.play import game_task, play_benchmark
 from connectx_toolkit.measuring.settings import AccuracySettings
 from connectx_toolkit.errors import UsageError
 
@@ -78,7 +78,8 @@ def _writable(path: str, flag: str) -> None:
 def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Ask every agent of ``settings`` the positions and return the report (``measuring.report``'s dict, with the
     paths of the files written under ``"files"``). Bad input raises ``UsageError`` (one line) before any game."""
-    from connectx_toolkit.measuring.report import build_report, write_answers, write_plot
+    from connectx_toolkit.measuring.plot import save_accuracy_plot
+    from connectx_toolkit.measuring.report import build_report, write_answers
     from connectx_toolkit.evaluation.reports.progress import progress_bar
     from connectx_toolkit.evaluation.scheduling.match import BackendUnavailable, require_backend_can_load
     from connectx_toolkit.evaluation.seats.agent_specs import AgentSpecError, resolve_agent
@@ -107,8 +108,6 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
         raise UsageError(f"two agents are both named {next(n for n in shown if shown.count(n) > 1)!r}: each agent's "
                          "answers are compared by its name")
     benchmark = positions_of(settings)
-    from connectx_toolkit.measuring.play import game_task
-
     try:
         require_backend_can_load(settings.backend, [game_task(spec, benchmark.games[0], settings) for spec in specs])
     except BackendUnavailable as error:
@@ -128,9 +127,7 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
     elapsed = time.monotonic() - started
     by_agent: dict[str, Sequence[Answer]] = dict(zip(shown, answers))
     report = build_report(benchmark, by_agent, worst=settings.worst, elapsed_s=elapsed)
-    os.makedirs(os.path.dirname(os.path.abspath(answers_path)), exist_ok=True)
-    os.makedirs(os.path.dirname(os.path.abspath(plot_path)), exist_ok=True)
     write_answers(answers_path, [answer for found in answers for answer in found])
-    write_plot(plot_path, by_agent)
+    save_accuracy_plot(report["agents"], plot_path)  # drawn from the report's figures, not computed again
     report["files"] = {"answers": answers_path, "plot": plot_path}
     return report

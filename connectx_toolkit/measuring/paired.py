@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 from connectx_toolkit.measuring.answers import Answer
 from connectx_toolkit.measuring.benchmark import SETS
-from connectx_toolkit.measuring.scoring import by_agent, in_set
+from connectx_toolkit.measuring.scoring import by_agent
 from connectx_toolkit.evaluation.reports.stats import mcnemar_exact
 
 __all__ = ["ALPHA", "compare", "comparisons"]
@@ -77,7 +77,7 @@ def compare(first: Sequence[Answer], second: Sequence[Answer], alpha: float = AL
     shared = [key for key in a if key in b]
     results = []
     for name in SETS:
-        pairs = [(a[key], b[key]) for key in shared if in_set(a[key], name)]
+        pairs = [(a[key], b[key]) for key in shared if a[key].position.in_set(name)]
         only_first = sum(not x.accurate and y.accurate for x, y in pairs)
         only_second = sum(x.accurate and not y.accurate for x, y in pairs)
         p = mcnemar_exact(only_first, only_second)
