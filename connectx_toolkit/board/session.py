@@ -19,6 +19,7 @@ from connectx_toolkit.agents.core import Config
 
 from connectx_toolkit.analysis.games import Game
 from connectx_toolkit.analysis.labelling import GameAnalysis
+from connectx_toolkit.analysis.positions import move_string
 from connectx_toolkit.board.game import BoardGame, Ending
 from connectx_toolkit.board.values import ValueService
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedAction
@@ -97,7 +98,7 @@ class BoardSession:
             return {
                 "serial": self.serial, "config": self.config.as_dict(), "agent": self.agent_name, "human_seat": self.human_seat,
                 "mode": self.mode, "board": shown.board(), "moves": list(shown.moves), "to_move": shown.to_move,
-                "start": "".join(str(column + 1) for column in self.start),
+                "start": move_string(self.start),
                 "state": status, "message": self._message(shown, ending, status),
                 "ending": None if ending is None else {"winner": ending.winner, "line": [list(c) for c in ending.line],
                                                        "reason": ending.reason},
@@ -118,7 +119,7 @@ class BoardSession:
         if status == "agent":
             return f"{self.agent_name} is thinking..."
         if self.start and shown.moves == list(self.start):
-            return f"Position {''.join(str(column + 1) for column in self.start)}: your move ({('yellow', 'red')[shown.to_move]}), click a column."
+            return f"Position {move_string(self.start)}: your move ({('yellow', 'red')[shown.to_move]}), click a column."
         return "Your move: click a column."
 
     def _seat_name(self, seat: int) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from connectx_toolkit.agents.core import Config, Position
 
 from connectx_toolkit.analysis.games import STANDARD, Game
+from connectx_toolkit.analysis.positions import move_string
 from connectx_toolkit.board.game import BoardGame
 from connectx_toolkit.board.session import move_label
 
@@ -52,7 +53,7 @@ def solve_game(game: Game | None, config: Config, *, budget: float, cache_path: 
             "last": _last_cell(config, cells, moves[ply - 1]) if ply else None,
         })
     data: dict[str, Any] = {"config": config.as_dict(), "positions": positions, "values_note": note, "game": None,
-                            "start": None if game is not None else "".join(str(column + 1) for column in moves)}
+                            "start": None if game is not None else move_string(moves)}
     if game is not None:
         data["game"] = {
             "source": source, "game_id": game.game_id, "agents": list(game.agents), "outcomes": list(game.outcomes),
@@ -113,7 +114,7 @@ def _message(game: Game | None, ply: int, moves: list[int], ending: Any) -> str:
     if game is None:
         if not moves:
             return "The empty board: yellow to move."
-        return f"Position {''.join(str(column + 1) for column in moves)}: {('yellow', 'red')[ply % 2]} to move."
+        return f"Position {move_string(moves)}: {('yellow', 'red')[ply % 2]} to move."
     if ply == total:  # a forfeit (an invalid move, an error, a timeout) ended it before the rules did
         return f"Move {ply} of {total}: the game ended here ({' / '.join(o or '?' for o in game.outcomes)})."
     return f"Move {ply} of {total}: {('yellow', 'red')[ply % 2]} to move."
