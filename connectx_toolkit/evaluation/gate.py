@@ -169,6 +169,19 @@ class GateContext:
                             referee=referee or settings.referee)
         return run_match(spec_a, spec_b, games, played_as, on_game=on_game, stop=stop)
 
+    def asked_again(self, record: Any, index: int) -> Any:
+        """The candidate's forfeit under a forced opening in ``record`` (it is the match's agent ``index``) asked
+        again as Kaggle could ask it (``runner.ask_again``): once per kind of forfeit and place of its error
+        (file:line and exception), since the same bug at the same line is one question."""
+        from connectx_toolkit.evaluation.scheduling.runner import ask_again, error_site
+
+        outcome = record.outcome_of(index)
+        key = (outcome, error_site(record.error_of(index)) if outcome == ERROR else None)
+        if key not in self.asked:
+            self.asked[key] = ask_again(record, index, self.candidate, sandbox=self.settings.sandbox,
+                                        memory_mb=self.settings.memory_mb)
+        return self.asked[key]
+
 
 ExtraCheck = tuple[str, Callable[["GateContext", Check], None], int]  # (name, runner, games it plays at most)
 
@@ -642,20 +655,13 @@ def forced_opening_warnings(context: GateContext) -> list[str]:
 def _excused(context: GateContext, records: Sequence[Any]) -> tuple[list, dict[int, Any]]:
     """The candidate's forfeits under a forced opening among ``records``, split: those excused (the forfeit did not
     repeat when the position was asked again as Kaggle could ask it, ``runner.ask_again``), and those it repeated
-    (by ``id`` of the record, what the replay gave): the agent's own, whatever the opening. Asked once per kind of
-    forfeit and place of its error (file:line and exception): the same bug at the same line is one question."""
-    from connectx_toolkit.evaluation.scheduling.runner import ask_again, error_site
-
+    (by ``id`` of the record, what the replay gave): the agent's own, whatever the opening
+    (``GateContext.asked_again``)."""
     excused, own = [], {}
     for record in records:
         if not record.forfeited_under_forced_opening(0):
             continue
-        key = (record.outcome_of(0), error_site(record.error_of(0)) if record.outcome_of(0) == ERROR else None)
-        if key not in context.asked:
-            settings = context.settings
-            context.asked[key] = ask_again(record, 0, context.candidate, sandbox=settings.sandbox,
-                                           memory_mb=settings.memory_mb)
-        asked = context.asked[key]
+        asked = context.asked_again(record, 0)
         if asked.repeated:
             own[id(record)] = asked
         else:
