@@ -139,6 +139,7 @@ class GateContext:
     forced_forfeits: list[tuple[str, Any]] = field(default_factory=list)  # (check, record): forfeits under a forced opening
     # a forfeit under a forced opening asked again (``runner.ask_again``), once per kind and place of error
     asked: dict[tuple[Any, str | None], Any] = field(default_factory=dict)
+    full_game_s: float | None = None  # the bank a full board needs, as the validation check judged it
     progress: Any = None  # a bar (tqdm's interface) counting every game played
     warnings: list[str] = field(default_factory=list)  # WARN lines of the checks handed in (``extra_checks``)
 
@@ -385,10 +386,12 @@ def risk(context: GateContext) -> tuple[dict[str, Any], list[str]]:
         profile = ply_profile(((record.seats[index], record.times_of(index)) for _, index, record in context.seats), act)
         need = full_game_need(profile, context.config.rows, context.config.columns).seconds
         figures["full_game_bank_s"] = round(need, 3)
-        if bank and need > BANK_WARN_SHARE * bank:
+        judged = context.full_game_s is not None and context.full_game_s > bank  # the validation check FAILed it
+        if bank and BANK_WARN_SHARE * bank < need and not judged:
             warnings.append(f"a game that fills the board would need {need:.1f} s of the {bank:g} s bank ({need / bank:.0%}; "
-                            f"priced ply by ply from what its moves cost in all its games): a machine slower than "
-                            f"this one may run out")
+                            f"priced ply by ply from what its moves cost in all its games): "
+                            + ("a machine slower than this one may run out" if need <= bank else
+                               "its long games on Kaggle may run out"))
         if tightest[0] > SLOWEST_WARN_SHARE and tightest[3] is not None:
             warnings.append(f"a move took {tightest[1]:.1f} s, {tightest[0]:.0%} of what the clock allowed it (act "
                             f"timeout + the bank left; {tightest[2]} game {tightest[3].game_id}): a machine half as "
@@ -457,15 +460,15 @@ def _full_game(context: GateContext, check: Check) -> FullGameNeed:
     profile = ply_profile(((record.seats[index], record.times_of(index)) for _, index, record in context.seats),
                           settings.act_timeout)
     need = full_game_need(profile, config.rows, config.columns)
+    context.full_game_s = need.seconds
     if need.seconds > settings.overage:
         priced = need.moves - need.measured
         check.reasons.append(
-            f"a full {config.rows}x{config.columns} game needs {_seconds(need.seconds)} s of bank of {settings.overage:g} s "
-            f"from the {'first' if need.seat == 0 else 'second'} seat ({need.moves} moves, each priced at what its moves "
-            f"cost at that ply in these games ({len(profile)} plies reached)"
-            + (f"; {priced} past the last ply reached at {_seconds(need.tail_s)} s of bank a move, what its last "
-               f"moves cost" if priced else "") + f", act timeout {settings.act_timeout:g} s): Kaggle times it out in "
-            f"its long games")
+            f"a full {config.rows}x{config.columns} game needs {_seconds(need.seconds)} s of the {settings.overage:g} s "
+            f"bank: the {'first' if need.seat == 0 else 'second'} seat's {need.moves} moves, each priced at what its "
+            f"moves cost at that ply in these games ({len(profile)} plies reached)"
+            + (f"; the {priced} past the last ply reached at {_seconds(need.tail_s)} s each, what its last moves cost"
+               if priced else "") + f" (act timeout {settings.act_timeout:g} s): Kaggle times it out in its long games")
     return need
 
 
