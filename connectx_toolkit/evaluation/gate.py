@@ -462,13 +462,12 @@ def _full_game(context: GateContext, check: Check) -> FullGameNeed:
     need = full_game_need(profile, config.rows, config.columns)
     context.full_game_s = need.seconds
     if need.seconds > settings.overage:
-        priced = need.moves - need.measured
         check.reasons.append(
             f"a full {config.rows}x{config.columns} game needs {_seconds(need.seconds)} s of the {settings.overage:g} s "
             f"bank: the {'first' if need.seat == 0 else 'second'} seat's {need.moves} moves, each priced at what its "
             f"moves cost at that ply in these games ({len(profile)} plies reached)"
-            + (f"; the {priced} past the last ply reached at {_seconds(need.tail_s)} s each, what its last moves cost"
-               if priced else "") + f" (act timeout {settings.act_timeout:g} s): Kaggle times it out in its long games")
+            + (f"; the {need.past} past the last ply reached at {_seconds(need.tail_s)} s each, what its last moves "
+               f"cost" if need.past else "") + f" (act timeout {settings.act_timeout:g} s): Kaggle times it out in its long games")
     return need
 
 

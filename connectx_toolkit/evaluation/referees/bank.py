@@ -110,13 +110,13 @@ TAIL_PLIES = 4  # a ply no game reached costs what the last this many plies that
 @dataclass(frozen=True)
 class FullGameNeed:
     """The bank a game that fills the board needs, priced from a ``ply_profile``: ``seconds`` for the seat that
-    needs more (``seat``, 0 the first mover, making ``moves`` moves); ``measured`` of those moves were at plies some
-    game reached, the others cost ``tail_s`` each (``TAIL_PLIES``)."""
+    needs more (``seat``, 0 the first mover, making ``moves`` moves); ``past`` of those moves come after the last
+    ply any game reached and cost ``tail_s`` each (``TAIL_PLIES``)."""
 
     seconds: float
     seat: int
     moves: int
-    measured: int
+    past: int
     tail_s: float
 
 
@@ -136,8 +136,9 @@ def full_game_need(profile: dict[int, float], rows: int, columns: int) -> FullGa
             return tail
         return profile[min(plies, key=lambda reached: (abs(reached - ply), reached))]
 
+    last = plies[-1] if plies else -1
     needs = [FullGameNeed(sum(cost(ply) for ply in range(seat, cells, 2)), seat, len(range(seat, cells, 2)),
-                          sum(1 for ply in range(seat, cells, 2) if ply in profile), tail) for seat in (0, 1)]
+                          sum(1 for ply in range(seat, cells, 2) if ply > last), tail) for seat in (0, 1)]
     return max(needs, key=lambda need: (need.seconds, -need.seat))
 
 

@@ -79,7 +79,7 @@ def test_a_full_game_is_priced_ply_by_ply_not_from_the_opening_alone():
     # its short games against random alone (all opening moves): the plies no game reached are priced at the last
     # ones reached, so only a long game shows it gets cheap; the old median projection said 21 x 3.5 = 73.5 s
     short = full_game_need(ply_profile([(0, [5.5] * 4), (1, [5.5] * 4)], 2.0), 6, 7)
-    assert short.seconds == pytest.approx(73.5) and short.measured == 4
+    assert short.seconds == pytest.approx(73.5) and short.past == 17
     # a steady 5 s a move: 21 x 3 s = 63 s, whatever the game's length
     steady = full_game_need(ply_profile([(0, [5.0] * 12), (1, [5.0] * 12)], 2.0), 6, 7)
     assert steady.seconds == pytest.approx(63.0) and steady.seat == 0
@@ -91,7 +91,7 @@ def test_a_full_game_prices_a_gap_at_the_nearest_ply_reached():
     # 3 as 4, 5 as 4 (a tie), 7 and 9 as 6 and 8; past ply 10, the median of plies 4-10's: 0
     need = full_game_need({0: 1.0, 4: 3.0, 6: 0.0, 8: 0.0, 10: 0.0}, 6, 7)
     assert need.seat == 1 and need.seconds == pytest.approx(1.0 + 3.0 + 3.0) and need.tail_s == 0.0
-    assert need.measured == 0 and need.moves == 21
+    assert need.past == 16 and need.moves == 21  # plies 11 to 41
 
 
 def scripted(durations: list[float], column: int = 0) -> tuple[CallablePlayer, list[float]]:
