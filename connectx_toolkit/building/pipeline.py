@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
 from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.building.agent_names import shown_name
 from connectx_toolkit.building.bundle import BUNDLE_ROOT, added_files, archive_bytes, bundle_files, is_bundle
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
@@ -56,10 +57,7 @@ class BuildReport:
     @property
     def short_name(self) -> str:
         """The agent's name without its folders (``~/bots/my_bot/:act`` -> ``my_bot:act``)."""
-        base, sep, function = self.agent.rpartition(":")
-        path = base if sep and function.isidentifier() else self.agent
-        name = os.path.basename(path.rstrip("/" + os.sep)) or path
-        return name + (f":{function}" if sep and function.isidentifier() and base else "")
+        return shown_name(self.agent)
 
     def summary(self) -> str:
         """The report as ``build_submission.py`` prints it."""

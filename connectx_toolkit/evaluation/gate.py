@@ -657,7 +657,9 @@ def _most_bank(records: Sequence[Any]) -> float:
 
 
 def _header(candidate: str, baseline: str, act_timeout: float, config: dict[str, int]) -> str:
-    return (f"gate: {candidate} against baseline {baseline} (act timeout {act_timeout:g} s, "
+    from connectx_toolkit.building.agent_names import resolved  # a folder given as . by its real name
+
+    return (f"gate: {resolved(candidate)} against baseline {resolved(baseline)} (act timeout {act_timeout:g} s, "
             f"{config['rows']}x{config['columns']} in a row {config['inarow']})")
 
 
