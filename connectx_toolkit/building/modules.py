@@ -161,6 +161,16 @@ def cannot_upload_alone(module: Module, own: Collection[str] = ()) -> str | None
     return None
 
 
+def file_cannot_upload_alone(path: str) -> str | None:
+    """``cannot_upload_alone`` for a file read from disk, from its own source alone (a relative import at load);
+    None as well for a file that cannot be read or parsed (its load says what is wrong)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        return cannot_upload_alone(Module(name, os.path.abspath(path), False, read_source(path)))
+    except InputError:
+        return None
+
+
 # stickytape (a bundler of several modules into one file) writes each module's text into a temporary folder at
 # load, puts the folder on sys.path and imports it: the file carries those modules itself.
 SELF_WRITERS = frozenset({"__stickytape_write_module"})

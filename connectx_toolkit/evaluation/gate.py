@@ -229,12 +229,13 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
             load.passed, load.detail = False, f"{settings.candidate}: {problem}"
             if candidate.kind == BUILT:  # it imports modules of its own: beside it here, not on Kaggle
                 load.data["needs_its_modules"] = rebuild  # --submit never uploads it, even with --force
-                why = uploaded_alone(settings.candidate)
+                from connectx_toolkit.building.modules import file_cannot_upload_alone
+
+                why = file_cannot_upload_alone(settings.candidate)  # a relative import: Kaggle's reason, said
                 load.reasons.append(
-                    f"load: {settings.candidate} needs modules of its own ({why or problem}), which Kaggle does not "
-                    f"have when it is uploaded alone (clean room: python -I, alone in an empty folder, no project): "
-                    f"upload what `{rebuild}` writes, which inlines them, or the bundle `{rebuild[:-len('.py')]}.tar.gz` "
-                    "writes")
+                    f"load: {settings.candidate} needs modules of its own ({why or problem}), which Kaggle does not have "
+                    f"when it is uploaded alone (clean room: python -I, alone in an empty folder, no project): upload what "
+                    f"`{rebuild}` writes, which inlines them")
             else:
                 load.reasons.append(f"load: {settings.candidate} cannot be loaded as a Kaggle submission "
                                     f"(clean room: python -I, alone in an empty folder, no project): {problem}; "
@@ -256,19 +257,6 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
     _check_suite(settings.openings, config, settings.seed)
     return GateContext(settings, candidate, baseline, config, load_s=load_s, size_bytes=upload_size(settings.candidate,
                                                                                                     candidate)), load
-
-
-def uploaded_alone(path: str) -> str | None:
-    """Why the file fails on Kaggle uploaded alone, when its own source says it (a relative import at load)."""
-    from connectx_toolkit.building.errors import BuildError
-    from connectx_toolkit.building.modules import cannot_upload_alone
-    from connectx_toolkit.building.sources import Module, read_source
-
-    name = os.path.splitext(os.path.basename(path))[0]
-    try:
-        return cannot_upload_alone(Module(name, os.path.abspath(path), False, read_source(path)))
-    except BuildError:  # unreadable, or a syntax error: the load's own problem says it
-        return None
 
 
 def build_command(candidate: str, paths: Any = ()) -> str:

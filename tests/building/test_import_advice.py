@@ -92,7 +92,7 @@ def test_the_gate_says_why_kaggle_fails_the_file_and_how_to_build_it(capfd):
     assert (f"{SHOWN}:6: `from .board import legal_columns` is a relative import, which needs the package the file "
             "sits in; Kaggle runs a file uploaded alone outside any package, and its loader fails there with "
             "KeyError: \"'__name__' not in globals\"") in out, out
-    assert f"`connectx build {BOT} -o submission.py`" in out and f"`connectx build {BOT} -o submission.tar.gz`" in out
+    assert f"upload what `connectx build {BOT} -o submission.py` writes, which inlines them" in out
     assert "cannot run without" not in out and "pip install" not in out
 
 
