@@ -58,10 +58,13 @@ def refusal(item: dict[str, Any], modules: Sequence[Module], bundle: bool, found
                 return f"{at}: the agent reads {path}{notebook_data_advice(notebook, name)}"
             return f"{at}: the agent reads {path}, which is not in the bundle: put it in the agent's folder"
         folder = os.path.dirname(notebook) or "." if notebook else os.path.dirname(modules[-1].path) if modules else None
-        option, why = data_option(name, folder, dataset_files(notebook, name) if notebook else ())
+        if notebook is None and folder and os.path.exists(os.path.join(folder, name)):
+            ship = f"which carries {name} from the agent's folder"  # a bundle ships the agent's folder
+        else:  # a notebook's folder is not shipped, nor is a file that is not here
+            option, why = data_option(name, folder, dataset_files(notebook, name) if notebook else ())
+            ship = f"with {option}" + (f" ({why})" if why else "")
         return (f"{at}: the agent reads {path}, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
-                f"(-o submission.tar.gz), with {option} if the agent's folder does not hold it"
-                + (f" ({why})" if why else ""))
+                f"(-o submission.tar.gz), {ship}")
     text = f"{at}: the agent reads {path!r} at run time, which the build did not include"
     if not os.path.isabs(path):
         advice = notebook_data_advice(notebook, os.path.normpath(path).replace(os.sep, "/")) if notebook else ""

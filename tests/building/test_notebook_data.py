@@ -84,7 +84,7 @@ def test_a_single_file_of_the_notebook_is_told_to_build_a_bundle_with_data(noteb
     with pytest.raises(InputError) as caught:
         build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py")
     assert str(caught.value).endswith(f"build a bundle instead (-o submission.tar.gz), with --data "
-                                      f"{notebook_folder / 'opening_book.pkl'} if the agent's folder does not hold it")
+                                      f"{notebook_folder / 'opening_book.pkl'}")
 
 
 def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path):
