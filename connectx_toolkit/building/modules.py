@@ -79,11 +79,11 @@ class Problem:
 @dataclass
 class Dependencies:
     """What one module imports: project modules it needs, project modules it imports optionally or only inside a
-    function (with where and the statement; ``deferred`` flags the latter), imports it cannot run without, imports
-    inside functions it cannot have, and notes on optional imports left out."""
+    function (with where, the statement and the function, "" for an optional import at load), imports it cannot
+    run without, imports inside functions it cannot have, and notes on optional imports left out."""
 
     required: list[str] = field(default_factory=list)
-    optional: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    optional: list[tuple[str, str, str, str]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     deferred: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -237,7 +237,7 @@ def project_dependencies(
                 return False
             names.append(prefix)
         if guarded or deferred:
-            found.optional += [(name, where, statement, bool(deferred) and not guarded) for name in names]
+            found.optional += [(name, where, statement, "" if guarded else deferred or "") for name in names]
         else:
             found.required += names
         return True
@@ -292,7 +292,7 @@ def project_dependencies(
                 if binary(name, where, statement, guarded):
                     continue
                 if guarded or deferred:
-                    found.optional.append((name, where, statement, bool(deferred) and not guarded))
+                    found.optional.append((name, where, statement, "" if guarded else deferred or ""))
                 else:
                     found.required.append(name)
     found.required = list(dict.fromkeys(found.required))
@@ -473,16 +473,16 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         deferred.extend(found.deferred)
         for dependency in ([parent] if parent else []) + found.required:
             problems += visit(dependency)
-        for dependency, where, statement, in_function in found.optional:
+        for dependency, where, statement, function in found.optional:
             mark = (len(order), set(state), len(notes), len(deferred))
             failed = visit(dependency)
             if failed:  # Kaggle runs the fallback (or never calls the function): the module is left out, and all it brought
                 del order[mark[0]:], notes[mark[2]:], deferred[mark[3]:]
                 for added in set(state) - mark[1]:
                     del state[added]
-                if in_function:
-                    deferred.append(Problem(failed[0].message, f"{where}: `{statement}` ({dependency} cannot be built: "
-                                            f"{failed[0].short})", failed[0].reason))
+                if function:
+                    deferred.append(Problem(failed[0].message, f"{where}: `{statement}` in {function} ({dependency} "
+                                            f"cannot be built: {failed[0].short})", failed[0].reason))
                 else:
                     notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {dependency} "
                                  f"cannot be built ({failed[0].short}); built without it, the agent runs its fallback")
