@@ -126,3 +126,18 @@ def test_a_function_the_agent_calls_fails_the_validation_at_its_line_with_the_wa
                             f"({tmp_path}), nor installed here (a package of Kaggle's image: "
                             f"{__import__('sys').executable} -m pip install catboost, then --allow-import catboost)")
     assert not (tmp_path / "submission.py").exists()
+
+
+def test_a_file_importing_its_sibling_is_said_to_need_it_and_a_plain_file_is_not(tmp_path):
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "helper.py").write_text("def centre(config):\n    return config.columns // 2\n")
+    (folder / "bot.py").write_text("from helper import centre\n\n\ndef agent(obs, config):\n"
+                                   "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n")
+    (folder / "plain.py").write_text("def helper():\n    import helper\n    return helper\n\n\ndef agent(obs, config):\n"
+                                     "    return next(c for c in range(config.columns) if obs.board[c] == 0)\n")
+    out = tmp_path / "submission.py"
+    notes = build(str(folder / "bot.py"), out).notes
+    assert (f"bot.py cannot be uploaded alone ({folder}/bot.py:1: `from helper import centre` imports helper, a module "
+            f"of its own, which is not beside a file uploaded alone): upload {out}, which carries its modules") in notes
+    assert not [note for note in build(str(folder / "plain.py"), out).notes if "uploaded alone" in note]  # only at load
