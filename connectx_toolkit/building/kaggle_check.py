@@ -16,6 +16,8 @@ Kaggle (the standard library, numpy and kaggle_environments, nothing next to it)
    not have, one that did not (``tries``) is a read the agent lived through or died of. Probes are not
    reads: directories, files the agent created itself, ``os.open`` that creates a file (the temp folder
    probe of ``tempfile.gettempdir()``, which torch and dill make at import), writes, ``stat``, ``access``;
+   and notes the top-level packages imported from the load on (``imported``: an import inside a function runs
+   only when a game calls it);
 5. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
 
 Usage: ``python -I kaggle_check.py SUBMISSION REPORT [NAME=FOLDER ...]``: each ``NAME=FOLDER`` makes the
@@ -349,6 +351,7 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
     extra = tuple(os.path.join(folder, name + suffix) for name, folder in packages.items() for suffix in ("", ".py"))
     watcher = ReadWatcher(path, extra)
     watcher.start()
+    before = set(sys.modules)
     report: dict[str, Any] = {"ok": False, "reason": "the check did not finish"}
     try:
         report = load(path)
@@ -368,6 +371,9 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
         return report
     finally:
         report["reads"], report["tries"] = watcher.reads(), watcher.tries()
+        # top-level packages the agent imported, at load or in its games (an import inside a function it called)
+        report["imported"] = sorted({name.partition(".")[0] for name in set(sys.modules) - before}
+                                    - set(sys.stdlib_module_names))
 
 
 def numpy_version() -> str:

@@ -250,8 +250,11 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
             load.passed, load.detail = False, f"{settings.candidate}: {problem}"
             if candidate.kind == BUILT:  # it imports modules of its own: beside it here, not on Kaggle
                 load.data["needs_its_modules"] = rebuild  # --submit never uploads it, even with --force
+                from connectx_toolkit.building.modules import file_cannot_upload_alone
+
+                why = file_cannot_upload_alone(settings.candidate)  # a relative import: Kaggle's reason, said
                 load.reasons.append(
-                    f"load: {settings.candidate} needs modules of its own ({problem}), which Kaggle does not have "
+                    f"load: {settings.candidate} needs modules of its own ({why or problem}), which Kaggle does not have "
                     f"when it is uploaded alone (clean room: python -I, alone in an empty folder, no project): upload what "
                     f"`{rebuild}` writes, which inlines them")
             else:
@@ -723,7 +726,9 @@ def _most_bank(records: Sequence[Any]) -> float:
 
 
 def _header(candidate: str, baseline: str, act_timeout: float, config: dict[str, int]) -> str:
-    return (f"gate: {candidate} against baseline {baseline} (act timeout {act_timeout:g} s, "
+    from connectx_toolkit.building.agent_names import resolved  # a folder given as . by its real name
+
+    return (f"gate: {resolved(candidate)} against baseline {resolved(baseline)} (act timeout {act_timeout:g} s, "
             f"{config['rows']}x{config['columns']} in a row {config['inarow']})")
 
 

@@ -6,8 +6,8 @@ half of one), and a run cut short writes none."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import re
 import time
 from typing import Any, Callable, Sequence
 
@@ -59,9 +59,7 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
 
 def default_output(names: Sequence[str], suffix: str) -> str:
     """``results/accuracy-<agents>-<UTC time>-<pid><suffix>``, as a match names its results file."""
-    def short(name: str) -> str:
-        base = os.path.splitext(os.path.basename(str(name).rstrip("/")))[0]
-        return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
+    from connectx_toolkit.building.agent_names import file_stem as short
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return os.path.join("results", f"accuracy-{'-'.join(short(n) for n in names[:3])}-{stamp}-{os.getpid()}{suffix}")
@@ -78,6 +76,7 @@ def _writable(path: str, flag: str) -> None:
 def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Ask every agent of ``settings`` the positions and return the report (``measuring.report``'s dict, with the
     paths of the files written under ``"files"``). Bad input raises ``UsageError`` (one line) before any game."""
+    from connectx_toolkit.building.agent_names import resolved
     from connectx_toolkit.measuring.plot import save_accuracy_plot
     from connectx_toolkit.measuring.report import build_report, write_answers
     from connectx_toolkit.evaluation.reports.progress import progress_bar
@@ -100,7 +99,8 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
     specs = []
     for agent in settings.agents:
         try:
-            specs.append(resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path)))
+            spec = resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path))
+            specs.append(dataclasses.replace(spec, name=resolved(spec.name)))  # a folder given as . by its real path
         except AgentSpecError as error:
             raise UsageError(str(error)) from None
     shown = [spec.name for spec in specs]

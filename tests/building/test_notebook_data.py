@@ -74,16 +74,17 @@ def test_a_file_the_notebook_reads_but_does_not_write_with_writefile_is_told_how
     with pytest.raises(BuildError) as caught:
         build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.tar.gz")
     message = str(caught.value)
+    book = notebook_folder / "opening_book.pkl"  # the book the notebook wrote beside it, by a path that works anywhere
     assert "main.py:20" in message and "/kaggle_simulations/agent/opening_book.pkl" in message
-    assert "--data opening_book.pkl" in message
-    assert "--data opening_book.pkl" in caught.value.report["reason"]  # what the command prints
+    assert f"--data {book}`" in message
+    assert f"--data {book}`" in caught.value.report["reason"]  # what the command prints
 
 
 def test_a_single_file_of_the_notebook_is_told_to_build_a_bundle_with_data(notebook_folder, tmp_path):
     with pytest.raises(InputError) as caught:
         build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py")
-    assert str(caught.value).endswith("build a bundle instead (-o submission.tar.gz), with --data opening_book.pkl "
-                                      "if the agent's folder does not hold it")
+    assert str(caught.value).endswith(f"build a bundle instead (-o submission.tar.gz), with --data "
+                                      f"{notebook_folder / 'opening_book.pkl'}")
 
 
 def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path, bubblewrap):
@@ -121,7 +122,7 @@ def test_a_notebook_is_told_to_build_its_bundle_with_data_and_evaluate_that(note
     with pytest.raises(BuildError) as caught:
         build(notebook, tmp_path / "submission.tar.gz")
     message = str(caught.value)
-    assert f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`" in message
+    assert f"`connectx build {notebook} -o submission.tar.gz --data {notebook_folder / 'opening_book.pkl'}`" in message
     assert "then evaluate or gate the built submission.tar.gz" in message
     assert "agent's folder" not in message
 
@@ -153,5 +154,5 @@ def test_match_and_gate_tell_a_notebook_the_same_way_out(notebook_folder):
         resolve_agent(notebook)
     message = str(caught.value)
     assert "main.py:20" in message
-    assert message.endswith(f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`, then "
-                            "evaluate or gate the built submission.tar.gz")
+    assert message.endswith(f"`connectx build {notebook} -o submission.tar.gz --data "
+                            f"{notebook_folder / 'opening_book.pkl'}`, then evaluate or gate the built submission.tar.gz")
