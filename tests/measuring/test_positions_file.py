@@ -119,12 +119,13 @@ def test_a_late_position_not_exact_within_the_budget_is_left_out_too(tmp_path):
 
 def test_what_is_left_out_is_counted_by_reason_and_phase_beside_the_files_positions(tmp_path):
     path = tmp_path / "mixed.txt"
-    # two early positions off the book's lines, one of 8 stones and one of 12 that take seconds of search, and a
-    # late one twice (asked twice: a position two games reach is asked in each)
-    path.write_text(f"445\n4455\n44444756\n144451456721\n{LATE}\n{LATE}\n")
+    # two early positions off the book's lines, one of 8 stones and one of 12 that take seconds of search, and one
+    # of 24 stones (solved at once, whatever the budget) twice: a position two games reach is asked in each
+    late = "444443437666633353767715"
+    path.write_text(f"445\n4455\n44444756\n144451456721\n{late}\n{late}\n")
     benchmark = read_positions(str(path), PositionsSettings(budget=0.001, early_budget=0.001, cache="none"))
     metadata = benchmark.metadata
-    assert [p.moves for p in benchmark.positions] == [LATE, LATE]
+    assert [p.moves for p in benchmark.positions] == [late, late]
     assert (metadata["file_positions"], metadata["distinct_positions"], metadata["positions"]) == (6, 5, 2)
     assert metadata["left_out"] == 4 and metadata["left_out_positions"] == ["445", "4455", "44444756", "144451456721"]
     reasons = metadata["left_out_by_reason"]

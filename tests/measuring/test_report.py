@@ -29,7 +29,8 @@ DRAW = LabelledPosition(1, 14, "44444433333322", (-1, 0, -2, None, -3, 0, -1))
 LATE = LabelledPosition(2, 26, "44444433333322222255555566", (3, 1, 0, None, 2, 1, -4))
 
 
-PLAYED = "2552354651517435"  # a real game's position at ply 16, solved in milliseconds
+# A real game's position of 24 stones: solved at once, exact whatever the budget (analysis.scores.AT_ONCE_STONES)
+PLAYED = "444443437666633353767715"
 
 
 def benchmark(*positions: LabelledPosition) -> Benchmark:
@@ -198,6 +199,7 @@ def test_what_positions_left_out_of_its_file_is_in_the_json_the_text_and_the_htm
     left_out = report["benchmark"]["left_out"]
     assert (left_out["positions"], left_out["of"], left_out["distinct"]) == (3, 5, 4)
     assert left_out["by_phase"] == {"0-11": 2, "12-23": 1, "24-41": 0}
+    assert [p.moves for p in labelled.positions] == [PLAYED, PLAYED]
     assert {name: reason["positions"] for name, reason in left_out["by_reason"].items()} == {"early": 1, "budget": 2}
     assert left_out["moves"] == ["445", "44444756", "144451456721"]
     assert json.loads(json.dumps(report)) == dict(report)
