@@ -39,7 +39,7 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
         try:
             benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
                                                                               cache=settings.cache),
-                                       on_position=on_position)
+                                       on_position=on_position, games=settings.games)
         finally:
             if bar and bar[0] is not None:
                 bar[0].close()
@@ -51,9 +51,10 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     if settings.games is not None:
         benchmark = benchmark.only(game.id for game in benchmark.games[:settings.games])
     if not benchmark.positions:
-        left_out = benchmark.metadata.get("left_out")
-        why = f" ({left_out} left out: not solved exactly within the budget)" if left_out else ""
-        raise UsageError(f"{benchmark.source}: no position to ask{why}")
+        from connectx_toolkit.measuring.report import left_out_figures, left_out_line
+
+        why = left_out_line(left_out_figures(benchmark.metadata))
+        raise UsageError(f"{benchmark.source}: no position to ask" + (f" ({why})" if why else ""))
     return benchmark
 
 
