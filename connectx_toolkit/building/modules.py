@@ -30,8 +30,8 @@ from typing import Collection, Mapping
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
 from connectx_toolkit.building.roots import find_above, locate
-from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, Module, Project, absolute_imports, display,
-                                               is_extension_file, read_source, script_only)
+from connectx_toolkit.building.sources import (ANY_EXTERNAL, ROOT, STANDARD_LIBRARY, Module, Project, absolute_imports,
+                                               display, is_extension_file, read_source, script_only)
 
 
 
@@ -171,6 +171,16 @@ def file_cannot_upload_alone(path: str) -> str | None:
         return None
 
 
+def installed(top: str) -> bool:
+    """Whether the top-level module ``top`` can be imported in this environment, found without importing it. A
+    module already imported without a spec counts (``__main__`` of a process run from ``-c`` or stdin, which an
+    agent may ``import __main__``): ``find_spec`` raises ``ValueError`` for it."""
+    try:
+        return importlib.util.find_spec(top) is not None
+    except ValueError:
+        return top in sys.modules
+
+
 # stickytape (a bundler of several modules into one file) writes each module's text into a temporary folder at
 # load, puts the folder on sys.path and imports it: the file carries those modules itself.
 SELF_WRITERS = frozenset({"__stickytape_write_module"})
@@ -254,7 +264,7 @@ def project_dependencies(
             return True
         if project.allows(top):
             return False
-        if importlib.util.find_spec(top) is None:
+        if not installed(top):
             cannot(where, statement, guarded, f"{where}: `{statement}` in module {module.shown_name}: "
                    f"{missing(top, project)}", f"no module {top} here")
             return None
@@ -369,9 +379,9 @@ def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, M
     names = set()
     for name in absolute_imports(tree):
         top = name.partition(".")[0]
-        if (top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None
+        if (top not in virtual and top not in STANDARD_LIBRARY and locate(top, project) is None
                 and (top in project.allowed or ANY_EXTERNAL in project.allowed)
-                and importlib.util.find_spec(top) is not None):
+                and installed(top)):
             names.add(top)
     return names
 

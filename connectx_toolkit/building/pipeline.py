@@ -5,7 +5,6 @@ graph (``modules``) → collect data files (``data``) → render a single file (
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -22,7 +21,7 @@ from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.notebook import notebook_parts
 from connectx_toolkit.building.modules import (ModuleGraph, cannot_upload_alone, deferred_advice, external_imports,
-                                               imported_unallowed, module_graph)
+                                               imported_unallowed, installed, module_graph)
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
 from connectx_toolkit.building.sources import Module, Project
 from connectx_toolkit.building.targets import Entry, resolve_target
@@ -98,7 +97,7 @@ def with_imports(project: Project, allow_imports: Iterable[str]) -> Project:
         if not all(part.isidentifier() for part in name.split(".")):
             raise InputError(f"--allow-import {name!r} is not a package name")
         top = name.partition(".")[0]
-        if importlib.util.find_spec(top) is None:
+        if not installed(top):
             raise InputError(f"--allow-import {name}: {top} is not installed in the toolkit's environment; "
                              f"install it with: {sys.executable} -m pip install {top}")
     return replace(project, allowed=project.allowed | {name.partition(".")[0] for name in extra})

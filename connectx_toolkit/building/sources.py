@@ -26,6 +26,9 @@ AGENT_PACKAGE = "agents"
 # Besides the standard library, what Kaggle's image surely has: numpy, and kaggle_environments itself (it is
 # what runs every agent there).
 DEFAULT_EXTERNAL = frozenset({"numpy", "kaggle_environments"})
+# What every Python has: the standard library, and __main__, the module of the running program (not in
+# sys.stdlib_module_names, yet `import __main__` works in Kaggle's agent process as in any other).
+STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) | {"__main__"}
 ANY_EXTERNAL = "*"  # in ``Project.allowed``: every import is allowed (evaluation builds, never uploaded)
 # A compiled extension module's file names (``connectx.so``, ``connectx.cpython-311-x86_64-linux-gnu.so``,
 # ``.pyd`` on Windows), longest first: Python imports one beside the agent as it imports a ``.py`` there.
@@ -58,7 +61,7 @@ class Project:
         """``name``'s top-level package is in the standard library or named in ``allowed``. The wildcard
         names none: it admits only what is installed, which the module graph checks apart."""
         top = name.partition(".")[0]
-        return top in sys.stdlib_module_names or top in self.allowed
+        return top in STANDARD_LIBRARY or top in self.allowed
 
 
 @dataclass(frozen=True)
