@@ -155,11 +155,17 @@ def choose(position: Position, network: Network, rng: random.Random | None = Non
 
 class LearnedConnectX(ConnectX):
     """The alpha-beta game with the learned value at the depth cut (the mover's view, in [-1, 1]; a win by the
-    rules is ``ConnectX.WIN`` and more, so it always outweighs a learned value)."""
+    rules is ``ConnectX.WIN`` and more, so it always outweighs a learned value). At ``root`` the moves are
+    ``root_moves`` only (the tactical filter's candidates)."""
 
-    def __init__(self, config: Config, network: Network) -> None:
+    def __init__(self, config: Config, network: Network, root: Position | None = None,
+                 root_moves: Sequence[int] = ()) -> None:
         super().__init__(config)
         self.network = network
+        self.root, self.root_moves = root, list(root_moves)
+
+    def actions(self, state: Position) -> list[int]:
+        return self.root_moves if state is self.root else super().actions(state)
 
     def evaluate(self, state: Position, player: int) -> float:
         first_value = float(self.network.values(cell_states(state)[None, :])[0])
@@ -172,22 +178,17 @@ def search(position: Position, network: Network, deadline: MoveClock) -> int:
     moves = candidate_moves(position)
     if len(moves) == 1:
         return moves[0]
-    game = LearnedConnectX(position.config, network)
-    candidates = [c for c in game.actions(position) if c in moves]
-
-    class Filtered(LearnedConnectX):
-        def actions(self, state: Position) -> list[int]:  # the root's moves: the filter's candidates only
-            return candidates if state is position else super().actions(state)
-
-    filtered = Filtered(position.config, network)
+    alone = choose(position, network)
+    order = [alone] + [c for c in position.geometry.center_order if c in moves and c != alone]
+    game = LearnedConnectX(position.config, network, position, order)
 
     def at_depth(depth: int, previous: Sequence[int]) -> tuple[list[int], float]:
-        decision = alphabeta_search(filtered, position, depth, deadline, previous[0])
+        decision = alphabeta_search(game, position, depth, deadline, previous[0])
         return decision.actions, decision.value
 
-    best, _ = deepen(at_depth, [choose(position, network)], deadline, min(MAX_DEPTH, CELLS - position.moves),
+    best, _ = deepen(at_depth, [alone], deadline, min(MAX_DEPTH, CELLS - position.moves),
                      decided=lambda value: abs(value) >= ConnectX.WIN)
-    return best[0]
+    return alone if alone in best else best[0]
 
 
 @lru_cache(maxsize=1)
