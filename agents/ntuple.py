@@ -37,8 +37,8 @@ from .td_lambda import candidate_moves
 ROWS, COLUMNS, STATES = 6, 7, 4
 CELLS = ROWS * COLUMNS
 EMPTY, FIRST, SECOND, PLAYABLE = 0, 1, 2, 3  # a cell's states (training/ntuple/tuples.py)
-TIME_SHARE = 0.25  # of the act timeout: 0.5 s on Kaggle's 2 s
-TIME_CEILING = 0.5
+TIME_SHARE = 0.2  # of the act timeout: 0.4 s on Kaggle's 2 s, as alphabeta's
+TIME_CEILING = 0.4
 MAX_DEPTH = 42
 # Bit b of the core's bitboards (column c owns bits 7c .. 7c + 5) for each cell column * 6 + row.
 CELL_BITS = tuple(1 << (c * (ROWS + 1) + r) for c in range(COLUMNS) for r in range(ROWS))

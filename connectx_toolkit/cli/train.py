@@ -29,7 +29,7 @@ import argparse
 import os
 import sys
 import time
-from typing import IO, Sequence
+from typing import IO, Sequence, TextIO
 
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.cli.options import RULES, integer, number
@@ -132,9 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     """Train (or not, ``--untrained``), write OUT's ``main.py`` and weights, report on ``out``; 0, or
     ``UsageError`` for bad input."""
-    out = out or sys.stdout
     if args.learner == "ntuple" or (args.learner is None and args.resume is not None):
-        return run_ntuple(args, out)
+        return run_ntuple(args, out or sys.stdout)
+    out = out or sys.stdout
     if args.resume is not None:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
@@ -244,7 +244,7 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def run_ntuple(args: argparse.Namespace, out: IO[str]) -> int:
+def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     """``--learner ntuple`` (or ``--resume``): train or go on training the run in OUT, write its agent folder and
     its learning curve; 0, or ``UsageError`` for bad input."""
     from connectx_toolkit.training import ntuple

@@ -103,3 +103,19 @@ def test_the_agent_plays_legal_plain_ints(shape):
         position.play(rng.choice(position.legal_moves()))
         if position.last_player_won():
             break
+
+
+def test_the_built_submission_is_one_file_under_10_mb_that_plays_with_the_shipped_weights():
+    from connectx_toolkit.cli import build_submission
+
+    text, _, resources = build_submission.build_text("ntuple")
+    assert "ntuple_6x7.npz" in resources
+    assert len(text.encode("utf-8")) <= 10 * 1024 * 1024
+    namespace: dict = {}
+    exec(compile(text, "submission.py", "exec"), namespace)
+    embedded = namespace["_module"]("agents.ntuple").shipped_network()
+    assert np.array_equal(embedded.tables, ntuple.shipped_network().tables)
+    board = Position.from_string("4444").to_board()
+    move = namespace["agent"](Struct(board=board, mark=1, remainingOverageTime=60),
+                              Struct(rows=6, columns=7, inarow=4, actTimeout=0.2))
+    assert type(move) is int and 0 <= move < 7
