@@ -97,6 +97,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="ntuple: a wall-clock budget for this run, in minutes (with --episodes: whichever ends first)")
     p.add_argument("--resume", metavar="DIR", default=None,
                    help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
+    p.add_argument("--alpha", type=number, default=None,
+                   help="ntuple: the step size of the value's sum, each of its 140 entries moving alpha/140 "
+                        "(default 0.5)")
     p.add_argument("--curve-every", type=integer, default=None, metavar="GAMES",
                    help="ntuple: games between two points of the learning curve (default 100000)")
     p.add_argument("--checkpoint-minutes", type=number, default=None, metavar="M",
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     if args.resume is not None:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
-                          ("--checkpoint-minutes", args.checkpoint_minutes)):
+                          ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
     if args.out is None:
@@ -269,8 +272,10 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             state = ntuple.load(folder)
         except (FileNotFoundError, ValueError) as error:
             raise UsageError(f"--resume {error}") from None
-        if args.seed is not None and args.seed != state.settings.get("seed"):
-            raise UsageError(f"--resume {folder}: the run's seed is {state.settings.get('seed')}; give no other --seed")
+        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", args.alpha, "alpha")):
+            if value is not None and value != state.settings.get(key):
+                raise UsageError(f"--resume {folder}: the run's {option[2:]} is {state.settings.get(key)}; give no "
+                                 f"other {option}")
         changes = {key: value for key, value in (("curve_every", args.curve_every), (
             "checkpoint_seconds", None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes))
             if value is not None}
@@ -285,6 +290,7 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         try:
             settings = ntuple.NTupleSettings(
                 seed=1 if args.seed is None else args.seed,
+                **({"alpha": args.alpha} if args.alpha is not None else {}),
                 **({"curve_every": args.curve_every} if args.curve_every is not None else {}),
                 **({"checkpoint_seconds": 60.0 * args.checkpoint_minutes} if args.checkpoint_minutes is not None
                    else {}))

@@ -100,6 +100,8 @@ def test_a_run_killed_and_resumed_ends_with_the_weights_of_one_that_never_stoppe
 @pytest.mark.parametrize("args, message", [
     (["--minutes", "5", "--out", "x"], "--minutes is the n-tuple learner's"),
     (["--learner", "ntuple", "--rows", "5", "--out", "x"], "plays 6x7"),
+    (["--learner", "ntuple", "--alpha", "0", "--out", "x"], "n-tuple settings out of range: alpha"),
+    (["--alpha", "1", "--out", "x"], "--alpha is the n-tuple learner's"),
     (["--learner", "ntuple", "--minutes", "0", "--out", "x"], "--minutes must be more than 0"),
     (["--learner", "ntuple", "--episodes", "-1", "--out", "x"], "--episodes must be at least 0"),
     (["--resume", "nowhere"], "no checkpoint.npz"),
