@@ -66,11 +66,17 @@ def mirror_cell(cell: int) -> int:
     return (COLUMNS - 1 - column) * ROWS + row
 
 
+def slots(tuples: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The 2n slots of n tuples: the cells each reads (the tuples, then their mirror images) and the table each
+    reads (slot s and slot n + s share tuple s's)."""
+    cells = np.array([list(t) for t in tuples] + [[mirror_cell(c) for c in t] for t in tuples], dtype=np.int64)
+    return cells, np.concatenate([np.arange(len(tuples)), np.arange(len(tuples))]).astype(np.int64)
+
+
 def network_from(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict) -> Network:
     """A network from its tuples (cells ``column * 6 + row``) and its tables (tuples x 4**length)."""
-    cells = np.array([list(t) for t in tuples] + [[mirror_cell(c) for c in t] for t in tuples], dtype=np.int64)
-    size = tables.shape[1]
-    offsets = np.concatenate([np.arange(len(tuples)), np.arange(len(tuples))]).astype(np.int64) * size
+    cells, table_of_slot = slots(tuples)
+    offsets = table_of_slot * tables.shape[1]
     return Network(cells, offsets, np.ascontiguousarray(tables, dtype=np.float32).reshape(-1), training)
 
 

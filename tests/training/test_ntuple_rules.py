@@ -23,7 +23,7 @@ from connectx_toolkit.agents.core import Position  # noqa: E402
 from connectx_toolkit.training.ntuple import rules  # noqa: E402
 from connectx_toolkit.training.ntuple import tuples as tp  # noqa: E402
 from connectx_toolkit.training.ntuple.network import (  # noqa: E402
-    apply_move, cell_states, make_layout, moved_sum, slot_indices, table_sum)
+    apply_move, make_layout, moved_sum, slot_indices, table_sum)
 
 ROWS, COLUMNS = 6, 7
 GAMES = 60
@@ -104,8 +104,7 @@ def test_the_kernels_value_positions_as_the_agent_does():
         indices = layout.empty_indices.copy()
         heights = [0] * COLUMNS
         while not position.is_full():
-            first = position.current if position.moves % 2 == 0 else position.opponent
-            assert (indices == slot_indices(cell_states(first, position.mask), layout.slot_cells)).all()
+            assert (indices == slot_indices(agent.cell_states(position), layout.slot_cells)).all()
             total = table_sum(weights.astype(np.float32).astype(np.float64), layout.slot_offsets, indices)
             here = agent.cell_states(position)
             assert np.isclose(np.tanh(total), network.values(here[None, :])[0], atol=1e-6)

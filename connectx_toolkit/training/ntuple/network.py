@@ -70,22 +70,6 @@ def slot_indices(states: np.ndarray, slot_cells: np.ndarray) -> np.ndarray:
     return (states[slot_cells] * powers).sum(axis=1).astype(np.int64)
 
 
-def cell_states(first: int, mask: int) -> np.ndarray:
-    """The 42 cell states of the position whose stones are ``mask`` and whose first player's are ``first`` (the
-    game core's bitboards)."""
-    states = np.zeros(tp.CELLS, dtype=np.int64)
-    playable = (mask + sum(1 << (c * (tp.ROWS + 1)) for c in range(tp.COLUMNS)))
-    for column in range(tp.COLUMNS):
-        for row in range(tp.ROWS):
-            bit = 1 << (column * (tp.ROWS + 1) + row)
-            cell = column * tp.ROWS + row
-            if mask & bit:
-                states[cell] = tp.FIRST if first & bit else tp.SECOND
-            elif playable & bit:
-                states[cell] = tp.PLAYABLE
-    return states
-
-
 @njit
 def table_sum(weights, offsets, indices):
     total = 0.0

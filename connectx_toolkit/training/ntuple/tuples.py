@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
-ROWS, COLUMNS = 6, 7
-CELLS = ROWS * COLUMNS
-EMPTY, FIRST, SECOND, PLAYABLE = 0, 1, 2, 3
-STATES = 4
+# The encoding's one home is the agent that reads it at play time.
+from connectx_toolkit.agents.ntuple import (CELLS, COLUMNS, EMPTY, FIRST, PLAYABLE, ROWS, SECOND, STATES,
+                                            mirror_cell, slots)
+
+__all__ = ["CELLS", "COLUMNS", "EMPTY", "FIRST", "PLAYABLE", "ROWS", "SECOND", "STATES", "TABLE_SIZE", "TUPLES",
+           "mirror_cell", "slot_cells", "slot_tables"]
+
 TUPLE_LENGTH = 8
 TABLE_SIZE = STATES ** TUPLE_LENGTH  # 65,536 entries a tuple
 
@@ -57,24 +60,11 @@ TUPLES: tuple[tuple[int, ...], ...] = (
 )
 
 
-def mirror_cell(cell: int) -> int:
-    """The cell's image in the left-right mirror: column c becomes column 6 - c, the row stays."""
-    column, row = divmod(cell, ROWS)
-    return (COLUMNS - 1 - column) * ROWS + row
-
-
 def slot_cells(tuples: tuple[tuple[int, ...], ...] = TUPLES) -> np.ndarray:
     """The cells each of the 2 x len(tuples) slots reads: the tuples, then their mirror images (int64)."""
-    mirrored = [tuple(mirror_cell(c) for c in t) for t in tuples]
-    return np.array(list(tuples) + mirrored, dtype=np.int64)
+    return slots(tuples)[0]
 
 
 def slot_tables(tuples: tuple[tuple[int, ...], ...] = TUPLES) -> np.ndarray:
     """The look-up table each slot reads (slot s and slot len(tuples) + s share table s)."""
-    return np.concatenate([np.arange(len(tuples)), np.arange(len(tuples))]).astype(np.int64)
-
-
-def cell_of_bit(bit: int) -> int:
-    """The cell of a bit of the game core's bitboards (column c owns bits 7c .. 7c + 5, bit 7c + 6 a sentinel)."""
-    column, row = divmod(bit, ROWS + 1)
-    return column * ROWS + row
+    return slots(tuples)[1]
