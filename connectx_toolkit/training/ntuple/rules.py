@@ -62,13 +62,3 @@ def has_four(stones):
         if pairs & (pairs >> (s + s)):
             return True
     return False
-
-
-@njit
-def bit_index(bit):
-    """The index of a one-bit ``uint64``."""
-    index = 0
-    while bit > np.uint64(1):
-        bit >>= np.uint64(1)
-        index += 1
-    return index
