@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""Train a TD(λ) agent by self-play and write it as an agent folder of your own, ready to evaluate and build.
+"""Train an agent by self-play and write it as an agent folder of your own, ready to evaluate and build.
 
-    connectx train --episodes 20000 --seed 1 --out my_td_bot          # a few CPU minutes
+    connectx train --episodes 20000 --seed 1 --out my_td_bot          # td_lambda: a few CPU minutes
     connectx train --untrained --out my_td_bot_untrained              # the same agent before training
     connectx build my_td_bot -o submission.py                         # one file: the code and the weights
     connectx gate submission.py --baseline random
+
+    connectx train --learner ntuple --minutes 30 --out my_run         # the n-tuple learner (6x7): resumable
+    connectx train --resume my_run --episodes 4000000                 # on, from its last checkpoint
+
+The n-tuple learner (``--learner ntuple``, ``connectx_toolkit.training.ntuple``) writes into OUT its checkpoint
+(every few minutes and when it stops: Ctrl-C keeps it), ``main.py`` with ``data/ntuple_6x7.npz`` (the weights) and
+its learning curve (``learning_curve.csv`` and ``.png``: the accuracy against perfect play on the shipped benchmark,
+all and critical positions, every ``--curve-every`` games). ``--resume DIR`` goes on from DIR's checkpoint with its
+settings, to ``--episodes`` games in all or for ``--minutes`` more, and ends with the weights an uninterrupted run
+would have.
 
 OUT gets ``main.py`` (the agent: the project's ``td_lambda`` move choice with these weights, read once at load
 with ``load_resource``) and ``data/td_lambda_weights.json`` (the weights, ``agents.td_lambda.weights_document``).
@@ -19,10 +29,10 @@ import argparse
 import os
 import sys
 import time
-from typing import IO, Sequence
+from typing import IO, Sequence, TextIO
 
 from connectx_toolkit.atomic import write_atomically
-from connectx_toolkit.cli.options import RULES, integer
+from connectx_toolkit.cli.options import RULES, integer, number
 from connectx_toolkit.errors import UsageError
 from connectx_toolkit.training.agent_folder import why_not_writable
 
@@ -50,14 +60,52 @@ def agent(obs, config):
 '''
 
 
-HELP = "train a TD(lambda) agent by self-play and write it as an agent folder"
+NTUPLE_WEIGHTS_NAME = "ntuple_6x7.npz"
+NTUPLE_MAIN_PY = '''{marker}: {what}.
+"""An n-tuple ConnectX agent: the project's ntuple agent (a tactical filter, then alpha-beta over the learned
+values) with the weights in data/{weights}, trained by self-play (connectx train --learner ntuple).
+
+Evaluate it with `connectx match <this folder> random`; build it into one submission with
+`connectx build <this folder>`. Training goes on with `connectx train --resume <this folder> --minutes M`.
+"""
+
+from agents.core.resources import load_resource
+from agents.ntuple import play, read_network
+
+NETWORK = read_network(load_resource("{weights}"))  # decoded once, at load; every move reuses it
+
+
+def agent(obs, config):
+    return play(obs, config, NETWORK)
+'''
+LEARNERS = ("td_lambda", "ntuple")
+NTUPLE_DEFAULT_EPISODES = 2_000_000
+
+
+HELP = "train an agent by self-play (TD(lambda) or the n-tuple learner) and write it as an agent folder"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", required=True, metavar="DIR", help="the agent folder to write (main.py, data/)")
+    p.add_argument("--learner", choices=LEARNERS, default=None,
+                   help="td_lambda (default: linear TD(lambda) over coarse features) or ntuple (70 8-tuples, "
+                        "TD(lambda) with TCL step sizes; 6x7 only)")
+    p.add_argument("--out", metavar="DIR", help="the agent folder to write (main.py, data/); required unless --resume")
     p.add_argument("--episodes", type=integer, default=None,
-                   help=f"self-play games to train on (default {DEFAULT_EPISODES})")
-    p.add_argument("--seed", type=int, default=1, help="training seed: the same seed gives the same weights (default 1)")
+                   help=f"self-play games to train on (default {DEFAULT_EPISODES}; ntuple: games in all, "
+                        f"default {NTUPLE_DEFAULT_EPISODES:,} unless --minutes)")
+    p.add_argument("--minutes", type=number, default=None,
+                   help="ntuple: a wall-clock budget for this run, in minutes (with --episodes: whichever ends first)")
+    p.add_argument("--resume", metavar="DIR", default=None,
+                   help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
+    p.add_argument("--alpha", type=number, default=None,
+                   help="ntuple: the step size of the value's sum, each of its 140 entries moving alpha/140 "
+                        "(default 0.5)")
+    p.add_argument("--curve-every", type=integer, default=None, metavar="GAMES",
+                   help="ntuple: games between two points of the learning curve (default 100000)")
+    p.add_argument("--checkpoint-minutes", type=number, default=None, metavar="M",
+                   help="ntuple: minutes between checkpoints (default 3)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="training seed: the same seed gives the same weights (default 1; --resume: the run's)")
     p.add_argument("--untrained", action="store_true",
                    help="write the agent with the weights training starts from (no training)")
     p.add_argument("--evaluate", type=integer, default=0, metavar="GAMES",
@@ -87,7 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     """Train (or not, ``--untrained``), write OUT's ``main.py`` and weights, report on ``out``; 0, or
     ``UsageError`` for bad input."""
+    if args.learner == "ntuple" or (args.learner is None and args.resume is not None):
+        return run_ntuple(args, out or sys.stdout)
     out = out or sys.stdout
+    if args.resume is not None:
+        raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
+    for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
+                          ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha)):
+        if value is not None:
+            raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
+    if args.out is None:
+        raise UsageError("--out DIR is required")
+    seed = 1 if args.seed is None else args.seed
     from connectx_toolkit.agents.core import Config
     from connectx_toolkit.agents.td_lambda import features_for, weights_document
     from connectx_toolkit.training import td_lambda_trainer as trainer
@@ -104,7 +163,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     check_out(args.out)
-    settings = trainer.TrainingSettings(episodes=episodes, seed=args.seed, config=config)
+    settings = trainer.TrainingSettings(episodes=episodes, seed=seed, config=config)
     features = features_for(config)
 
     bar = None
@@ -127,7 +186,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     seconds = time.perf_counter() - started
 
     board = f"{config.rows}x{config.columns}, {config.inarow} in a row"
-    what = f"{episodes} self-play episodes, seed {args.seed}" if episodes else "untrained (its starting weights)"
+    what = f"{episodes} self-play episodes, seed {seed}" if episodes else "untrained (its starting weights)"
     os.makedirs(os.path.join(args.out, "data"), exist_ok=True)
     weights_path = os.path.join(args.out, "data", WEIGHTS_NAME)
     write_atomically(weights_path, weights_document(weights.tolist(), features, settings.record()) + "\n")
@@ -136,7 +195,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
                                                how=f"{what}, {board}"))
     if episodes:
         print(f"trained {episodes} self-play episodes in {seconds:.1f} s ({episodes / seconds:.0f} episodes/s), "
-              f"seed {args.seed}, {board}", file=out)
+              f"seed {seed}, {board}", file=out)
     print(f"wrote {main_path}", file=out)
     print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
     if args.evaluate:
@@ -186,3 +245,136 @@ def accuracy_check(weights, features, out: IO[str] | None = None) -> dict:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
+    """``--learner ntuple`` (or ``--resume``): train or go on training the run in OUT, write its agent folder and
+    its learning curve; 0, or ``UsageError`` for bad input."""
+    from connectx_toolkit.training import ntuple
+
+    if (args.rows, args.columns, args.inarow) != (6, 7, 4):
+        raise UsageError("the n-tuple learner plays 6x7, four in a row: it takes no --rows, --columns, --inarow")
+    if args.evaluate:
+        raise UsageError("the n-tuple learner measures its accuracy on its own (the learning curve): no --evaluate")
+    for option, value, least in (("--episodes", args.episodes, 0), ("--curve-every", args.curve_every, 1),
+                                 ("--checkpoint-minutes", args.checkpoint_minutes, 0)):
+        if value is not None and value < least:
+            raise UsageError(f"{option} must be at least {least}")
+    if args.minutes is not None and not args.minutes > 0:
+        raise UsageError("--minutes must be more than 0")
+    if args.untrained and (args.episodes or args.minutes is not None):
+        raise UsageError("--untrained writes the weights training starts from: it takes no --episodes or --minutes")
+    if args.resume is not None:
+        if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
+            raise UsageError("--resume DIR trains on in DIR: give no other --out")
+        folder = args.resume
+        try:
+            state = ntuple.load(folder)
+        except (FileNotFoundError, ValueError) as error:
+            raise UsageError(f"--resume {error}") from None
+        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", args.alpha, "alpha")):
+            if value is not None and value != state.settings.get(key):
+                raise UsageError(f"--resume {folder}: the run's {option[2:]} is {state.settings.get(key)}; give no "
+                                 f"other {option}")
+        changes = {key: value for key, value in (("curve_every", args.curve_every), (
+            "checkpoint_seconds", None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes))
+            if value is not None}
+        if changes.get("curve_every") not in (None, state.settings.get("curve_every")):
+            raise UsageError("--resume keeps the run's --curve-every (its curve points so far)")
+        state.settings.update(changes)
+    else:
+        if args.out is None:
+            raise UsageError("--out DIR is required (or --resume DIR)")
+        check_out(args.out)
+        folder = args.out
+        try:
+            settings = ntuple.NTupleSettings(
+                seed=1 if args.seed is None else args.seed,
+                **({"alpha": args.alpha} if args.alpha is not None else {}),
+                **({"curve_every": args.curve_every} if args.curve_every is not None else {}),
+                **({"checkpoint_seconds": 60.0 * args.checkpoint_minutes} if args.checkpoint_minutes is not None
+                   else {}))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        state = ntuple.new_state(settings)
+        os.makedirs(folder, exist_ok=True)
+        if os.path.exists(os.path.join(folder, "checkpoint.npz")):
+            raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
+                             "folder")
+    episodes = 0 if args.untrained else args.episodes
+    if episodes is None and args.minutes is None:
+        episodes = NTUPLE_DEFAULT_EPISODES
+    os.makedirs(os.path.join(folder, "data"), exist_ok=True)
+    weights_path = os.path.join(folder, "data", NTUPLE_WEIGHTS_NAME)
+    main_path = os.path.join(folder, "main.py")
+
+    def write_agent(state) -> None:
+        ntuple.write_weights(state, weights_path)
+        what = f"{state.episodes:,} self-play episodes, seed {state.settings['seed']}"
+        write_atomically(main_path, NTUPLE_MAIN_PY.format(marker=MARKER, what=what, weights=NTUPLE_WEIGHTS_NAME))
+        if state.curve:
+            ntuple.write_csv(state.curve, folder)
+            ntuple.write_png(state.curve, folder)
+
+    measure = benchmark_accuracy()
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=episodes, initial=min(state.episodes, episodes or state.episodes), unit="episode",
+                   file=sys.stderr, unit_scale=True)
+    latest: dict[str, float] = {}
+
+    def progress(state, figures) -> None:
+        if figures:
+            latest.update(figures)
+        if bar is not None:
+            bar.update(state.episodes - bar.n)
+            if latest:
+                bar.set_postfix_str(f"accuracy {latest['all']:.1%} all, {latest['critical']:.1%} critical")
+
+    started_episodes, started = state.episodes, time.perf_counter()
+    try:
+        why = ntuple.train(state, folder, episodes=episodes, minutes=args.minutes, measure=measure,
+                           progress=progress, after_checkpoint=write_agent)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - started
+    played = state.episodes - started_episodes
+    stop = (f"reached {state.episodes:,} episodes" if why == "episodes" else f"{args.minutes:g} minutes passed"
+            if why == "minutes" else "interrupted (Ctrl-C): the checkpoint is kept")
+    print(f"played {played:,} self-play episodes in {seconds:.1f} s ({played / max(seconds, 1e-9):,.0f} episodes/s); "
+          f"{stop}; {state.episodes:,} in all, {state.cpu_seconds / 60:.1f} CPU minutes of training", file=out)
+    if state.curve:
+        last = state.curve[-1]
+        print(f"accuracy against perfect play at {last['episodes']:,} episodes: {last['all']:.1%} of all benchmark "
+              f"positions, {last['critical']:.1%} of the critical ones (the network alone, tactical filter first)",
+              file=out)
+        print(f"learning curve: {os.path.join(folder, 'learning_curve.csv')} and .png", file=out)
+    print(f"wrote {main_path}", file=out)
+    print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
+    print(f"checkpoint: {os.path.join(folder, 'checkpoint.npz')} (go on: connectx train --resume {folder} ...)",
+          file=out)
+    print(f"build it: connectx build {folder} -o submission.py", file=out)
+    return 130 if why == "interrupted" else 0
+
+
+def benchmark_accuracy():
+    """The n-tuple curve's measure: the network alone (the tactical filter, then the highest learned value) asked
+    every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones."""
+    from connectx_toolkit.agents.ntuple import choose, network_from
+    from connectx_toolkit.measuring.benchmark import load_benchmark
+    from connectx_toolkit.measuring.in_process import answers_in_process
+    from connectx_toolkit.measuring.scoring import agent_accuracy
+    from connectx_toolkit.training.ntuple import TUPLES
+
+    benchmark = load_benchmark()
+
+    def measure(tables) -> dict[str, float]:
+        network = network_from(TUPLES, tables, {})
+        sets = agent_accuracy(answers_in_process(lambda position: choose(position, network), benchmark, "ntuple"),
+                              worst=0)["sets"]
+        return {"all": round(sets["all"]["accuracy"], 5), "critical": round(sets["critical"]["accuracy"], 5)}
+
+    return measure

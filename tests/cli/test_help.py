@@ -40,7 +40,8 @@ OPTIONS = {
     "build": HELP | {"-o", "--out", "--allow-import", "--path", "--data", "--sandbox", "--timeout", "--search-path", "--package",
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
-                     "--quiet"},
+                     "--quiet", "--learner", "--minutes", "--resume", "--curve-every", "--checkpoint-minutes",
+                     "--alpha"},
 }
 
 

@@ -103,7 +103,7 @@ def test_a_folder_of_ones_own_is_never_overwritten(outside, capsys):
     assert err == [f"connectx-train: error: --out {outside / 'mine'}: its main.py was not written by connectx-train; "
                    "choose another folder",
                    f"connectx-train: error: --out {outside / 'file'}: exists and is not a folder",
-                   "connectx-train: error: the following arguments are required: --out"]
+                   "connectx-train: error: --out DIR is required"]  # (--resume DIR needs none)
     assert (outside / "mine" / "main.py").read_text().endswith("return 3\n")
     assert train_cli.main(["--untrained", "--out", str(outside / "bot")]) == 0
     assert train_cli.main(["--untrained", "--out", str(outside / "bot")]) == 0  # its own folder: replaced

@@ -1,0 +1,49 @@
+"""The n-tuple TD(λ) learner (``connectx train --learner ntuple``): Connect 4 (6x7) values learned by self-play.
+
+One concept a module:
+- ``tuples``: the 70 fixed 8-tuples and the board encoding (four cell states, the mirror image);
+- ``rules``: the game's rules compiled with numba (the game core's bitboards; proven equal to Kaggle's by
+  ``tests/training/test_ntuple_rules.py``);
+- ``network``: the tables, the value, and the TD(λ) update with TCL step sizes;
+- ``selfplay``: whole self-play episodes in one compiled call, with their own seeded generator;
+- ``trainer``: the settings and the run (chunks, curve points, checkpoints, Ctrl-C, a wall budget);
+- ``checkpoints``: a run's whole state in one atomically written file; ``curve``: the learning curve's CSV and PNG.
+
+The Python face::
+
+    from connectx_toolkit.training import ntuple
+    state = ntuple.new_state(ntuple.NTupleSettings(seed=1))
+    ntuple.train(state, "my_run", episodes=200_000)        # checkpoints into my_run/ (which must exist)
+    ntuple.write_weights(state, "my_run/data/ntuple_6x7.npz")   # the agent's weights (agents/ntuple.py reads them)
+    state = ntuple.load("my_run")                            # ... and later, from its checkpoint
+"""
+
+from __future__ import annotations
+
+from connectx_toolkit.atomic import write_atomically
+
+from .checkpoints import TrainingState, load, save
+from .curve import write_csv, write_png
+from .trainer import NTupleSettings, new_state, tables, train
+from .tuples import TUPLES
+
+__all__ = ["NTupleSettings", "TrainingState", "load", "new_state", "save", "tables", "train", "weights_bytes",
+           "write_csv", "write_png", "write_weights"]
+
+
+def weights_bytes(state: TrainingState) -> bytes:
+    """The agent's weights file for ``state``'s network (``agents.ntuple.write_network``: float16 tables), with
+    the episodes and the settings it was trained with."""
+    from connectx_toolkit.agents.ntuple import write_network
+
+    # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).
+    # Nor how often the run measured or saved itself: only what the weights depend on.
+    learning = {k: v for k, v in state.settings.items() if k not in ("curve_every", "checkpoint_seconds")}
+    record = {"learner": "ntuple", "episodes": state.episodes, "settings": learning}
+    return write_network(TUPLES, tables(state), record)
+
+
+def write_weights(state: TrainingState, path: str) -> str:
+    """Write ``weights_bytes(state)`` to ``path`` whole; returns the path."""
+    write_atomically(path, weights_bytes(state))
+    return path

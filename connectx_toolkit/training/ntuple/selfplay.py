@@ -1,0 +1,149 @@
+"""The self-play games the n-tuple network learns from, compiled with numba: whole episodes in one call.
+
+Both players are the one network: the first player moves to the position of highest value, the second to the
+lowest (ties broken at random), a position that ends the game valued by the rules (+1, -1, 0), not the network.
+With probability ε a move is instead a uniformly random legal column: an exploring move. After each greedy move
+the previous position's value moves toward the new position's (after the last move, toward the game's result);
+an exploring move teaches nothing and cuts the eligibility traces (Thill et al. 2014: its position says nothing
+about the greedy player's), except when it ends the game (the result is the rules' verdict).
+
+Randomness is the kernels' own generator (xorshift64*), its one-word state kept in an array: a checkpoint holds
+it, and the same seed gives the same games and the same weights, bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import rules
+from .network import apply_move, entries_sum, moved_sum, table_sum, td_update
+
+ROWS, COLUMNS, CELLS = rules.ROWS, rules.COLUMNS, rules.CELLS
+
+
+def seeded_state(seed: int) -> np.ndarray:
+    """The generator's state for ``seed`` (splitmix64 of it: never the all-zero state xorshift cannot leave)."""
+    mask = (1 << 64) - 1
+    z = (seed * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return np.array([z or 1], dtype=np.uint64)
+
+
+@njit
+def uniform(state):
+    """A float in [0, 1) from the generator's state (advanced)."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def below(state, n):
+    """An integer in [0, n)."""
+    return min(int(uniform(state) * n), n - 1)
+
+
+@njit
+def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha, lam, horizon, beta,
+                  epsilon_start, epsilon_end, epsilon_episodes, offsets, cell_slots, cell_powers, empty_indices,
+                  results):
+    """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
+    for the exploration schedule). ``results`` (3 counts) gains the first player's wins, the second's, draws."""
+    slots = offsets.shape[0]
+    history = np.zeros((CELLS, slots), dtype=np.int64)
+    gradients = np.zeros(CELLS)
+    indices = np.zeros(slots, dtype=np.int64)
+    change = np.zeros(slots, dtype=np.int64)
+    heights = np.zeros(COLUMNS, dtype=np.int64)
+    for episode in range(first_episode, first_episode + episodes):
+        fraction = min(1.0, episode / epsilon_episodes) if epsilon_episodes > 0 else 1.0
+        epsilon = epsilon_start + (epsilon_end - epsilon_start) * fraction
+        indices[:] = empty_indices
+        total = table_sum(weights, offsets, indices)
+        first = np.uint64(0)
+        mask = np.uint64(0)
+        heights[:] = 0
+        start = 0
+        end = 0
+        for moves in range(CELLS):
+            first_to_move = moves % 2 == 0
+            colour = 1 if first_to_move else 2
+            mover = first if first_to_move else first ^ mask
+            # Every legal move's value, the first player's view.
+            best = -1
+            best_score = -2.0
+            ties = 0
+            legal = 0
+            for column in range(COLUMNS):
+                if not rules.can_play(mask, column):
+                    continue
+                legal += 1
+                bit = rules.move_bit(mask, column)
+                if rules.has_four(mover | bit):
+                    value = 1.0 if first_to_move else -1.0
+                elif moves + 1 == CELLS:
+                    value = 0.0
+                else:
+                    row = heights[column]
+                    cell = column * ROWS + row
+                    above = cell + 1 if row + 1 < ROWS else -1
+                    value = np.tanh(moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
+                                              cell_powers, change))
+                score = value if first_to_move else -value
+                if score > best_score:
+                    best, best_score, ties = column, score, 1
+                elif score == best_score:
+                    ties += 1
+                    if below(state, ties) == 0:
+                        best = column
+            exploring = uniform(state) < epsilon
+            column = best
+            if exploring:
+                pick = below(state, legal)
+                for c in range(COLUMNS):
+                    if rules.can_play(mask, c):
+                        if pick == 0:
+                            column = c
+                            break
+                        pick -= 1
+            bit = rules.move_bit(mask, column)
+            won = rules.has_four(mover | bit)
+            row = heights[column]
+            heights[column] += 1
+            cell = column * ROWS + row
+            above = cell + 1 if row + 1 < ROWS else -1
+            if first_to_move:
+                first |= bit
+            mask |= bit
+            if won or moves + 1 == CELLS:
+                reward = (1.0 if first_to_move else -1.0) if won else 0.0
+                if end > start:
+                    error = reward - np.tanh(entries_sum(weights, history[end - 1]))
+                    td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha,
+                              lam, horizon, beta)
+                if won:
+                    results[0 if first_to_move else 1] += 1
+                else:
+                    results[2] += 1
+                break
+            apply_move(indices, cell, colour, above, cell_slots, cell_powers)
+            total = table_sum(weights, offsets, indices)
+            value = np.tanh(total)
+            if exploring:
+                start = end  # the traces end here: the positions before say nothing of this one
+            elif end > start:
+                error = value - np.tanh(entries_sum(weights, history[end - 1]))
+                td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha, lam,
+                          horizon, beta)
+                total = table_sum(weights, offsets, indices)  # the update may have moved this position's entries
+                value = np.tanh(total)
+            for slot in range(slots):
+                history[end, slot] = offsets[slot] + indices[slot]
+            gradients[end] = 1.0 - value * value
+            end += 1

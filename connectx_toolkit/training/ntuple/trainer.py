@@ -1,0 +1,175 @@
+"""The n-tuple TD(λ) learner's training run: settings, chunks of compiled self-play, checkpoints, the curve.
+
+``train(settings, folder)`` plays self-play games (``selfplay.play_episodes``) in chunks of at most ``CHUNK``
+games, and between chunks: measures the network every ``settings.curve_every`` games (with the caller's
+``measure``, e.g. the accuracy against perfect play: training never sees what it measures), writes a checkpoint
+when ``settings.checkpoint_seconds`` have passed, and stops at ``episodes`` games in all, after ``minutes`` of
+wall time, or at Ctrl-C (SIGINT: the chunk under way finishes, then a checkpoint is written). ``resume(folder)``
+reads the checkpoint and goes on with its settings. Chunks end on curve points, and nothing a chunk does depends
+on where chunks end, so a run stopped (even by ``kill -9``) and resumed ends with the same weights, bit for bit,
+as one that never stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Callable
+
+import numpy as np
+
+from . import checkpoints
+from .checkpoints import TrainingState
+from .network import make_layout
+from .selfplay import play_episodes, seeded_state
+
+CHUNK = 2000  # games a compiled call plays: about half a second, so Ctrl-C and the clock are heard promptly
+
+
+@dataclass(frozen=True)
+class NTupleSettings:
+    """How the n-tuple network learns (kept in the checkpoint: a resumed run keeps them)."""
+
+    seed: int = 1
+    alpha: float = 0.5  # the step size of the whole sum: each of the 140 slots' entries moves alpha / 140
+    lam: float = 0.5  # λ of the eligibility traces
+    horizon: int = 8  # positions back a trace reaches (0.5**8 < 0.004)
+    beta: float = 2.7  # TCL-EXP's exponent (0: plain TD(λ), one step size for all)
+    epsilon_start: float = 0.2  # share of exploring moves, from epsilon_start ...
+    epsilon_end: float = 0.05  # ... to epsilon_end,
+    epsilon_episodes: int = 2_000_000  # ... linearly over the first epsilon_episodes games, then constant
+    curve_every: int = 100_000  # games between two points of the learning curve
+    checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
+
+    def __post_init__(self) -> None:
+        problems = [name for name, ok in (
+            ("alpha", self.alpha > 0), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
+            ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
+            ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
+            ("curve_every", self.curve_every >= 1), ("checkpoint_seconds", self.checkpoint_seconds >= 0),
+        ) if not ok]
+        if problems:
+            raise ValueError(f"n-tuple settings out of range: {', '.join(problems)}")
+
+    def record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in record.items() if k in known})
+
+
+# measure(tables) -> the curve's figures at this point, e.g. {"all": 0.95, "critical": 0.88}; tables is
+# (tuples x 65536) float64, to be read, never changed.
+Measure = Callable[[np.ndarray], dict[str, float]]
+# progress(state, figures or None): after every chunk (figures when the chunk ended on a curve point)
+Progress = Callable[[TrainingState, "dict[str, float] | None"], None]
+# after_checkpoint(state): after every checkpoint written (e.g. to write the agent's weights beside it)
+AfterCheckpoint = Callable[[TrainingState], None]
+
+
+def new_state(settings: NTupleSettings) -> TrainingState:
+    """A run's state before its first game: all tables 0, the generator seeded."""
+    layout = make_layout()
+    size = layout.tables * (4 ** layout.slot_cells.shape[1])
+    return TrainingState(np.zeros(size), np.zeros(size), np.zeros(size), seeded_state(settings.seed),
+                         settings=settings.record())
+
+
+def tables(state: TrainingState) -> np.ndarray:
+    """The network's tables, one row a tuple (a view of the state's weights)."""
+    layout = make_layout()
+    return state.weights.reshape(layout.tables, -1)
+
+
+class _StopOnInterrupt:
+    """While active, SIGINT (Ctrl-C) asks the run to stop after its chunk instead of raising mid-call."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> "_StopOnInterrupt":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._request)
+        return self
+
+    def _request(self, signum: int, frame: Any) -> None:
+        self.requested = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def play(state: TrainingState, episodes: int) -> None:
+    """Play and learn from ``episodes`` more games, in place (one compiled call)."""
+    settings = NTupleSettings.from_record(state.settings)
+    layout = make_layout()
+    results = np.zeros(3, dtype=np.int64)
+    started = time.process_time()
+    play_episodes(state.weights, state.coherence_sum, state.coherence_size, state.generator, episodes,
+                  state.episodes, settings.alpha / layout.slots, settings.lam, settings.horizon, settings.beta,
+                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, layout.slot_offsets,
+                  layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
+    state.cpu_seconds += time.process_time() - started
+    state.episodes += episodes
+
+
+def train(
+    state: TrainingState,
+    folder: str,
+    episodes: int | None = None,
+    minutes: float | None = None,
+    measure: Measure | None = None,
+    progress: Progress | None = None,
+    after_checkpoint: AfterCheckpoint | None = None,
+) -> str:
+    """Train ``state`` until ``episodes`` games in all (None: no limit), ``minutes`` of wall time from now (None:
+    no limit) or Ctrl-C, whichever comes first, checkpointing into ``folder`` (which must exist); returns why it
+    stopped: "episodes", "minutes" or "interrupted". A curve point is measured at game 0 and every
+    ``curve_every`` games; the last checkpoint is written when it stops."""
+    if episodes is None and minutes is None:
+        raise ValueError("give a number of episodes, a number of minutes, or both")
+    settings = NTupleSettings.from_record(state.settings)
+    deadline = math.inf if minutes is None else time.monotonic() + 60.0 * minutes
+    last_checkpoint = time.monotonic()
+
+    def point() -> dict[str, float] | None:
+        if measure is None or state.episodes % settings.curve_every or any(
+                row["episodes"] == state.episodes for row in state.curve):
+            return None
+        figures = dict(measure(tables(state)))
+        state.curve.append({"episodes": state.episodes, "cpu_minutes": round(state.cpu_seconds / 60.0, 4), **figures})
+        return figures
+
+    def checkpoint() -> None:
+        checkpoints.save(state, folder)
+        if after_checkpoint is not None:
+            after_checkpoint(state)
+
+    point()
+    why = "episodes"
+    with _StopOnInterrupt() as interrupt:
+        while episodes is None or state.episodes < episodes:
+            if interrupt.requested:
+                why = "interrupted"
+                break
+            if time.monotonic() >= deadline:
+                why = "minutes"
+                break
+            to_curve = settings.curve_every - state.episodes % settings.curve_every
+            chunk = min(CHUNK, to_curve, (episodes - state.episodes) if episodes is not None else CHUNK)
+            play(state, chunk)
+            figures = point()
+            if progress is not None:
+                progress(state, figures)
+            if time.monotonic() - last_checkpoint >= settings.checkpoint_seconds:
+                checkpoint()
+                last_checkpoint = time.monotonic()
+    checkpoint()
+    return why

@@ -1,0 +1,70 @@
+"""The n-tuples and the board encoding: which cells each tuple reads, and what a cell's state is.
+
+70 fixed 8-tuples over the 6x7 board, the number and length of Thill, Bagheri, Koch and Konen's Connect 4
+agents (GBG, ``src/games/CFour``). Like theirs, each tuple is a "snake": a random walk of 8 distinct cells, each
+a neighbour (across a side or a corner) of the one before. These were drawn once (random walks, seed 20121;
+a tuple equal to an earlier one or to its mirror image skipped) and are kept fixed here, so that every run and
+every weights file speak of the same tuples.
+
+A cell is named ``column * 6 + row`` with row 0 the bottom row. Its state is one of four:
+``EMPTY`` (empty and not yet playable), ``FIRST`` (a stone of the player who moved first), ``SECOND`` (a stone
+of the other player), ``PLAYABLE`` (empty, and a stone dropped into its column lands on it). The first player's
+and the second's stones are told apart, not "mine" and "theirs" from the mover's side: in Connect 4 whose
+threat sits on an odd or an even row decides games, and only the colours say whose it is. A tuple's index is
+``sum(state(cell_j) * 4**j)``, one of 4**8 = 65,536 entries of its look-up table.
+
+Mirror symmetry: every tuple is read twice, on the board and on its left-right mirror image, into the same
+table; so ``slot_cells`` lists 140 slots, the 70 tuples then their mirror images (slot ``70 + t`` reads tuple
+``t``'s table).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# The encoding's one home is the agent that reads it at play time.
+from connectx_toolkit.agents.ntuple import (CELLS, COLUMNS, EMPTY, FIRST, PLAYABLE, ROWS, SECOND, STATES,
+                                            mirror_cell, slots)
+
+__all__ = ["CELLS", "COLUMNS", "EMPTY", "FIRST", "PLAYABLE", "ROWS", "SECOND", "STATES", "TABLE_SIZE", "TUPLES",
+           "mirror_cell", "slot_cells", "slot_tables"]
+
+TUPLE_LENGTH = 8
+TABLE_SIZE = STATES ** TUPLE_LENGTH  # 65,536 entries a tuple
+
+TUPLES: tuple[tuple[int, ...], ...] = (
+    (41, 34, 35, 28, 21, 22, 23, 29), (13, 8, 15, 22, 21, 27, 32, 37), (29, 35, 34, 41, 40, 39, 32, 38),
+    (8, 13, 18, 25, 20, 27, 34, 28), (36, 31, 26, 19, 25, 20, 27, 32), (6, 7, 1, 8, 3, 2, 9, 16),
+    (24, 18, 19, 20, 21, 26, 32, 31), (12, 13, 6, 1, 2, 8, 3, 9), (17, 23, 22, 15, 14, 9, 4, 5),
+    (10, 4, 5, 11, 16, 23, 29, 35), (13, 20, 15, 22, 21, 16, 9, 8), (31, 26, 33, 38, 37, 32, 39, 40),
+    (25, 24, 18, 12, 6, 13, 8, 9), (4, 10, 3, 2, 8, 1, 6, 7), (17, 23, 28, 29, 22, 27, 21, 20),
+    (13, 12, 6, 1, 7, 14, 19, 26), (2, 7, 6, 0, 1, 8, 14, 21), (3, 8, 7, 6, 0, 1, 2, 9),
+    (26, 31, 24, 19, 18, 12, 7, 8), (19, 20, 25, 24, 18, 13, 6, 7), (36, 30, 24, 19, 20, 13, 12, 18),
+    (10, 9, 15, 21, 16, 22, 28, 27), (7, 8, 14, 21, 15, 22, 27, 26), (38, 39, 33, 40, 34, 41, 35, 29),
+    (33, 40, 39, 34, 27, 32, 26, 25), (10, 3, 4, 5, 11, 16, 15, 21), (11, 17, 16, 10, 3, 9, 15, 8),
+    (12, 18, 25, 26, 21, 28, 33, 34), (12, 19, 14, 9, 10, 5, 4, 11), (41, 35, 29, 28, 22, 16, 15, 10),
+    (41, 35, 28, 21, 22, 16, 17, 10), (21, 14, 9, 3, 8, 15, 16, 10), (14, 9, 8, 7, 0, 6, 12, 19),
+    (8, 2, 9, 4, 3, 10, 16, 22), (12, 13, 19, 14, 20, 25, 32, 26), (18, 19, 26, 25, 20, 15, 14, 21),
+    (24, 30, 36, 31, 25, 18, 19, 13), (6, 7, 14, 13, 8, 9, 3, 2), (32, 26, 31, 37, 38, 39, 34, 40),
+    (11, 4, 3, 9, 16, 23, 22, 27), (23, 17, 10, 3, 2, 9, 14, 19), (5, 10, 11, 16, 21, 22, 28, 35),
+    (0, 7, 1, 2, 3, 8, 15, 16), (20, 13, 19, 24, 25, 26, 27, 34), (21, 16, 23, 28, 29, 34, 33, 26),
+    (38, 32, 31, 24, 25, 19, 26, 20), (9, 14, 15, 22, 16, 23, 29, 35), (26, 25, 31, 30, 24, 19, 14, 13),
+    (0, 1, 2, 7, 13, 18, 19, 20), (9, 2, 3, 4, 10, 16, 15, 22), (22, 23, 16, 21, 26, 19, 14, 8),
+    (41, 34, 33, 32, 31, 26, 19, 18), (28, 22, 17, 23, 29, 34, 27, 21), (19, 12, 7, 13, 14, 8, 9, 15),
+    (34, 28, 21, 16, 17, 10, 5, 11), (25, 32, 37, 30, 36, 31, 24, 19), (41, 35, 40, 34, 27, 33, 39, 32),
+    (30, 37, 38, 33, 28, 23, 16, 21), (39, 33, 40, 41, 35, 29, 22, 23), (15, 14, 9, 10, 11, 5, 4, 3),
+    (30, 37, 31, 32, 38, 39, 34, 41), (21, 22, 17, 10, 16, 9, 15, 14), (10, 5, 4, 3, 2, 1, 7, 13),
+    (40, 35, 41, 34, 28, 21, 14, 13), (6, 13, 20, 27, 34, 33, 28, 22), (12, 19, 18, 24, 30, 25, 20, 14),
+    (20, 26, 21, 16, 11, 17, 23, 29), (17, 16, 21, 26, 32, 27, 34, 29), (24, 30, 36, 31, 37, 32, 26, 21),
+    (0, 1, 7, 2, 3, 4, 11, 16),
+)
+
+
+def slot_cells(tuples: tuple[tuple[int, ...], ...] = TUPLES) -> np.ndarray:
+    """The cells each of the 2 x len(tuples) slots reads: the tuples, then their mirror images (int64)."""
+    return slots(tuples)[0]
+
+
+def slot_tables(tuples: tuple[tuple[int, ...], ...] = TUPLES) -> np.ndarray:
+    """The look-up table each slot reads (slot s and slot len(tuples) + s share table s)."""
+    return slots(tuples)[1]

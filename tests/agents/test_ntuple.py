@@ -1,0 +1,121 @@
+"""The ntuple agent: its weights file, the network alone, the search over it, and the shipped weights."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from kaggle_environments.utils import Struct
+
+from connectx_toolkit.agents import ntuple
+from connectx_toolkit.agents.core import Config, Position
+from connectx_toolkit.agents.core.clock import MoveClock
+
+TUPLES = [[0, 6, 12, 18, 24, 30, 36, 1], [5, 11, 17, 23, 29, 35, 41, 4]]  # two 8-tuples: cells column * 6 + row
+
+
+def small_network(seed: int = 1) -> ntuple.Network:
+    tables = np.random.default_rng(seed).normal(0, 0.1, (len(TUPLES), 4 ** 8))
+    return ntuple.read_network(ntuple.write_network(TUPLES, tables, {"made": "by a test"}))
+
+
+def test_the_weights_file_round_trips_as_float16_and_the_same_network_gives_the_same_bytes():
+    tables = np.random.default_rng(2).normal(0, 0.1, (len(TUPLES), 4 ** 8))
+    blob = ntuple.write_network(TUPLES, tables, {"episodes": 5})
+    assert blob == ntuple.write_network(TUPLES, tables, {"episodes": 5})
+    network = ntuple.read_network(blob)
+    assert network.training == {"episodes": 5}
+    assert network.slot_cells.shape == (4, 8)  # the tuples, then their mirror images
+    assert network.slot_cells[2].tolist() == [ntuple.mirror_cell(c) for c in TUPLES[0]]
+    assert np.array_equal(network.tables, tables.astype(np.float16).astype(np.float32).reshape(-1))
+
+
+@pytest.mark.parametrize("blob", [b"", b"not a zip", ntuple.npz_bytes({"tuples": np.zeros((2, 8), dtype=np.int8)})])
+def test_what_is_not_a_weights_file_is_a_value_error(blob):
+    with pytest.raises(ValueError, match="not an n-tuple weights file"):
+        ntuple.read_network(blob)
+
+
+def test_the_value_reads_each_tuple_on_the_board_and_on_its_mirror_image():
+    network = small_network()
+    rng = random.Random(3)
+    for _ in range(20):
+        position = Position.from_moves(rng.sample(range(7), 3) + rng.sample(range(7), 3))
+        value = network.values(ntuple.cell_states(position)[None, :])[0]
+        assert np.isclose(value, network.values(ntuple.cell_states(position.mirrored())[None, :])[0])
+        states = ntuple.cell_states(position)
+        total = sum(float(network.tables[network.slot_offsets[s] + sum(int(states[c]) * 4 ** j
+                                                                       for j, c in enumerate(network.slot_cells[s]))])
+                    for s in range(4))
+        assert np.isclose(value, np.tanh(total), atol=1e-6)
+
+
+def test_cell_states_name_the_first_player_the_second_and_the_playable_cells():
+    position = Position.from_moves([3, 3, 4])  # first: d1 and e1; second: d2
+    states = ntuple.cell_states(position)
+    assert states[3 * 6 + 0] == ntuple.FIRST and states[4 * 6 + 0] == ntuple.FIRST
+    assert states[3 * 6 + 1] == ntuple.SECOND
+    assert states[3 * 6 + 2] == ntuple.PLAYABLE and states[4 * 6 + 1] == ntuple.PLAYABLE
+    assert states[0] == ntuple.PLAYABLE and states[1] == ntuple.EMPTY and states[3 * 6 + 3] == ntuple.EMPTY
+    assert (ntuple.cell_states(Position.from_moves([3, 3, 4]).mirrored())[[18, 19, 12]] == [1, 2, 1]).all()
+
+
+def test_the_network_alone_takes_a_win_blocks_one_and_else_plays_its_best_value():
+    network = small_network()
+    assert ntuple.choose(Position.from_moves([0, 1, 0, 1, 0]), network) == 0  # block the three in column 0
+    assert ntuple.choose(Position.from_moves([0, 1, 0, 1, 0, 1]), network) == 0  # win, rather than block column 1
+    position = Position.from_moves([3, 2])
+    moves = position.legal_moves()
+    values = ntuple.move_values(position, moves, network)
+    chosen = ntuple.choose(position, network)
+    assert values[moves.index(chosen)] == max(values)
+
+
+def test_the_search_finds_a_win_two_moves_deep_that_the_network_alone_need_not():
+    # First to move: d1 d2 ... an open three on the bottom row (b1 c1 d1 with a1 and e1 empty) wins next move.
+    position = Position.from_moves([2, 2, 3, 3])
+    assert ntuple.search(position, small_network(), MoveClock(5.0)) in (1, 4)
+
+
+def test_the_shipped_weights_load_and_were_trained_by_self_play():
+    network = ntuple.shipped_network()
+    assert network.slot_cells.shape == (140, 8)
+    assert network.training["learner"] == "ntuple" and network.training["episodes"] > 0
+    assert np.count_nonzero(network.tables) > 10_000
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 4), (5, 6, 3), (1, 1, 1)])
+def test_the_agent_plays_legal_plain_ints(shape):
+    rows, columns, inarow = shape
+    config = Config(rows, columns, inarow)
+    rng = random.Random(1)
+    position = Position(config)
+    while not position.is_full():
+        mark = 1 if position.moves % 2 == 0 else 2
+        move = ntuple.agent(Struct(board=position.to_board(), mark=mark, remainingOverageTime=60),
+                            Struct(rows=rows, columns=columns, inarow=inarow, actTimeout=0.2))
+        assert type(move) is int and position.can_play(move)
+        won = position.is_winning_move(move)
+        position.play(move)
+        if won or position.is_full():
+            break
+        position.play(rng.choice(position.legal_moves()))
+        if position.last_player_won():
+            break
+
+
+def test_the_built_submission_is_one_file_under_10_mb_that_plays_with_the_shipped_weights():
+    from connectx_toolkit.cli import build_submission
+
+    text, _, resources = build_submission.build_text("ntuple")
+    assert "ntuple_6x7.npz" in resources
+    assert len(text.encode("utf-8")) <= 10 * 1024 * 1024
+    namespace: dict = {}
+    exec(compile(text, "submission.py", "exec"), namespace)
+    embedded = namespace["_module"]("agents.ntuple").shipped_network()
+    assert np.array_equal(embedded.tables, ntuple.shipped_network().tables)
+    board = Position.from_string("4444").to_board()
+    move = namespace["agent"](Struct(board=board, mark=1, remainingOverageTime=60),
+                              Struct(rows=6, columns=7, inarow=4, actTimeout=0.2))
+    assert type(move) is int and 0 <= move < 7

@@ -1,0 +1,116 @@
+"""The n-tuple learner's run: the same seed gives the same weights; a run stopped (Ctrl-C, ``kill -9``) and resumed
+ends with the weights of a run that never stopped; the command's bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from connectx_toolkit.cli import main as connectx  # noqa: E402
+from connectx_toolkit.training import ntuple  # noqa: E402
+from connectx_toolkit.training.ntuple import trainer  # noqa: E402
+
+
+def trained(folder, seed: int, episodes: int) -> ntuple.TrainingState:
+    os.makedirs(folder, exist_ok=True)
+    state = ntuple.new_state(ntuple.NTupleSettings(seed=seed))
+    ntuple.train(state, str(folder), episodes=episodes)
+    return state
+
+
+def test_the_same_seed_gives_the_same_weights(tmp_path):
+    one, two = trained(tmp_path / "a", 3, 3000), trained(tmp_path / "b", 3, 3000)
+    other = trained(tmp_path / "c", 4, 3000)
+    assert one.episodes == two.episodes == 3000
+    assert np.count_nonzero(one.weights) > 1000  # it learned something
+    assert one.weights.tobytes() == two.weights.tobytes()
+    assert one.coherence_size.tobytes() == two.coherence_size.tobytes()
+    assert ntuple.weights_bytes(one) == ntuple.weights_bytes(two)
+    assert one.weights.tobytes() != other.weights.tobytes()
+
+
+def test_ctrl_c_stops_after_the_chunk_and_keeps_a_checkpoint_to_resume_from(tmp_path):
+    state = ntuple.new_state(ntuple.NTupleSettings(seed=5))
+    os.makedirs(tmp_path / "run")
+
+    def interrupt_once(state, figures):
+        if state.episodes == trainer.CHUNK:
+            signal.raise_signal(signal.SIGINT)  # as Ctrl-C would, while the run is under way
+
+    assert ntuple.train(state, str(tmp_path / "run"), episodes=10 * trainer.CHUNK, progress=interrupt_once) == \
+        "interrupted"
+    assert state.episodes == trainer.CHUNK  # the chunk under way finished; no other began
+    resumed = ntuple.load(str(tmp_path / "run"))
+    assert resumed.episodes == trainer.CHUNK and resumed.weights.tobytes() == state.weights.tobytes()
+    assert ntuple.train(resumed, str(tmp_path / "run"), episodes=3 * trainer.CHUNK) == "episodes"
+    assert resumed.weights.tobytes() == trained(tmp_path / "whole", 5, 3 * trainer.CHUNK).weights.tobytes()
+
+
+def train_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "connectx_toolkit", "train", "--learner", "ntuple", "--quiet", *args]
+
+
+def checkpoint_episodes(folder) -> int:
+    try:
+        return ntuple.load(str(folder)).episodes
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def test_a_run_killed_and_resumed_ends_with_the_weights_of_one_that_never_stopped(tmp_path):
+    killed = tmp_path / "killed"
+    run = subprocess.Popen(train_command("--episodes", "100000000", "--checkpoint-minutes", "0", "--curve-every",
+                                         "100000000", "--seed", "7", "--out", str(killed)),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while checkpoint_episodes(killed) == 0 and run.poll() is None:
+            time.sleep(0.05)
+        run.send_signal(signal.SIGKILL)
+    finally:
+        run.wait()
+    assert run.returncode == -signal.SIGKILL, run.stderr.read() if run.stderr else ""
+    stopped_at = checkpoint_episodes(killed)
+    assert stopped_at > 0
+    total = stopped_at + 2 * trainer.CHUNK  # the resumed run plays on past where the killed one stood
+    resumed = subprocess.run([sys.executable, "-m", "connectx_toolkit", "train", "--quiet", "--resume",
+                              str(killed), "--episodes", str(total)], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = tmp_path / "whole"
+    uninterrupted = subprocess.run(train_command("--episodes", str(total), "--curve-every", "100000000", "--seed",
+                                                 "7", "--out", str(whole)), capture_output=True, text=True)
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    one, two = ntuple.load(str(killed)), ntuple.load(str(whole))
+    assert one.episodes == two.episodes == total
+    assert one.weights.tobytes() == two.weights.tobytes()
+    assert one.coherence_sum.tobytes() == two.coherence_sum.tobytes()
+    assert one.generator.tobytes() == two.generator.tobytes()
+    weights = os.path.join("data", "ntuple_6x7.npz")  # the agent's weights file, byte for byte
+    with open(killed / weights, "rb") as a, open(whole / weights, "rb") as b:
+        assert a.read() == b.read()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--minutes", "5", "--out", "x"], "--minutes is the n-tuple learner's"),
+    (["--learner", "ntuple", "--rows", "5", "--out", "x"], "plays 6x7"),
+    (["--learner", "ntuple", "--alpha", "0", "--out", "x"], "n-tuple settings out of range: alpha"),
+    (["--alpha", "1", "--out", "x"], "--alpha is the n-tuple learner's"),
+    (["--learner", "ntuple", "--minutes", "0", "--out", "x"], "--minutes must be more than 0"),
+    (["--learner", "ntuple", "--episodes", "-1", "--out", "x"], "--episodes must be at least 0"),
+    (["--resume", "nowhere"], "no checkpoint.npz"),
+    (["--learner", "td_lambda", "--resume", "nowhere"], "--resume goes on with an n-tuple"),
+    (["--learner", "ntuple"], "--out DIR is required"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert connectx.main(["train", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "x").exists()
