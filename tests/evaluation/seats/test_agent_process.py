@@ -258,13 +258,17 @@ def test_an_agent_may_start_processes_and_none_outlives_its_game(tmp_path, monke
 
 
 def test_what_an_agent_started_dies_with_it_at_its_deadline(tmp_path, monkeypatch):
+    """However many processes the agent managed to start before its deadline (a busy machine starts fewer:
+    it used to expect 6 and found 3), every one of them dies with it. Its first move hangs once its pool is
+    up, so the deadline is what ends it; 2.5 s leave it time to start at least its first process."""
     pids = tmp_path / "pids"
     monkeypatch.setenv("PIDS_FILE", str(pids))
-    monkeypatch.setenv("HANG_AT_STEP", "2")
-    record = play_game(fixture("starts_processes"), resolve_agent("random"), act_timeout=0.5, overage=0.0)
+    monkeypatch.setenv("HANG_AT_STEP", "0")
+    record = play_game(fixture("starts_processes"), resolve_agent("random"), act_timeout=0.5, overage=2.0)
     assert record.outcomes[0] == "timeout"
-    started = _started_pids(pids)
-    assert len(started) == 6 and _still_running(started) == []
+    started = _started_pids(pids) if pids.exists() else []
+    assert started, "the agent started no process before its deadline"
+    assert _still_running(started) == []
 
 
 def test_an_agent_may_start_processes_in_the_sandbox(tmp_path):
