@@ -6,11 +6,15 @@ its own bubblewrap sandbox::
     python -m evaluation.seats.agent_server SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
 
 It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
-length, then JSON): ``{"op": "game", "seed": S}`` starts a game — the agent is dropped and loaded again
-lazily inside the next move, as Kaggle's loader ``exec``s a submission inside move 1 (so loading is
-charged to move 1; modules the agent's file imports stay imported, as within one Python process); ``{"op": "act", "id": K, "observation":
-..., "configuration": ...}`` asks for a move (the configuration only when it differs from the last one
-sent: a game's never changes), answered by ``{"id": K, "action": [kind, value, type],
+length, then JSON): ``{"op": "game", "seed": S}`` starts a game, played by a process forked for it from this
+one, which never loads the agent itself: the game's process loads it once, lazily inside its first move, as
+Kaggle's loader ``exec``s a submission once in an episode's process, inside move 1 (so loading is charged to
+move 1, and a file that sets ``multiprocessing``'s start method at load, or counts on running once, runs as it
+does on Kaggle); what this process imported before (numpy, a module agent's imports: ``warm_up``) stays
+imported, what a game imports goes with its process. The referee ends a game by killing its process
+(``AgentProcess.end_game``). ``{"op": "act", "id": K, "observation": ..., "configuration": ...}`` asks for a
+move (the configuration only when it differs from the last one sent to the game's process: a game's never
+changes), answered by ``{"id": K, "action": [kind, value, type],
 "error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
 are the pipe the referee keeps the game's logs from. Nothing the referee reads from here is unpickled.
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import mmap
 import os
 import random
 import shutil
@@ -54,30 +59,96 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
           cpus: frozenset[int] | None = None, cache_root: str | None = None) -> None:
     """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads;
     ``cache_root``: where each game's own numba cache goes (a folder only this process writes to; by default
-    ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp)."""
+    ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp).
+
+    This process never loads the agent: each game is played by a process forked from it for that game
+    (``_play_game``), which loads the agent once, at its first move, as Kaggle runs a submission's file once in
+    the process of an episode. A file that chooses ``multiprocessing``'s start method at load, or counts on
+    running once, runs as it runs there."""
     cache_root = cache_root or SANDBOX_CACHE_ROOT
     isolate(memory_mb)
     sys.dont_write_bytecode = True  # the modules an agent imports from its folder: no __pycache__ there
     gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
-    stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
-    agent: Callable[..., Any] | None = None
-    configuration: dict[str, Any] = {}
-    games = 0
-    while True:
-        request = _read_frame(stream)
-        if request is None:
-            return
-        op = request.get("op")
-        if op == "game":
-            agent = None
+    requests = _Requests(sock_fd)
+    games, seed = 0, 0
+    request = requests.next()
+    while request is not None:
+        if request.get("op") == "game":
             if sandboxed:
                 _kill_leftovers()
             else:
                 _reap_leftovers()
             games += 1
             fresh_caches(cache_root, games)
-            _seed(int(request.get("seed", 0)))
-        elif op == "act":
+            seed = int(request.get("seed", 0))
+            request = requests.next()
+            if request is None:
+                return
+            continue
+        # the game's first move (a move without a "game" before it starts one too): a process of its own plays it
+        request = _play_game(requests, request, sock_fd, kind, target, function, cpus, seed)
+
+
+def _play_game(requests: "_Requests", first: dict[str, Any], sock_fd: int, kind: str, target: str, function: str,
+               cpus: frozenset[int] | None, seed: int) -> dict[str, Any] | None:
+    """Fork the game's own process, which loads the agent once and answers ``first`` and every move after it,
+    until the referee ends the game by killing it (``AgentProcess.end_game``) or the socket closes; then the
+    next request, read here. A game process that reads the start of another game (the referee did not end the
+    game first) hands it back through a pipe and exits: the next game is played by a fresh process."""
+    handoff, handing = os.pipe()
+    moving = mmap.mmap(-1, 1)  # shared with the game's process: 1 while it owes the referee an answer
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(handoff)
+            from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
+
+            die_with_parent()  # (not inherited across a fork): dies with the process it was forked from
+            _seed(seed)  # here: ``random`` reseeds itself in a forked child
+            _answer_moves(requests, first, sock_fd, kind, target, function, cpus, handing, moving)
+        finally:
+            os._exit(0)
+    os.close(handing)
+    requests.pending = b""  # what was read ahead is the game process's now
+    status = 0
+    while True:
+        try:
+            status = os.waitpid(pid, 0)[1]
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            break
+    if moving[0]:  # it died in the middle of a move (the referee ends a game between moves): so does this
+        _die_as(os.waitstatus_to_exitcode(status))  # process, so that the referee sees the agent's process die
+    os.set_blocking(handoff, False)
+    handed = b""
+    try:
+        while chunk := os.read(handoff, 65536):
+            handed += chunk
+    except (BlockingIOError, OSError):
+        pass
+    os.close(handoff)
+    requests.pending = handed + requests.pending
+    return requests.next()
+
+
+def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd: int, kind: str, target: str,
+                  function: str, cpus: frozenset[int] | None, handing: int, moving: mmap.mmap) -> None:
+    """In a game's own process: load the agent at the first move, answer every move until the socket closes
+    or the next game starts (its request handed back through ``handing``, with whatever was read after it)."""
+    agent: Callable[..., Any] | None = None
+    configuration: dict[str, Any] = {}
+    while request is not None:
+        if request.get("op") == "game":
+            data = requests.last + requests.pending
+            while data:
+                data = data[os.write(handing, data):]
+            return
+        if request.get("op") == "act":
+            moving[0] = 1
             reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
             action = None
             started, first = time.perf_counter(), agent is None
@@ -115,6 +186,19 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                 if reply["action"] is None:
                     reply["action"] = encode_action(action)
                 _write_frame(sock_fd, reply)
+            moving[0] = 0
+        request = requests.next()
+
+
+def _die_as(code: int) -> None:
+    """End this process as its game's process ended: the same exit code, or the same signal."""
+    if code < 0:
+        try:
+            signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
+        except (OSError, ValueError):
+            pass
+    os._exit(code if code > 0 else 1)
 
 
 # Callables given from Python (``evaluation.seats.agent_specs`` registers them, by token), played live: filled
@@ -221,20 +305,43 @@ def _seed(seed: int) -> None:
         numpy.random.seed(seed % 2**32)
 
 
-def _read_frame(stream: Any) -> dict[str, Any] | None:
-    header = _read_exactly(stream, wire.HEADER_BYTES)
-    if header is None:
-        return None
-    length = wire.body_length(header)
-    if length > MAX_REQUEST_BYTES:
-        return None
-    body = _read_exactly(stream, length)
-    return None if body is None else wire.decode(body.decode())
+class _Requests:
+    """The referee's requests, frame by frame, from the socket (``wire``'s framing): what was read past the
+    current frame stays in ``pending``, and ``last`` is the current frame's bytes, so that a game's process can
+    hand back the start of the next game exactly as it arrived."""
 
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = b""
+        self.last = b""
 
-def _read_exactly(stream: Any, size: int) -> bytes | None:
-    data = stream.read(size)
-    return data if len(data) == size else None
+    def next(self) -> dict[str, Any] | None:
+        """The next request; None at the end of the socket or for a frame too large to be one."""
+        header = self._take(wire.HEADER_BYTES)
+        if header is None:
+            return None
+        length = wire.body_length(header)
+        if length > MAX_REQUEST_BYTES:
+            return None
+        body = self._take(length)
+        if body is None:
+            return None
+        self.last = header + body
+        return wire.decode(body.decode())
+
+    def _take(self, size: int) -> bytes | None:
+        while len(self.pending) < size:
+            try:
+                chunk = os.read(self.fd, max(65536, size - len(self.pending)))
+            except InterruptedError:
+                continue
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.pending += chunk
+        taken, self.pending = self.pending[:size], self.pending[size:]
+        return taken
 
 
 def _write_frame(fd: int, message: dict[str, Any]) -> None:

@@ -316,3 +316,45 @@ def test_a_one_worker_run_starts_on_the_core_it_runs_on_not_always_the_first(tmp
         return record.moves[ply if ply % 2 == record.seats[0] else ply + 1]
 
     assert [first_choice(record) for record in played] == [last, last]
+
+
+@pytest.mark.parametrize("referee", ["native", "kaggle"])
+def test_each_game_runs_the_agents_file_once_in_a_process_of_its_own(referee):
+    """A file that sets multiprocessing's start method as it loads (and raises if it runs twice in a process):
+    Kaggle runs it once in an episode's process. Here each seat's kept process played every game and ran the file
+    again at each: "context has already been set" from the second game on (and at the first in a process forked
+    from a worker, whose multiprocessing had already chosen "fork")."""
+    from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+
+    hosts = KeptAgents()
+    try:
+        records = [play_game(fixture("runs_once"), fixture("runs_once"), [3, 3], seed=game, referee=referee,
+                             hosts=hosts) for game in range(3)]
+    finally:
+        hosts.close()
+    assert [record.error for record in records] == [[None, None]] * 3
+    assert all(record.statuses == ["DONE", "DONE"] for record in records)
+
+
+def test_a_bundles_main_runs_once_in_each_games_process(tmp_path):
+    """The same file as a Kaggle bundle's main.py (run in its sandbox, at /kaggle_simulations/agent): 2 of 4 match
+    games were errors ("context has already been set"), the second game of each seat's kept process."""
+    from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
+    from connectx_toolkit.sandbox import SandboxUnavailable, require
+
+    try:
+        require()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    with open(os.path.join(FIXTURES, "runs_once.py")) as handle:  # a bundle's main.py names Kaggle's folder
+        (bundle / "main.py").write_text('import sys\nsys.path.append("/kaggle_simulations/agent")\n' + handle.read())
+    spec = resolve_agent(str(bundle))
+    assert spec.kind == "bundle"
+    hosts = KeptAgents()
+    try:
+        records = [play_game(spec, resolve_agent("random"), [3, 3], seed=game, hosts=hosts) for game in range(2)]
+    finally:
+        hosts.close()
+    assert [record.error for record in records] == [[None, None]] * 2
