@@ -16,7 +16,8 @@ Kaggle (the standard library, numpy and kaggle_environments, nothing next to it)
 4. watches every file the submission opens for reading outside the Python installation, with the agent's
    own ``file:line`` that opened it: a regular file that opened here (``reads``) is data that Kaggle would
    not have, one that did not (``tries``) is a read the agent lived through or died of. Probes are not
-   reads: directories, files the agent created itself, ``os.open`` that creates a file (the temp folder
+   reads: directories, files the agent created itself (or moved into place, as numba writes its cache: in one
+   of the submission's processes, for all of them), ``os.open`` that creates a file (the temp folder
    probe of ``tempfile.gettempdir()``, which torch and dill make at import), writes, ``stat``, ``access``;
 5. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
 
@@ -212,11 +213,14 @@ class Apart:
         if self.socket is None:
             raise EOFError
         try:
-            _send(self.socket, request)
-            return _receive(self.socket)
+            _send(self.socket, (request, _created()))
+            answer, created = _receive(self.socket)
         except (OSError, EOFError):
             self.close()
             raise EOFError from None
+        if WATCHER is not None:
+            WATCHER.created |= created
+        return answer
 
     def close(self) -> None:
         """End the process, taking back what it read; ``exit_code`` is then set."""
@@ -248,8 +252,11 @@ def _serve_apart(there: socket.socket, answer: Any) -> None:
     code = 1
     try:
         limits.die_with_parent()  # a check killed at its deadline takes the submission's processes with it
-        while (request := _receive(there)) is not None:
-            _send(there, answer(request))
+        while (asked := _receive(there)) is not None:
+            request, created = asked
+            if WATCHER is not None:  # what the submission's other processes made (a numba cache) is no data either
+                WATCHER.created |= created
+            _send(there, (answer(request), _created()))
         _send(there, WATCHER.findings() if WATCHER is not None else ({}, set(), set(sys.modules)))
         code = 0
     finally:
@@ -259,6 +266,11 @@ def _serve_apart(there: socket.socket, answer: Any) -> None:
             except Exception:
                 pass
         os._exit(code)
+
+
+def _created() -> set[str]:
+    """The files the submission made, as far as this process knows."""
+    return WATCHER.created if WATCHER is not None else set()
 
 
 def _send(connection: socket.socket, value: Any) -> None:
@@ -413,6 +425,11 @@ class ReadWatcher:
         return [item.as_json() for item in self.opened.values() if not item.found]
 
     def hook(self, event: str, args: tuple) -> None:
+        if event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes, os.PathLike)):
+            # a file the agent moved into place is its own (numba writes its cache so, and another of the
+            # submission's processes reads it back: no data)
+            self.created.add(os.path.realpath(os.fsdecode(args[1])))
+            return
         if event != "open" or not isinstance(args[0], (str, bytes, os.PathLike)):
             return
         name = os.fsdecode(args[0])
