@@ -27,7 +27,8 @@ The agent still sees its file where it lies, under its own name (``__file__``-le
 No bytecode is written either: nothing lands in the user's folder.
 
 ``CPUS`` (comma-separated): the process starts on its worker's core (a move's round trip then stays on
-one core); once its agent runs a second thread, every thread of it may use all of ``CPUS``.
+one core); once its agent runs a second thread or forks a process, every thread of it (and the processes it
+forks, which inherit its mask) may use all of ``CPUS``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at 
 
 def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False,
           cpus: frozenset[int] | None = None, cache_root: str | None = None) -> None:
-    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads;
+    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads or
+    starts a process;
     ``cache_root``: where each game's own numba cache goes (a folder only this process writes to; by default
     ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp).
 
@@ -141,6 +143,12 @@ def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd
     or the next game starts (its request handed back through ``handing``, with whatever was read after it)."""
     agent: Callable[..., Any] | None = None
     configuration: dict[str, Any] = {}
+    narrow = [cpus]  # what to widen to, until it is done
+    if cpus:
+        # A process the agent forks inherits its mask: widen first, so that its workers spread over the cores as
+        # they do under Kaggle's runner (pinned to one core with it, they and the main process each got a share
+        # of it, and a search split among them lost its races far more often: issue 54)
+        os.register_at_fork(before=lambda: _widen_once(narrow))
     while request is not None:
         if request.get("op") == "game":
             data = requests.last + requests.pending
@@ -177,16 +185,21 @@ def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd
                     output.flush()
                 except Exception:  # the agent closed or replaced it
                     pass
-            if cpus and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS) and _threads() > 1:
-                _widen(cpus)  # (threads that only quick moves start are not worth a check every move)
-                cpus = None
+            if narrow[0] and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS):
+                # (threads that only quick moves start are not worth a check every move); processes started
+                # without a fork of this one (spawned: a new program) have its old mask: widened with it
+                processes = _started_processes()
+                if processes or _threads() > 1:
+                    _widen_once(narrow, processes)
+            # cleared before the answer goes: once the referee has it, it may end the game (kill this process)
+            # at any moment, and its host must not take that for a death in the middle of a move
+            moving[0] = 0
             if type(action) is int and type(reply["id"]) is int:  # the usual answer, written without the encoder
                 _write_body(sock_fd, b'{"id":%d,"action":["int",%d,"int"],"error":null}' % (reply["id"], action))
             else:
                 if reply["action"] is None:
                     reply["action"] = encode_action(action)
                 _write_frame(sock_fd, reply)
-            moving[0] = 0
         request = requests.next()
 
 
@@ -360,6 +373,25 @@ def _threads() -> int:
         return os.stat("/proc/self/task").st_nlink - 2
     except OSError:
         return 1
+
+
+def _widen_once(narrow: list[frozenset[int] | None], started: list[int] = []) -> None:  # noqa: B006 (read only)
+    """Widen this process and the processes in ``started`` to ``narrow[0]`` (then None: once is enough)."""
+    cpus, narrow[0] = narrow[0], None
+    if cpus:
+        _widen(cpus)
+        for pid in started:
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except OSError:  # gone already
+                pass
+
+
+def _started_processes() -> list[int]:
+    """The processes this one started that still run, and theirs."""
+    from connectx_toolkit.evaluation.seats.agent_process import _process_tree
+
+    return _process_tree(os.getpid())[1:]
 
 
 def _widen(cpus: frozenset[int]) -> None:
