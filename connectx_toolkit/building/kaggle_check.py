@@ -425,10 +425,8 @@ class ReadWatcher:
         return [item.as_json() for item in self.opened.values() if not item.found]
 
     def hook(self, event: str, args: tuple) -> None:
-        if event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes, os.PathLike)):
-            # a file the agent moved into place is its own (numba writes its cache so, and another of the
-            # submission's processes reads it back: no data)
-            self.created.add(os.path.realpath(os.fsdecode(args[1])))
+        if event == "os.rename":
+            self.moved_into_place(args)
             return
         if event != "open" or not isinstance(args[0], (str, bytes, os.PathLike)):
             return
@@ -468,6 +466,14 @@ class ReadWatcher:
         self.opened[name] = Opened(name, exists and os.access(real, os.R_OK), self.site())
         if creates:
             self.created.add(real)
+
+    def moved_into_place(self, args: tuple) -> None:
+        """``os.rename``/``os.replace``'s audit arguments (source, destination, ...): a file the agent moved into
+        place is its own (numba writes its cache so, and another of the submission's processes reads it back:
+        no data)."""
+        destination = args[1] if len(args) > 1 else None
+        if isinstance(destination, (str, bytes, os.PathLike)):
+            self.created.add(os.path.realpath(os.fsdecode(destination)))
 
     @staticmethod
     def removing_a_tree() -> bool:

@@ -6,8 +6,9 @@ started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network
 /tmp, its own pid namespace). It stays alive across games and never loads the agent: each game is played by a
 process it forks for that game (``evaluation.seats.agent_server``), which loads the agent once, at move 1, and is
 killed when the game ends (``end_game``); so each game starts from a fresh process that has run the agent's file
-once, and the load is charged to move 1, as on Kaggle; each game has a numba cache of its own, in a private folder (``cache_root``: made
-here for a forked process and removed with it; the sandbox's private /tmp for a sandboxed one), never the user's.
+once, and the load is charged to move 1, as on Kaggle; each game has a numba cache of its own, in a private
+folder (``cache_root``: made here for a forked process and removed with it; the sandbox's private /tmp for a
+sandboxed one), never the user's.
 
 ``act()`` sends the observation and waits for the answer until the hard deadline (act timeout + what is
 left of the bank, plus a small slack): past it the process is killed and the move is ``timed_out``.
@@ -463,7 +464,8 @@ def own_multiprocessing() -> None:
     processes are not allowed to have children"; the worker's children are not its own either; and a
     ``multiprocessing`` child has its start method chosen ("fork", when it started), so that an agent's
     ``set_start_method("spawn")`` would raise "context has already been set"."""
-    from multiprocessing import context, process
+    import multiprocessing.context
+    from multiprocessing import process
 
     class MainProcess(process.BaseProcess):  # CPython's own ``_MainProcess``, which the module deletes
         def __init__(self) -> None:
@@ -480,7 +482,8 @@ def own_multiprocessing() -> None:
     process._current_process = MainProcess()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._parent_process = None  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._children = set()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
-    context._default_context._actual_context = None  # pyright: ignore[reportAttributeAccessIssue]  (the same)
+    default = multiprocessing.context._default_context  # pyright: ignore[reportAttributeAccessIssue]  (the same)
+    setattr(default, "_actual_context", None)  # (private too: typeshed's DefaultContext does not have it)
 
 
 def _default_signals() -> None:
