@@ -54,6 +54,8 @@ if [ "${1:-}" = python ] && [ $# -ge 2 ] && [ ! -e "$2" ] && [ -f "$ROOT/$2" ]; 
 fi
 case "${1:-build}" in
   build) shift || true; exec python "$ROOT/build_submission.py" "$@" ;;
-  test) shift; set_up dev requirements-dev.txt; cd "$ROOT"; exec python -m pytest "$@" ;;
+  # The suite writes bytecode (an environment may say not to): without it every test worker and each of the
+  # hundreds of agent processes the tests start compiles the package's sources again (docs/testing.md).
+  test) shift; set_up dev requirements-dev.txt; cd "$ROOT"; unset PYTHONDONTWRITEBYTECODE; exec python -m pytest "$@" ;;
   *) exec "$@" ;;
 esac

@@ -39,7 +39,7 @@ def build(target: Target, out: str | os.PathLike = "submission.py", *, function:
     with every helper, class, import and constant it refers to). ``function`` picks a callable other than
     Kaggle's entry point; ``allow_imports`` admits third-party packages Kaggle's image has; ``paths`` are
     import roots after the agent's folder, before ``PYTHONPATH``'s; ``data`` files and folders a bundle ships
-    beside ``main.py`` (``--data``: what a notebook writes in code); ``sandbox`` validates inside a
+    beside ``main.py`` (``--data``: what a notebook writes in code; ``"SRC:NAME"`` ships SRC as NAME); ``sandbox`` validates inside a
     bubblewrap sandbox; ``verbose`` prints the report. Returns a ``building.BuildReport``; raises
     ``building.BuildError`` (one line; ``exit_code`` 2 for bad input, 1 for a failed validation) and then
     leaves ``out`` as it was.

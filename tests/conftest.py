@@ -21,7 +21,39 @@ LONGEST_FIRST = ("tests/evaluation/test_gate.py", "tests/building/test_kaggle_sh
                  "tests/on_kaggle/test_ladder.py", "tests/evaluation/seats/test_hostile_agents.py")
 
 
+# Long integration checks, run apart (`-m integration`; .ci/run runs them after the default suite, on every CI run):
+# each drives a whole outside stack (a browser, a Jupyter kernel, a Ray cluster, numba compiling in clean
+# interpreters, console scripts and whole jobs from another folder) or replays the shipped data end to end, and
+# together they were about 30 % of the default suite's time (docs/testing.md). The rules each of them ends in are
+# checked in the default run by faster tests. A file's path, or a test's node id up to a prefix of its name.
+INTEGRATION = (
+    "tests/board/test_browser.py",  # Selenium drives Chromium
+    "tests/project/test_notebooks.py",  # notebooks run on Jupyter kernels
+    "tests/evaluation/scheduling/test_ray_backend.py",  # a local Ray cluster
+    "tests/building/test_numba_cache.py",  # numba compiles in each clean interpreter
+    "tests/evaluation/seats/test_numba_cache.py",
+    "tests/cli/test_console_scripts.py",  # the installed console scripts from another folder
+    "tests/cli/test_old_forms.py",  # the older commands' whole jobs, beside the new forms
+    "tests/agents/test_solver_oracle.py",  # full games against a perfect player
+    "tests/bench/",  # the benchmarks' own smoke runs
+    "tests/on_kaggle/test_ladder.py::test_a_ladder_of_100_episodes",
+    "tests/analysis/test_replay.py::test_annotated_replay_renders_in_headless_chromium",
+    "tests/evaluation/reports/test_replays.py::test_replay_renders_in_headless_chromium",
+    "tests/agents/test_outcome_book.py::test_the_shipped_outcome_book_keeps_the_outcome",
+    "tests/agents/test_outcome_book.py::test_the_shipped_outcome_book_is_rebuilt",
+    "tests/agents/test_outcome_book.py::test_parents_bound_the_outcomes",
+    "tests/agents/test_outcome_book.py::test_the_coverage_report_adds_up",
+    "tests/agents/test_book.py::test_book_covers_the_agents_whole_tree",
+    "tests/agents/test_book.py::test_builder_covers_the_trees_with_best_moves",
+    "tests/measuring/test_benchmark.py::test_the_small_test_benchmark_is_what_its_maker_makes",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m filter, which then sees the marks
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
     rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 

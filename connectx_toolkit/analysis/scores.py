@@ -7,15 +7,18 @@ column's. From the empty board the columns score -2 -1 0 1 0 -1 -2.
 
 Where a value comes from, cheapest first:
 
+0. a late position (22 stones or more; with every column, 21): the compiled solver, in this process, at once
+   (a filter in the manner of Pons' solver: microseconds to milliseconds, less than any of what follows);
 1. the rules: a win at once, a loss at once, a board that can only end in a draw (:func:`values.trivial_value`);
 2. the scores of the opening book's 182,658 positions (:mod:`analysis.score_book`), which hold the early
    positions a search takes minutes on, and the on-disk cache of solved positions (:mod:`analysis.cache`);
 3. one ply of look-ahead into those: a position every child of which the book or the cache knows (one the
    book's own move leads to, for instance) is the best of its children;
 4. the outcome tables (plies 0-9: win, draw or loss, not the exact score), which bound the score;
-5. a search: the compiled solver (numba) or the agent's Python exact search, with no limit by default, or
-   ``budget`` CPU seconds per searched position. A search stopped at its budget leaves the bounds it proved
-   (and the outcome tables' bounds): a :class:`~analysis.values.Value` that is not exact.
+5. a search: the compiled solver (numba), in a worker process kept from one position to the next, or the
+   agent's Python exact search, with no limit by default, or ``budget`` CPU seconds per searched position.
+   A search stopped at its budget leaves the bounds it proved (and the outcome tables' bounds): a
+   :class:`~analysis.values.Value` that is not exact.
 
 Positions on the opening book's lines are answered at once at any ply. Others from about ply 10 on take a
 fraction of a second to a few seconds with the compiled solver; earlier ones off the book's lines can take
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.agents.solver_engine.outcome_table import outcome_bounds
@@ -47,10 +50,19 @@ from connectx_toolkit.analysis.table import OutcomeTable
 from connectx_toolkit.analysis.values import Value, score_range, trivial_value, win_score
 from connectx_toolkit.analysis.workers import Job, SolverPool
 
+if TYPE_CHECKING:
+    from connectx_toolkit.analysis.fast_solver import Solver
+
 __all__ = ["PositionScorer", "Solved", "SolveSettings"]
 
 STANDARD = Config()
 LONG_SEARCH_STONES = 10  # a search of fewer stones than this may take minutes (told to ``notice``)
+# From this many stones on (20 empty cells or fewer), the compiled search of a position takes milliseconds at
+# most (1,000 random positions: at 22 stones a median of 0.06 ms, a maximum of 25 ms; at 21 stones, 122 ms): the
+# compiled solver answers it in this process at once, whatever the budget, in the manner of Pons' solver, with no
+# worker, look-ahead, book or cache (each costs more than the search).
+AT_ONCE_STONES = 22
+LATE_TABLE_ENTRIES = (1 << 20) - 3  # a prime: 9 MB, plenty for positions of 20 empty cells or fewer
 UNLIMITED_SECONDS = 7 * 86400.0  # the worker's budget when there is none (a wait longer than 24 days overflows poll)
 
 
@@ -105,6 +117,8 @@ class PositionScorer:
             raise ValueError(f"analysis cache {settings.cache_path!r} is not usable: {error}") from None
         self._solver: PositionSolver | None = None  # the Python search, made on its first use
         self._compiled_loaded = False
+        self._pool: SolverPool | None = None  # the compiled search's worker, kept from one position to the next
+        self._late_solver: Solver | None = None  # the compiled search of late positions, in this process
 
     def solve(self, moves: Sequence[int], every_column: bool = False) -> Solved:
         """What can be proven about the position after ``moves`` (0-based columns of a 6x7 game not over,
@@ -117,6 +131,8 @@ class PositionScorer:
             raise ValueError(f"not a 6x7 game: {error}") from None
         if position.last_player_won() or position.is_full():
             raise ValueError("the game is over: there is nothing to solve")
+        if self.engine == "compiled" and position.moves + every_column >= AT_ONCE_STONES:
+            return self._solved_at_once(moves, every_column)
         if every_column:
             solved = self._every_column(position, moves)
         else:
@@ -128,6 +144,9 @@ class PositionScorer:
         return solved
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         self._cache.close()
 
     def _every_column(self, position: Position, moves: tuple[int, ...]) -> Solved:
@@ -149,6 +168,20 @@ class PositionScorer:
         best = Value(max(v.low for v in known), max(v.high for v in known), "children",
                      timed_out=any(v.timed_out for v in known))
         return Solved(best.merged(self._settled(position)), tuple(columns))
+
+    def _solved_at_once(self, moves: tuple[int, ...], every_column: bool) -> Solved:
+        """A late position (``AT_ONCE_STONES``), searched here by the compiled solver: every column in one call."""
+        if self._late_solver is None:
+            from connectx_toolkit.analysis.fast_solver import Solver
+
+            self._late_solver = Solver(LATE_TABLE_ENTRIES)
+        text = "".join(str(column + 1) for column in moves)
+        self.searched += 1
+        if not every_column:
+            return Solved(Value.exact_score(self._late_solver.solve(text), "compiled"))
+        scores = self._late_solver.score_moves(text)
+        columns = tuple(None if score is None else Value.exact_score(score, "compiled") for score in scores)
+        return Solved(Value.exact_score(max(score for score in scores if score is not None), "compiled"), columns)
 
     def _load_compiled_code(self) -> None:
         """Load the compiled solver's machine code here, once: the forked workers then start with it (each
@@ -224,12 +257,15 @@ class PositionScorer:
                         f"lines from ply {stones}, with no time limit: this can take minutes")
         if self.engine == "compiled":
             # The compiled solver cannot watch a clock, nor a Ctrl-C: a worker process searches, killed at the
-            # budget (with none, a Ctrl-C in this process still ends it at once).
+            # budget (with none, a Ctrl-C in this process still ends it at once). The worker lives on from one
+            # position to the next, with its table: starting one (a fork, a table of 75 MB, the code's warm-up:
+            # tens of milliseconds) cost more than most searches from ply 16 on.
             self._load_compiled_code()
+            if self._pool is None:
+                self._pool = SolverPool(1, True, self.settings.budget or UNLIMITED_SECONDS, keep_workers=True)
             jobs = [Job(position.canonical_key(), moves) for position, moves in wanted]
             answers: dict[int, Value] = {}
-            SolverPool(1, True, self.settings.budget or UNLIMITED_SECONDS).run(
-                [jobs], lambda job, value: answers.__setitem__(job.key, value), answers.__contains__)
+            self._pool.run([jobs], lambda job, value: answers.__setitem__(job.key, value), answers.__contains__)
             found = [answers[job.key] for job in jobs]
         else:
             if self._solver is None:  # the Python search watches its own clock, and a Ctrl-C

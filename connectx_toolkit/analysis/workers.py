@@ -116,21 +116,47 @@ class _Worker:
 class SolverPool:
     """``workers`` processes solving positions with the compiled solver or the Python exact search."""
 
-    def __init__(self, workers: int, compiled: bool, budget: float) -> None:
+    def __init__(self, workers: int, compiled: bool, budget: float, keep_workers: bool = False) -> None:
+        """``keep_workers``: the workers outlive :meth:`run`, idle, for the next call (each starts with a fresh
+        solver: a fork, a table of tens of MB, the compiled code's warm-up, far more than a late position's
+        search), their tables kept, until :meth:`close`. Without it, each :meth:`run` starts and stops its own."""
         self.workers = max(1, workers)
         self.compiled = compiled
         self.budget = budget
+        self.keep_workers = keep_workers
         self.slack = KILL_SLACK_SECONDS if compiled else PYTHON_SLACK_SECONDS
         self.context = multiprocessing.get_context("fork")
         self.killed = 0
+        self.started = 0  # worker processes started so far
         self._spare: _Worker | None = None  # started in advance, so a killed worker is replaced at once
+        self._idle: list[_Worker] = []  # workers kept between runs (keep_workers)
 
     def _spawn(self) -> _Worker:
         parent, child = self.context.Pipe()
         process = self.context.Process(target=_serve, args=(child, self.compiled), daemon=True)
         process.start()
         child.close()
+        self.started += 1
         return _Worker(process, parent, started=time.monotonic())
+
+    def _workers_for(self, games: int) -> list[_Worker]:
+        """The workers of one run: the kept ones still alive first, then new ones, ``min(workers, games)`` in all."""
+        kept, self._idle = self._idle, []
+        pool: list[_Worker] = []
+        for worker in kept:
+            if len(pool) < games and worker.process.is_alive():
+                pool.append(worker)
+            else:
+                self._stop(worker)
+        while len(pool) < min(self.workers, games):
+            pool.append(self._spawn())
+        return pool
+
+    def close(self) -> None:
+        """Stop the workers kept between runs (``keep_workers``), and the spare."""
+        for worker in self._idle + ([self._spare] if self._spare else []):
+            self._stop(worker)
+        self._idle, self._spare = [], None
 
     def run(self, games: Sequence[Sequence[Job]], on_result: Callable[[Job, Value], None],
             known: Callable[[int], bool]) -> None:
@@ -139,7 +165,8 @@ class SolverPool:
         if not pending:
             return
         in_flight: set[int] = set()
-        pool = [self._spawn() for _ in range(min(self.workers, len(pending)))]
+        pool = self._workers_for(len(pending))
+        finished = False
         try:
             while True:
                 for worker in pool:
@@ -185,10 +212,14 @@ class SolverPool:
                         pool[index] = self._replace(worker, pending, in_flight, on_result)
                     elif not worker.ready and now > worker.started + START_TIMEOUT_SECONDS:
                         raise RuntimeError("an analysis worker did not start in time")
+            finished = True
         finally:
-            for worker in pool + ([self._spare] if self._spare else []):
-                self._stop(worker)
-            self._spare = None
+            if finished and self.keep_workers:  # every worker idle: kept, with its table, for the next run
+                self._idle = pool
+            else:  # a worker may be mid-search (an error, a Ctrl-C): none is kept
+                for worker in pool:
+                    self._stop(worker, kill=worker.job is not None)
+                self.close()
 
     def _dispatch(self, worker: _Worker, pending: deque, in_flight: set[int], known: Callable[[int], bool]) -> None:
         while True:

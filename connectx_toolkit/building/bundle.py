@@ -23,6 +23,7 @@ from connectx_toolkit.building.entry_point import (AGENT_AT_RUN_TIME, AT_RUN_TIM
                                                   bindings, last_callable)
 from connectx_toolkit.building.kaggle_rules import describe_entry, entry_wrapper, run_time_entry
 from connectx_toolkit.building.errors import InputError
+from connectx_toolkit.building.notebook import dataset_files
 from connectx_toolkit.building.sources import Module, is_namespace
 
 BUNDLE_ROOT = "/kaggle_simulations/agent"  # where Kaggle unpacks a .tar.gz submission
@@ -151,29 +152,75 @@ def data_files(home: str | None, skip: set[str], python: bool = False) -> dict[s
     return found
 
 
+def data_source(given: str) -> tuple[str, str]:
+    """``--data SRC:NAME`` taken apart: ``(SRC, NAME)``, the file or folder here and the name the agent reads it by
+    beside ``main.py``; ``--data PATH`` is ``(PATH, its own name)``. A path that exists is taken whole, colon or
+    not. Raises ``InputError`` (one line) for a NAME that would land outside the bundle."""
+    source, sep, name = given.rpartition(":")
+    if not sep or not source or os.path.exists(os.path.expanduser(given)):
+        path = os.path.abspath(os.path.expanduser(given))
+        return given, os.path.basename(path.rstrip(os.sep))
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise InputError(f"--data {given}: NAME in SRC:NAME is the file's name beside main.py (a relative path, "
+                         f"e.g. --data {source}:{os.path.basename(source) or 'book.pkl'})")
+    return source, "/".join(parts)
+
+
 def added_files(paths: Iterable[str]) -> dict[str, bytes]:
     """The files ``--data PATH`` adds beside ``main.py`` (what a notebook writes in code, outside ``%%writefile``):
     a file by its own name, a folder's files under the folder's name (caches, hidden files and archives left
-    out, as of the agent's folder). Raises ``InputError`` (one line) for a path that is not there or two
-    files of one name."""
+    out, as of the agent's folder); ``--data SRC:NAME`` ships SRC under the name NAME (a dataset's ``book.pkl``
+    as the ``opening_book.pkl`` the agent reads). Raises ``InputError`` (one line) for a path that is not there
+    or two files of one name."""
     found: dict[str, bytes] = {}
     for given in paths:
-        path = os.path.abspath(os.path.expanduser(os.fspath(given)))
+        source, shipped = data_source(os.fspath(given))
+        path = os.path.abspath(os.path.expanduser(source))
         if os.path.isdir(path):
-            files = {f"{os.path.basename(path.rstrip(os.sep))}/{name}": blob
-                     for name, blob in data_files(path, set(), python=True).items()}
+            files = {f"{shipped}/{name}": blob for name, blob in data_files(path, set(), python=True).items()}
         elif os.path.isfile(path):
             try:
                 with open(path, "rb") as handle:
-                    files = {os.path.basename(path): handle.read()}
+                    files = {shipped: handle.read()}
             except OSError as error:
                 raise InputError(f"--data {given}: cannot read it: {error.strerror}") from None
         else:
-            raise InputError(f"--data {given}: no such file or folder")
+            raise InputError(f"--data {given}: no such file or folder" + (f" ({source})" if source != given else ""))
         for name, blob in files.items():
             if found.setdefault(name, blob) != blob:
                 raise InputError(f"--data {given}: two different files would be {name} in the bundle")
     return found
+
+
+def data_option(name: str, folder: str | None, made_from: Iterable[str] = ()) -> tuple[str, str]:
+    """The ``--data`` that ships the file the agent reads as ``name`` beside ``main.py``, and a word on it (or
+    ""): ``--data PATH`` when it is in ``folder`` (the agent's, or the notebook's, where a notebook run here wrote
+    it), else ``--data SRC:NAME`` and where SRC may come from (``made_from``: the Kaggle dataset files a notebook
+    makes it from): ``--data NAME`` alone would name a file that is not here."""
+    here = os.path.join(folder, name) if folder else None
+    if here and os.path.exists(here):
+        shown = os.path.relpath(here)
+        return f"--data {here if shown.startswith('..') else shown}", ""
+    sources = list(dict.fromkeys(made_from))
+    if len(sources) == 1:
+        return (f"--data {os.path.basename(sources[0])}:{name}",
+                f"{name} is not here: the notebook makes it from {sources[0]}, a file of a Kaggle dataset; download "
+                "that file and give its path before the colon")
+    return (f"--data SRC:{name}", f"{name} is not here: SRC is the file, wherever you keep it, that the agent reads "
+            f"as {name}" + (f" (the notebook reads {', '.join(sources)})" if sources else ""))
+
+
+def notebook_data_advice(notebook: str, name: str, relative: bool = False) -> str:
+    """How a notebook's agent gets a file it reads as ``name`` and that the notebook writes in code (outside
+    ``%%writefile``, so not carried): its bundle built with ``--data``, then evaluated or gated (``match`` and
+    ``gate`` take no ``--data``). ``relative``: the agent opens it relative to the working directory."""
+    option, why = data_option(name, os.path.dirname(notebook) or ".", dataset_files(notebook, name))
+    where = (f"; the agent opens it relative to the working directory: open it at {BUNDLE_ROOT}/{name}, where Kaggle "
+             "puts a bundle's files, and" if relative else ":")
+    return (f"; {name} is not in the bundle (a file the notebook writes in code, outside %%writefile, is not "
+            f"carried){where} build the bundle with `connectx build {notebook} -o submission.tar.gz {option}`"
+            f"{f' ({why})' if why else ''}, then evaluate or gate the built submission.tar.gz")
 
 
 def bundle_files(label: str, modules: list[Module], resources: dict[str, bytes], function: str, rebuild: str,
@@ -278,5 +325,5 @@ def mentions_bundle_root(module: Module) -> int | None:
     return None
 
 
-__all__ = ["BUNDLE_ROOT", "added_files", "archive_bytes", "bundle_files", "data_files", "is_bundle", "mentions_bundle_root",
-           "packed_size", "unpack", "unpacked"]
+__all__ = ["BUNDLE_ROOT", "added_files", "archive_bytes", "bundle_files", "data_files", "data_option", "data_source",
+           "is_bundle", "mentions_bundle_root", "packed_size", "unpack", "unpacked"]

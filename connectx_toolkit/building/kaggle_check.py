@@ -19,6 +19,8 @@ Kaggle (the standard library, numpy and kaggle_environments, nothing next to it)
    reads: directories, files the agent created itself (or moved into place, as numba writes its cache: in one
    of the submission's processes, for all of them), ``os.open`` that creates a file (the temp folder
    probe of ``tempfile.gettempdir()``, which torch and dill make at import), writes, ``stat``, ``access``;
+   and notes the top-level packages imported from the load on (``imported``: an import inside a function runs
+   only when a game calls it);
 5. writes a JSON report to REPORT (not stdout: the loader echoes whatever the file prints).
 
 Usage: ``python -I kaggle_check.py SUBMISSION REPORT [NAME=FOLDER ...]``: each ``NAME=FOLDER`` makes the
@@ -548,6 +550,7 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
     global WATCHER
     watcher = WATCHER = ReadWatcher(path, extra)
     watcher.start()
+    before = set(sys.modules)
     report: dict[str, Any] = {"ok": False, "reason": "the check did not finish"}
     try:
         report = load_apart(path)
@@ -567,6 +570,10 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
         return report
     finally:
         report["reads"], report["tries"] = watcher.reads(), watcher.tries()
+        # top-level packages the agent imported, at load or in its games (an import inside a function it called),
+        # in the processes it ran in (``Apart``: the watcher gathers their modules)
+        report["imported"] = sorted({name.partition(".")[0] for name in (set(sys.modules) | watcher.modules) - before}
+                                    - set(sys.stdlib_module_names))
 
 
 def numpy_version() -> str:

@@ -9,6 +9,12 @@ the statement and ``file:line`` — every such import of the whole graph in one 
 An import inside ``try: ... except ImportError:`` (or ``ModuleNotFoundError``, ``Exception``, a bare
 ``except``) is optional: the agent runs without it, as Kaggle runs its fallback. One that cannot be satisfied
 (not there, not allowed, or a project module that itself cannot be built) is left out with a note.
+
+An import inside a function runs only when the function is called, never when Kaggle's loader executes the file
+(nor does anything of a module imported only there): the agent loads without it, as on Kaggle. One that cannot be
+satisfied is left out, all of them named in one note; the validation plays the agent as Kaggle does, and a game
+that calls it fails there, at the agent's line (``deferred_advice`` then says how to have it). Only imports that
+run at load are the ones "the agent cannot run without".
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import sys
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Collection, Mapping
 
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.kaggle_rules import PACKAGE as TOOLKIT
@@ -62,15 +69,23 @@ class Problem:
     short: str
     reason: str
 
+    @property
+    def package(self) -> str:
+        """The top-level name the import wants (``torch`` for ``no module torch.nn here`` or ``torch is not
+        allowed ...``)."""
+        return self.reason.removeprefix("no module ").split(" ")[0].partition(".")[0]
+
 
 @dataclass
 class Dependencies:
-    """What one module imports: project modules it needs, project modules it imports optionally (with where and
-    the statement), imports it cannot run without, and notes on optional imports left out."""
+    """What one module imports: project modules it needs, project modules it imports optionally or only inside a
+    function (with where, the statement and the function, "" for an optional import at load), imports it cannot
+    run without, imports inside functions it cannot have, and notes on optional imports left out."""
 
     required: list[str] = field(default_factory=list)
-    optional: list[tuple[str, str, str]] = field(default_factory=list)
+    optional: list[tuple[str, str, str, str]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    deferred: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -100,6 +115,62 @@ def optional_imports(tree: ast.Module) -> set[int]:
     return guarded
 
 
+def imports_in_functions(tree: ast.Module) -> dict[int, str]:
+    """The import statements inside a function (a ``def``, a method, a lambda), by id, each with the name of
+    the innermost function holding it: they run when it is called, not when the module is executed."""
+    inside: dict[int, str] = {}
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, f"{child.name}()")
+            elif isinstance(child, ast.Lambda):
+                visit(child, "a lambda")
+            else:
+                if function is not None and isinstance(child, (ast.Import, ast.ImportFrom)):
+                    inside[id(child)] = function
+                visit(child, function)
+
+    visit(tree, None)
+    return inside
+
+
+# What Kaggle's loader raises for a relative import: it executes the file in a dict without ``__name__``, outside
+# any package (checked with kaggle_environments 1.33.2's ``get_last_callable``).
+RELATIVE_AT_LOAD = "KeyError: \"'__name__' not in globals\""
+
+
+def cannot_upload_alone(module: Module, own: Collection[str] = ()) -> str | None:
+    """Why ``module``'s file fails on Kaggle when it is uploaded alone (nothing beside it, outside any package),
+    from its first import at load of a module of its own; None when it has none. A relative import fails before
+    it looks for anything; a module of its own (``own``: the module graph's names) is simply not there."""
+    skipped = set(script_only(module.tree)) | set(imports_in_functions(module.tree)) | optional_imports(module.tree)
+    nodes = sorted((node for node in ast.walk(module.tree)
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skipped),
+                   key=lambda node: (node.lineno, node.col_offset))
+    for node in nodes:
+        where, statement = module.where(node.lineno), ast.unparse(node)
+        if isinstance(node, ast.ImportFrom) and node.level:
+            return (f"{where}: `{statement}` is a relative import, which needs the package the file sits in; Kaggle "
+                    f"runs a file uploaded alone outside any package, and its loader fails there with "
+                    f"{RELATIVE_AT_LOAD}")
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        for name in names:
+            if name in own and name != module.name:
+                return f"{where}: `{statement}` imports {name}, a module of its own, which is not beside a file uploaded alone"
+    return None
+
+
+def file_cannot_upload_alone(path: str) -> str | None:
+    """``cannot_upload_alone`` for a file read from disk, from its own source alone (a relative import at load);
+    None as well for a file that cannot be read or parsed (its load says what is wrong)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        return cannot_upload_alone(Module(name, os.path.abspath(path), False, read_source(path)))
+    except InputError:
+        return None
+
+
 # stickytape (a bundler of several modules into one file) writes each module's text into a temporary folder at
 # load, puts the folder on sys.path and imports it: the file carries those modules itself.
 SELF_WRITERS = frozenset({"__stickytape_write_module"})
@@ -127,7 +198,9 @@ def project_dependencies(
     """
     found = Dependencies()
     optional = optional_imports(tree)
+    in_functions = imports_in_functions(tree)
     carried = self_written_modules(tree)  # imported from where the file writes them: nothing to embed
+    deferred: str | None = None  # the function the statement being read runs in (None: it runs at load)
 
     def exists(name: str) -> bool:
         return name in virtual or locate(name, project) is not None
@@ -137,6 +210,8 @@ def project_dependencies(
             install = install_hint(short) if NOT_INSTALLED in message else ""
             found.notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {short}; "
                                f"built without it, the agent runs its fallback{install}")
+        elif deferred:
+            found.deferred.append(Problem(message, f"{where}: `{statement}` in {deferred} ({short})", short))
         else:
             found.problems.append(Problem(message, f"{where}: `{statement}` ({short})", short))
 
@@ -161,8 +236,8 @@ def project_dependencies(
             if binary(prefix, where, statement, guarded):
                 return False
             names.append(prefix)
-        if guarded:
-            found.optional += [(name, where, statement) for name in names]
+        if guarded or deferred:
+            found.optional += [(name, where, statement, "" if guarded else deferred or "") for name in names]
         else:
             found.required += names
         return True
@@ -188,7 +263,7 @@ def project_dependencies(
         cannot(where, statement, guarded,
                f"{where}: `{statement}` in module {module.shown_name}: a submission may import only the standard "
                f"library, numpy, kaggle_environments and its own modules (if Kaggle's image has {top}: "
-               f"--allow-import {top})", f"{top} is not allowed without --allow-import {top}")
+               f"--allow-import {top})", f"{top}{NOT_ALLOWED}{top}")
         return None
 
     skipped = script_only(tree)
@@ -197,6 +272,7 @@ def project_dependencies(
         where = module.where(node.lineno)
         statement = ast.unparse(node)
         guarded = id(node) in optional
+        deferred = in_functions.get(id(node))
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if classify(alias.name, where, statement, guarded):
@@ -215,8 +291,8 @@ def project_dependencies(
                 name = f"{target}.{alias.name}"
                 if binary(name, where, statement, guarded):
                     continue
-                if guarded:
-                    found.optional.append((name, where, statement))
+                if guarded or deferred:
+                    found.optional.append((name, where, statement, "" if guarded else deferred or ""))
                 else:
                     found.required.append(name)
     found.required = list(dict.fromkeys(found.required))
@@ -261,21 +337,12 @@ def install_hint(reason: str) -> str:
 def one_error(problems: list[Problem]) -> InputError:
     """Every import the agent cannot run without, in one line: one package once, at its first import (``import
     torch`` and ``from torch import nn`` are one missing torch)."""
-    first: dict[str, Problem] = {}
-    for problem in problems:
-        first.setdefault(problem.reason, problem)
-    problems = list(first.values())
+    problems = first_of_each(problems)
     if len(problems) == 1:
         return InputError(problems[0].message)
     listed = "; ".join(problem.short for problem in problems)
-    missing_names = [problem.reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
-                     for problem in problems if NOT_INSTALLED in problem.message]
-    missing_names = [name for name in dict.fromkeys(missing_names) if in_kaggle_image(name)]
-    install = (f"; not installed here: {sys.executable} -m pip install "
-               f"{' '.join(KAGGLE_IMAGE[name] for name in missing_names)}, then "
-               + " ".join(f"--allow-import {name}" for name in missing_names) if missing_names else "")
     return InputError(f"{len(problems)} imports the agent cannot run without: {listed} "
-                      f"(an import inside try/except ImportError is optional and left out){install}")
+                      f"(an import inside try/except ImportError is optional and left out){install_line(problems)}")
 
 
 def missing(name: str, project: Project) -> str:
@@ -297,11 +364,13 @@ def missing(name: str, project: Project) -> str:
 
 def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, Module] = {}) -> set[str]:
     """Top-level names of the installed packages (not the standard library) a module imports; an optional
-    import of a package that is not installed is left out of the build, and of this list."""
+    import of a package that is not installed is left out of the build, and of this list, and so is a package
+    not allowed that only a function imports (the module graph noted it)."""
     names = set()
     for name in absolute_imports(tree):
         top = name.partition(".")[0]
         if (top not in virtual and top not in sys.stdlib_module_names and locate(top, project) is None
+                and (top in project.allowed or ANY_EXTERNAL in project.allowed)
                 and importlib.util.find_spec(top) is not None):
             names.add(top)
     return names
@@ -309,10 +378,72 @@ def external_imports(tree: ast.Module, project: Project, virtual: Mapping[str, M
 
 @dataclass
 class ModuleGraph:
-    """The modules a build embeds, dependencies first (the entry last), and notes on optional imports."""
+    """The modules a build embeds, dependencies first (the entry last), notes on optional imports and on imports
+    inside functions left out, and those imports (``deferred``: what a failed validation may have died of)."""
 
     modules: list[Module]
     notes: list[str]
+    deferred: list[Problem] = field(default_factory=list)
+
+
+def first_of_each(problems: list[Problem]) -> list[Problem]:
+    """One problem a missing name: ``import torch`` and ``from torch import nn`` are one missing torch."""
+    first: dict[str, Problem] = {}
+    for problem in problems:
+        first.setdefault(problem.reason, problem)
+    return list(first.values())
+
+
+def install_line(problems: list[Problem]) -> str:
+    """``; not installed here: .../python -m pip install torch, then --allow-import torch`` for the packages of
+    Kaggle's image among ``problems`` that are found nowhere; else nothing."""
+    missing_names = [problem.reason.removeprefix("no module ").removesuffix(" here").partition(".")[0]
+                     for problem in problems if NOT_INSTALLED in problem.message]
+    missing_names = [name for name in dict.fromkeys(missing_names) if in_kaggle_image(name)]
+    if not missing_names:
+        return ""
+    return (f"; not installed here: {sys.executable} -m pip install "
+            f"{' '.join(KAGGLE_IMAGE[name] for name in missing_names)}, then "
+            + " ".join(f"--allow-import {name}" for name in missing_names))
+
+
+def deferred_note(problems: list[Problem]) -> str:
+    """The one note naming every import inside a function that the build left out."""
+    problems = first_of_each(problems)
+    listed = "; ".join(problem.short for problem in problems)
+    count = "an import" if len(problems) == 1 else f"{len(problems)} imports"
+    return (f"{count} inside functions left out (one runs only when its function is called, not when the file "
+            f"loads): {listed}; the agent loads without {'it' if len(problems) == 1 else 'them'}, as on Kaggle, "
+            "and a game that calls such a function fails there")
+
+
+# ``ModuleNotFoundError: No module named 'torch'`` (``'torch.nn'``), as a failed validation's reason tells it.
+NO_MODULE = re.compile(r"No module named '([^']+)'")
+
+
+def deferred_advice(reason: str, problems: list[Problem]) -> str:
+    """How to have an import inside a function that the validation died of (it called the function), from the
+    problem the module graph noted for it; empty for any other failure."""
+    found = NO_MODULE.search(reason)
+    if found is None:
+        return ""
+    top = found.group(1).partition(".")[0]
+    for problem in problems:
+        if problem.package == top:
+            return f"; the agent called a function that imports it: {problem.message}"
+    return ""
+
+
+NOT_ALLOWED = " is not allowed without --allow-import "  # in a Problem's reason: installed here, not admitted
+
+
+def imported_unallowed(problems: list[Problem], imported: list[str]) -> InputError | None:
+    """The refusal of a package not allowed that a function imports and that the validation's games imported
+    (they called it: installed here, it loaded, but nothing says Kaggle's image has it); None when none was."""
+    for problem in problems:
+        if NOT_ALLOWED in problem.reason and problem.package in imported:
+            return InputError(f"{problem.message}; the validation's games called the function that imports it")
+    return None
 
 
 def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {},
@@ -327,6 +458,7 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
     order: list[Module] = []
     state: dict[str, str] = {}  # name -> "visiting" | "done"; import cycles are legal Python
     notes: list[str] = []
+    deferred: list[Problem] = []
 
     def visit(name: str) -> list[Problem]:
         if name in state:
@@ -338,17 +470,22 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
         problems = list(found.problems)
         notes.extend(module.notes)
         notes.extend(found.notes)
+        deferred.extend(found.deferred)
         for dependency in ([parent] if parent else []) + found.required:
             problems += visit(dependency)
-        for dependency, where, statement in found.optional:
-            mark = (len(order), set(state), len(notes))
+        for dependency, where, statement, function in found.optional:
+            mark = (len(order), set(state), len(notes), len(deferred))
             failed = visit(dependency)
-            if failed:  # Kaggle runs the fallback: the module is left out, and all it brought
-                del order[mark[0]:], notes[mark[2]:]
+            if failed:  # Kaggle runs the fallback (or never calls the function): the module is left out, and all it brought
+                del order[mark[0]:], notes[mark[2]:], deferred[mark[3]:]
                 for added in set(state) - mark[1]:
                     del state[added]
-                notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {dependency} "
-                             f"cannot be built ({failed[0].short}); built without it, the agent runs its fallback")
+                if function:
+                    deferred.append(Problem(failed[0].message, f"{where}: `{statement}` in {function} ({dependency} "
+                                            f"cannot be built: {failed[0].short})", failed[0].reason))
+                else:
+                    notes.append(f"{where}: `{statement}` is optional (inside try/except ImportError): {dependency} "
+                                 f"cannot be built ({failed[0].short}); built without it, the agent runs its fallback")
         state[name] = "done"
         order.append(module)
         return problems
@@ -356,7 +493,9 @@ def module_graph(entry: str, project: Project, virtual: Mapping[str, Module] = {
     problems = visit(entry)
     if problems:
         raise one_error(problems)
-    return ModuleGraph(order, list(dict.fromkeys(notes)))
+    if deferred:
+        notes.append(deferred_note(deferred))
+    return ModuleGraph(order, list(dict.fromkeys(notes)), deferred)
 
 
 def discover(entry: str, project: Project, virtual: Mapping[str, Module] = {}) -> list[Module]:

@@ -307,6 +307,23 @@ def written_agent(path: str, files: dict[str, WrittenFile], file: str | None, fu
     return None
 
 
+# A Kaggle dataset's file as a notebook names it: attached datasets are read under /kaggle/input/<dataset>/.
+KAGGLE_INPUT = re.compile(r"/kaggle/input/[^'\"\s()]+")
+
+
+def dataset_files(path: str, name: str) -> list[str]:
+    """The Kaggle dataset files (``/kaggle/input/...``) the notebook's cells name, in order: those of the cells
+    that also name ``name`` (the file they make from them) when there are any, else all of them. Empty for a
+    notebook that cannot be read: this only helps advice along."""
+    try:
+        cells = notebook_cells(path)
+    except InputError:
+        return []
+    named = [KAGGLE_INPUT.findall(cell) for cell in cells if name in cell]
+    found = [item for items in named for item in items] or [item for cell in cells for item in KAGGLE_INPUT.findall(cell)]
+    return list(dict.fromkeys(item.rstrip(".,;") for item in found))
+
+
 def notebook_parts(target: str) -> tuple[str, str | None] | None:
     """``("nb.ipynb", "main.py")`` for ``nb.ipynb:main.py``, ``("nb.ipynb", None)`` for ``nb.ipynb``; None for a
     target that names no notebook."""
@@ -318,5 +335,5 @@ def notebook_parts(target: str) -> tuple[str, str | None] | None:
     return None
 
 
-__all__ = ["WrittenFile", "module_name", "notebook_cells", "notebook_module", "notebook_parts", "python_of",
+__all__ = ["WrittenFile", "dataset_files", "module_name", "notebook_cells", "notebook_module", "notebook_parts", "python_of",
            "written_agent", "written_files", "written_folder"]

@@ -14,12 +14,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Union
 
 from connectx_toolkit.atomic import write_atomically
-from connectx_toolkit.building.bundle import BUNDLE_ROOT, added_files, archive_bytes, bundle_files, is_bundle
+from connectx_toolkit.building.agent_names import shown_name
+from connectx_toolkit.building.bundle import (BUNDLE_ROOT, added_files, archive_bytes, bundle_files, is_bundle,
+                                              notebook_data_advice)
 from connectx_toolkit.building.data import collect_resources, own_path_notes
 from connectx_toolkit.building.entry_point import RUN_TIME_KINDS, last_callable
 from connectx_toolkit.building.errors import BuildError, InputError, ValidationError
 from connectx_toolkit.building.notebook import notebook_parts
-from connectx_toolkit.building.modules import ModuleGraph, external_imports, module_graph
+from connectx_toolkit.building.modules import (ModuleGraph, cannot_upload_alone, deferred_advice, external_imports,
+                                               imported_unallowed, module_graph)
 from connectx_toolkit.building.roots import checked_paths, environment_roots, unique
 from connectx_toolkit.building.sources import Module, Project
 from connectx_toolkit.building.targets import Entry, resolve_target
@@ -56,10 +59,7 @@ class BuildReport:
     @property
     def short_name(self) -> str:
         """The agent's name without its folders (``~/bots/my_bot/:act`` -> ``my_bot:act``)."""
-        base, sep, function = self.agent.rpartition(":")
-        path = base if sep and function.isidentifier() else self.agent
-        name = os.path.basename(path.rstrip("/" + os.sep)) or path
-        return name + (f":{function}" if sep and function.isidentifier() and base else "")
+        return shown_name(self.agent)
 
     def summary(self) -> str:
         """The report as ``build_submission.py`` prints it."""
@@ -184,7 +184,8 @@ def build(
     """Build ``target`` into ``out``, validated by Kaggle's loader and referee in a clean interpreter.
 
     ``data`` (``--data``): files and folders a bundle ships beside ``main.py`` besides its agent's folder
-    (what a notebook writes in code, outside ``%%writefile``); a single file has no folder on Kaggle.
+    (what a notebook writes in code, outside ``%%writefile``), each by its own name or, given as ``SRC:NAME``,
+    as NAME; a single file has no folder on Kaggle.
 
     ``target``: a module name in ``agents/``, a dotted module, a ``.py`` file or a folder (``main.py`` or
     a package), optionally ``TARGET:FUNCTION``, or a function object (from a notebook or a script; it is
@@ -215,6 +216,7 @@ def build(
         text, graph, resources = render_single(entry)
         payload = text.encode("utf-8")
     modules = graph.modules
+    graph.notes.extend(upload_alone_note(target, modules, out))
     packages = package_folders(entry.project.allowed)
     if before_validation is not None:
         before_validation()
@@ -222,15 +224,19 @@ def build(
         main = last_callable(Module("main", "main.py", False, files["main.py"].decode("utf-8")).tree)
         # an entry found when the file has run is whatever Kaggle's loader finds; the report names it
         expected = None if entry.kind in RUN_TIME_KINDS else main or "agent"
-        report = validate_bundle(files, expected, timeout, packages=packages, modules=modules)
+        report = validate_bundle(files, expected, timeout, packages=packages, modules=modules,
+                                 notebook=notebook_of(target))
     else:
-        report = validate(text, timeout, sandbox, packages=packages, modules=modules)
+        report = validate(text, timeout, sandbox, packages=packages, modules=modules, notebook=notebook_of(target))
     report["notes"] = graph.notes + list(report.get("notes") or [])
     if not report.get("ok"):
         reason = " ".join(str(report.get("reason")).split())  # one line, whatever the agent printed
-        advice = missing_bundle_file(reason, notebook_of(target))
+        advice = missing_bundle_file(reason, notebook_of(target)) or deferred_advice(reason, graph.deferred)
         report["reason"] = f"{report.get('reason')}{advice}"
         raise ValidationError(f"validation failed: {reason}{advice}", report)
+    unallowed = imported_unallowed(graph.deferred, list(report.get("imported") or []))
+    if unallowed is not None:
+        raise unallowed
     install(payload, out)
     result = BuildReport(
         path=out,
@@ -251,24 +257,43 @@ def build(
     return result
 
 
-# A bundle's file the agent opened and did not find, as the loader's or a game's failure tells it.
-MISSING_BUNDLE_FILE = re.compile(r"No such file or directory: '" + re.escape(BUNDLE_ROOT) + r"/([^']+)'")
+# A file the agent opened and did not find, as the loader's or a game's failure tells it.
+MISSING_FILE = re.compile(r"No such file or directory: '([^']+)'")
 
 
 def missing_bundle_file(reason: str, notebook: str | None = None) -> str:
-    """How to ship a file under /kaggle_simulations/agent that the agent died of not finding; empty for any other
-    failure. A folder's files all travel in its bundle: the agent's folder. A notebook's travel only when it
-    writes them with ``%%writefile`` (the file beside it is not picked up, and ``match``/``gate`` take no
-    ``--data``): build its bundle with ``--data``, then evaluate or gate the built ``.tar.gz``."""
-    found = MISSING_BUNDLE_FILE.search(reason)
+    """How to ship a file that the agent died of not finding under /kaggle_simulations/agent (or, a notebook's
+    agent, relative to the working directory); empty for any other failure. A folder's files all travel in its
+    bundle: the agent's folder. A notebook's travel only when it writes them with ``%%writefile`` (the file
+    beside it is not picked up, and ``match``/``gate`` take no ``--data``): build its bundle with ``--data``
+    (``SRC:NAME`` when the file is not beside the notebook: one it makes from a Kaggle dataset), then evaluate or
+    gate the built ``.tar.gz``."""
+    found = MISSING_FILE.search(reason)
     if found is None:
         return ""
-    name = found.group(1)
+    path = found.group(1)
+    relative = not os.path.isabs(path)
+    if path.startswith(BUNDLE_ROOT + "/"):
+        name = path[len(BUNDLE_ROOT) + 1:]
+    elif relative and notebook is not None:
+        name = os.path.normpath(path).replace(os.sep, "/")
+    else:
+        return ""
     if notebook is not None:
-        return (f"; {name} is not in the bundle (a file the notebook writes in code, outside %%writefile, is not "
-                f"carried): build the bundle with `connectx build {notebook} -o submission.tar.gz --data {name}`, "
-                "then evaluate or gate the built submission.tar.gz")
+        return notebook_data_advice(notebook, name, relative)
     return f"; {name} is not in the bundle: put it in the agent's folder"
+
+
+def upload_alone_note(target: Target, modules: list[Module], out: str) -> list[str]:
+    """For a ``.py`` file that fails on Kaggle uploaded as it is (it imports modules of its own at load): why,
+    and that the build is what to upload."""
+    if callable(target) or not os.fspath(target).endswith(".py") or not os.path.isfile(target):
+        return []
+    why = cannot_upload_alone(modules[-1], {module.name for module in modules})
+    if why is None:
+        return []
+    return [f"{os.path.basename(os.fspath(target))} cannot be uploaded alone ({why}): upload {out}, which carries "
+            "its modules"]
 
 
 def notebook_of(target: Target) -> str | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-from connectx_toolkit.building.bundle import BUNDLE_ROOT, module_path
+from connectx_toolkit.building.bundle import BUNDLE_ROOT, data_option, module_path, notebook_data_advice
+from connectx_toolkit.building.notebook import dataset_files
 from connectx_toolkit.building.errors import InputError
 from connectx_toolkit.building.sources import Module
 from connectx_toolkit.building.template import file_name
@@ -45,18 +46,29 @@ def relative_note(path: str) -> str:
             f"{BUNDLE_ROOT}/{path.lstrip('./')}")
 
 
-def refusal(item: dict[str, Any], modules: Sequence[Module], bundle: bool, found: bool) -> str:
-    """The message for a read the agent cannot run without."""
+def refusal(item: dict[str, Any], modules: Sequence[Module], bundle: bool, found: bool,
+            notebook: str | None = None) -> str:
+    """The message for a read the agent cannot run without; ``notebook``: the notebook the agent comes from, whose
+    files written in code travel only with ``--data``."""
     path, at = item["path"], where(item.get("site"), modules, bundle)
     if in_bundle_root(path):
-        if bundle:
-            return f"{at}: the agent reads {path}, which is not in the bundle: put it in the agent's folder"
         name = path[len(BUNDLE_ROOT) + 1:] or "NAME"
+        if bundle:
+            if notebook is not None:
+                return f"{at}: the agent reads {path}{notebook_data_advice(notebook, name)}"
+            return f"{at}: the agent reads {path}, which is not in the bundle: put it in the agent's folder"
+        folder = os.path.dirname(notebook) or "." if notebook else os.path.dirname(modules[-1].path) if modules else None
+        if notebook is None and folder and os.path.exists(os.path.join(folder, name)):
+            ship = f"which carries {name} from the agent's folder"  # a bundle ships the agent's folder
+        else:  # a notebook's folder is not shipped, nor is a file that is not here
+            option, why = data_option(name, folder, dataset_files(notebook, name) if notebook else ())
+            ship = f"with {option}" + (f" ({why})" if why else "")
         return (f"{at}: the agent reads {path}, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
-                f"(-o submission.tar.gz), with --data {name} if the agent's folder does not hold it")
+                f"(-o submission.tar.gz), {ship}")
     text = f"{at}: the agent reads {path!r} at run time, which the build did not include"
     if not os.path.isabs(path):
-        return f"{text}: it {relative_note(path)}"
+        advice = notebook_data_advice(notebook, os.path.normpath(path).replace(os.sep, "/")) if notebook else ""
+        return f"{text}: it {relative_note(path)}{advice}"
     if bundle:
         return (f"{text}: put it in the agent's folder and open it at {BUNDLE_ROOT}/NAME" if found else
                 f"{text}: nothing but the bundle's files is there on Kaggle")
@@ -80,19 +92,20 @@ def died_of(item: dict[str, Any], reason: str) -> bool:
     return bool(reason) and (repr(path)[1:-1] in reason or path in reason)
 
 
-def judge(report: dict[str, Any], modules: Sequence[Module] = (), bundle: bool = False) -> list[str]:
+def judge(report: dict[str, Any], modules: Sequence[Module] = (), bundle: bool = False,
+          notebook: str | None = None) -> list[str]:
     """Notes for the reads the agent lived through; ``InputError`` (one line) for one it cannot run without."""
     reads, tries = report.get("reads") or [], report.get("tries") or []
     if reads:
         if len(reads) == 1:
-            raise InputError(refusal(reads[0], modules, bundle, found=True))
+            raise InputError(refusal(reads[0], modules, bundle, found=True, notebook=notebook))
         listed = ", ".join(f"{item['path']!r} ({where(item.get('site'), modules, bundle)})" for item in reads)
         way_out = "put them in the agent's folder" if bundle else SINGLE_FILE_WAY_OUT
         raise InputError(f"the agent reads {listed} at run time, which the build did not include: {way_out}")
     if not report.get("ok"):
         for item in tries:
             if died_of(item, str(report.get("reason", ""))):
-                raise InputError(refusal(item, modules, bundle, found=False))
+                raise InputError(refusal(item, modules, bundle, found=False, notebook=notebook))
     return [note(item, modules, bundle) for item in tries]
 
 

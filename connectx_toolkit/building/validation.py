@@ -67,7 +67,8 @@ def _package_mounts(packages: dict[str, str]) -> tuple[tuple[str, str], ...]:
 
 
 def validate_bundle(files: dict[str, bytes], entry: str | None, timeout: float = VALIDATION_TIMEOUT_S, *,
-                    packages: dict[str, str] | None = None, modules: Sequence[Module] = ()) -> dict:
+                    packages: dict[str, str] | None = None, modules: Sequence[Module] = (),
+                    notebook: str | None = None) -> dict:
     """Kaggle's checks on a bundle unpacked at /kaggle_simulations/agent, where Kaggle unpacks one: always in
     a bubblewrap sandbox, which binds the folder there. Without bubblewrap, an ``InputError`` saying how to
     install it. ``entry`` is the name main.py must leave last (the one Kaggle calls); ``modules``, the
@@ -91,7 +92,7 @@ def validate_bundle(files: dict[str, bytes], entry: str | None, timeout: float =
                               report_path, timeout)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _judged(report, entry, list(modules), bundle=True)
+    return _judged(report, entry, list(modules), bundle=True, notebook=notebook)
 
 
 def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
@@ -109,10 +110,12 @@ def _checked(run_check: Any, report_path: str, timeout: float) -> dict:
         return json.load(handle)
 
 
-def _judged(report: dict, entry: str | None = "agent", modules: list[Module] | None = None, bundle: bool = False) -> dict:
+def _judged(report: dict, entry: str | None = "agent", modules: list[Module] | None = None, bundle: bool = False,
+            notebook: str | None = None) -> dict:
     """The report, with what Kaggle would refuse turned into errors (a data file the build left out, a
-    wrong entry) and the reads the agent lived through into ``notes``."""
-    report["notes"] = judge(report, modules or [], bundle)
+    wrong entry) and the reads the agent lived through into ``notes``; ``notebook``: the notebook the agent
+    comes from (a file it writes in code is shipped with ``--data``)."""
+    report["notes"] = judge(report, modules or [], bundle, notebook)
     _told_where_written(report, modules or [])
     if report.get("ok") and entry is not None and report.get("last_callable") != entry:
         report.update(ok=False, reason=f"Kaggle would call {report.get('last_callable')!r}, not {entry}")
@@ -147,7 +150,7 @@ def _told_where_written(report: dict, modules: list[Module]) -> None:
 
 
 def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = False, *,
-             packages: dict[str, str] | None = None, modules: Sequence[Module] = ()) -> dict:
+             packages: dict[str, str] | None = None, modules: Sequence[Module] = (), notebook: str | None = None) -> dict:
     """Kaggle's checks on ``text`` (see ``building/kaggle_check.py``); the report, or ``ValidationError``.
 
     ``sandbox``: the check interpreter runs inside a bubblewrap sandbox (see the ``sandbox`` package).
@@ -176,7 +179,7 @@ def validate(text: str, timeout: float = VALIDATION_TIMEOUT_S, sandbox: bool = F
                                                      timeout=timeout), report_path, timeout)
         else:
             report = _checked(lambda: run_clean(command, cwd=empty, timeout=timeout), report_path, timeout)
-    return _judged(report, modules=list(modules))
+    return _judged(report, modules=list(modules), notebook=notebook)
 
 
 def format_report(report: dict) -> str:

@@ -50,9 +50,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="admit third-party package NAME (only if Kaggle's image has it; repeatable)")
     parser.add_argument("--path", action="append", default=[], metavar="DIR",
                         help="an import root searched after the agent's folder and before PYTHONPATH (repeatable)")
-    parser.add_argument("--data", action="append", default=[], metavar="FILE",
+    parser.add_argument("--data", action="append", default=[], metavar="SRC[:NAME]",
                         help="a file or folder to ship beside main.py in a bundle, e.g. one a notebook writes in "
-                        "code outside %%%%writefile (repeatable; -o ....tar.gz)")
+                        "code outside %%%%writefile; SRC:NAME ships SRC as NAME, the name the agent reads "
+                        "(repeatable; -o ....tar.gz)")
     parser.add_argument("--sandbox", action="store_true",
                         help="run the validation inside a bubblewrap sandbox (no network, no home directory)")
     parser.add_argument("--timeout", type=float, default=VALIDATION_TIMEOUT_S, metavar="SECONDS",

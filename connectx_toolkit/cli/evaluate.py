@@ -15,7 +15,7 @@ subcommand's form, which then runs as ``connectx`` runs it (messages still name 
     evaluate.py --accuracy A [B ...] ...     connectx accuracy A [B ...] ...
     evaluate.py A B ... / --resume FILE      connectx match A B ... / connectx match --resume FILE
 
-An option of the old command that its job never read (``--no-progress`` with ``--gate``, ``--rows`` with
+An option of the old command that its job never read (``--results`` with ``--gate``, ``--rows`` with
 ``--analyze-file``, ...) is still taken and ignored, as it was; one the old command refused for that job
 (``--sprt`` with ``--league``, ``--max`` without ``--ladder``, ...) is refused, now as ``connectx`` refuses an
 option its subcommand does not have (one line, exit 2). ``--accuracy`` came after ``connectx``: it takes

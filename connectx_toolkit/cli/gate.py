@@ -2,8 +2,8 @@
 
     connectx gate submissions/submission.py --baseline greedy -n 60
 
-The checks are printed as they end, then the verdict (or one JSON object with ``--json``). Exit 0 PASS, 1 FAIL,
-2 bad input.
+The checks are printed as they end, then the verdict (or one JSON object with ``--json``); a bar of the games
+played on a terminal's stderr (``--no-progress``: none). Exit 0 PASS, 1 FAIL, 2 bad input.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--accuracy", action="store_true",
                         help="also compare CANDIDATE's accuracy against perfect play with BASELINE's on the benchmark's "
                              "critical positions: FAIL when significantly less accurate (docs/accuracy.md#in-the-gate)")
-    OUTPUT.add_to(parser, "json")
+    OUTPUT.add_to(parser, "json", "no_progress")  # the output options of every command that plays games
 
 
 def add_gate_options(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
             extra.append(accuracy_check())
         except ValueError as error:  # the benchmark cannot be read: one line
             raise UsageError(str(error)) from None
-    report = gate.run(settings, log, extra_checks=extra)  # bad input: UsageError; a candidate that cannot load: FAIL
+    # bad input: UsageError; a candidate that cannot load: FAIL. The bar goes to stderr, on a terminal only
+    report = gate.run(settings, log, progress=not args.no_progress, extra_checks=extra)
     out.write(json.dumps(report) + "\n" if args.json else gate.render_verdict(report) + "\n")
     out.flush()
     return 0 if report["verdict"] == Verdict.PASS else 1

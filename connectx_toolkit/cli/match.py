@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import signal
 import sys
 import time
@@ -107,9 +106,7 @@ def match_settings(args: argparse.Namespace) -> Any:
 
 
 def default_results_path(names: Sequence[str]) -> str:
-    def short(name: str) -> str:
-        base = os.path.splitext(os.path.basename(name.rstrip("/")))[0]  # a folder given as my_bot/
-        return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
+    from connectx_toolkit.building.agent_names import file_stem as short
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return os.path.join("results", f"{short(names[0])}-vs-{short(names[1])}-{stamp}-{os.getpid()}.jsonl")

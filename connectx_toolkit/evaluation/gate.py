@@ -11,13 +11,15 @@ and strength means nothing for an agent that cannot play a legal game in time):
                CANDIDATE played, as in every Kaggle episode, on Kaggle's clock: each move may
                take the act timeout, the excess drawn from an overage bank that starts full every game
                (Kaggle loads the file inside move 1, so the load is paid there too); every move must be
-               legal (a numpy integer, a float, a raised exception all forfeit the game). The one
-               projection: a steady spender (the median overage of its moves after the first, times the
-               moves a seat makes on a full board, exceeds the bank) would lose on time in Kaggle's long
-               games, so it fails here, with the figures.
+               legal (a numpy integer, a float, a raised exception all forfeit the game).
 3. validation  Kaggle's validation episode: CANDIDATE against itself from the empty board with Kaggle's
                limits (``--act-timeout``, ``--overage``), refereed by kaggle_environments' own
-               ``Environment`` whatever ``--referee`` says; both seats must end DONE.
+               ``Environment`` whatever ``--referee`` says; both seats must end DONE. Then the one
+               projection: a game that fills the board, priced ply by ply from what CANDIDATE's moves cost
+               at each ply of these games (the self-play episode is a long one; ``bank.full_game_need``),
+               must not need more than the bank: a spender that keeps spending to its last move loses on
+               time in Kaggle's long games, so it fails here, with the figures; one that thinks long in the
+               opening and gets cheap as columns fill does not.
 4. baseline    up to ``-n`` games (pairs over the opening suite ``--openings``, Kaggle's clock) against BASELINE with
                a game-pair SPRT of H0: Elo = ELO0 against H1: Elo = ELO1 (default -50 and 0, ``--sprt``
                overrides; ``--alpha``/``--beta`` default 0.05; ``evaluation.reports.stats``' GSPRT; it may
@@ -39,7 +41,10 @@ timeout of CANDIDATE is a FAIL, and so is a move it answered with None (Kaggle p
 that happens to be legal); one exception: a forfeit in a strength check's game whose forced opening had played
 another column than CANDIDATE's own answer (``GameRecord.forfeited_under_forced_opening``: no Kaggle episode
 can be that game; an agent keeping its own moves in globals, an MCTS tree, may assume its answer was played) is
-one ``WARN`` line, never a FAIL, and those games (in the baseline check, their pairs) are left out of the scores.
+one ``WARN`` line, never a FAIL, and those games (in the baseline check, their pairs) are left out of the scores,
+unless it repeats: the position is first asked again as Kaggle could ask it (``runner.ask_again``: a fresh
+process, the game's own positions from the call after its last overridden answer), and a forfeit that repeats
+there (the same error at the same file:line) is the agent's own, a FAIL like any other, at its line.
 Risks Kaggle tolerates never change the verdict: they are ``WARN`` lines under the checks and ``"warnings"`` in
 ``--json`` (the most bank one game spent, the slowest move, the load time, the file size, the peak memory;
 ``risk_figures``).
@@ -59,7 +64,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.agents.core import Config
-from connectx_toolkit.evaluation.referees.bank import full_board_moves, full_board_need, move_shares, steady_overage
+from connectx_toolkit.evaluation.referees.bank import FullGameNeed, full_game_need, move_shares, ply_profile
 from connectx_toolkit.evaluation.referees.played import KAGGLE, Status
 from connectx_toolkit.evaluation.settings import (
     DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_GAMES, PlaySettings, UsageError, check_games, check_sprt,
@@ -132,6 +137,9 @@ class GateContext:
     size_bytes: int | None = None  # of what would be uploaded (a file or a bundle)
     seats: list[tuple[str, int, Any]] = field(default_factory=list)  # (check, candidate's index, record) per game seat
     forced_forfeits: list[tuple[str, Any]] = field(default_factory=list)  # (check, record): forfeits under a forced opening
+    # a forfeit under a forced opening asked again (``runner.ask_again``), once per kind and place of error
+    asked: dict[tuple[Any, str | None], Any] = field(default_factory=dict)
+    full_game_s: float | None = None  # the bank a full board needs, as the validation check judged it
     progress: Any = None  # a bar (tqdm's interface) counting every game played
     warnings: list[str] = field(default_factory=list)  # WARN lines of the checks handed in (``extra_checks``)
 
@@ -161,6 +169,19 @@ class GateContext:
         played_as = replace(settings, overage=settings.overage if overage is None else overage,
                             referee=referee or settings.referee)
         return run_match(spec_a, spec_b, games, played_as, on_game=on_game, stop=stop)
+
+    def asked_again(self, record: Any, index: int) -> Any:
+        """The candidate's forfeit under a forced opening in ``record`` (it is the match's agent ``index``) asked
+        again as Kaggle could ask it (``runner.ask_again``): once per kind of forfeit and place of its error
+        (file:line and exception), since the same bug at the same line is one question."""
+        from connectx_toolkit.evaluation.scheduling.runner import ask_again, error_site
+
+        outcome = record.outcome_of(index)
+        key = (outcome, error_site(record.error_of(index)) if outcome == ERROR else None)
+        if key not in self.asked:
+            self.asked[key] = ask_again(record, index, self.candidate, sandbox=self.settings.sandbox,
+                                        memory_mb=self.settings.memory_mb)
+        return self.asked[key]
 
 
 ExtraCheck = tuple[str, Callable[["GateContext", Check], None], int]  # (name, runner, games it plays at most)
@@ -229,8 +250,11 @@ def prepare(settings: GateSettings) -> tuple[GateContext | None, Check]:
             load.passed, load.detail = False, f"{settings.candidate}: {problem}"
             if candidate.kind == BUILT:  # it imports modules of its own: beside it here, not on Kaggle
                 load.data["needs_its_modules"] = rebuild  # --submit never uploads it, even with --force
+                from connectx_toolkit.building.modules import file_cannot_upload_alone
+
+                why = file_cannot_upload_alone(settings.candidate)  # a relative import: Kaggle's reason, said
                 load.reasons.append(
-                    f"load: {settings.candidate} needs modules of its own ({problem}), which Kaggle does not have "
+                    f"load: {settings.candidate} needs modules of its own ({why or problem}), which Kaggle does not have "
                     f"when it is uploaded alone (clean room: python -I, alone in an empty folder, no project): upload what "
                     f"`{rebuild}` writes, which inlines them")
             else:
@@ -362,6 +386,15 @@ def risk(context: GateContext) -> tuple[dict[str, Any], list[str]]:
                     tightest = (share, seconds, check, record)
         figures["max_move_s"] = round(slowest, 4)
         figures["tightest_move_share"] = round(tightest[0], 4)
+        profile = ply_profile(((record.seats[index], record.times_of(index)) for _, index, record in context.seats), act)
+        need = full_game_need(profile, context.config.rows, context.config.columns).seconds
+        figures["full_game_bank_s"] = round(need, 3)
+        judged = context.full_game_s is not None and context.full_game_s > bank  # the validation check FAILed it
+        if bank and BANK_WARN_SHARE * bank < need and not judged:
+            warnings.append(f"a game that fills the board would need {need:.1f} s of the {bank:g} s bank ({need / bank:.0%}; "
+                            f"priced ply by ply from what its moves cost in all its games): "
+                            + ("a machine slower than this one may run out" if need <= bank else
+                               "its long games on Kaggle may run out"))
         if tightest[0] > SLOWEST_WARN_SHARE and tightest[3] is not None:
             warnings.append(f"a move took {tightest[1]:.1f} s, {tightest[0]:.0%} of what the clock allowed it (act "
                             f"timeout + the bank left; {tightest[2]} game {tightest[3].game_id}): a machine half as "
@@ -392,6 +425,7 @@ def _risk_line(figures: dict[str, Any]) -> str:
         parts.append(f"most bank one game spent {figures['max_bank_used_s']:.1f} s"
                      + (f" ({share:.0%})" if share is not None else ""))
         parts.append(f"slowest move {figures['max_move_s']:.2f} s")
+        parts.append(f"a full board {figures['full_game_bank_s']:.1f} s")
     if "load_s" in figures:
         parts.append(f"load {figures['load_s']:.3f} s")
     if "size_bytes" in figures:
@@ -413,28 +447,31 @@ def check_smoke(context: GateContext, check: Check) -> None:
     context.observe(records)
     _forfeits(records, check, "smoke (vs random)")
     slowest = _slowest(records)
-    need = _steady_spender(context, [record.times_of(0) for record in records], check)
     check.passed = not check.reasons
-    check.data = {"games": len(records), "max_move_s": slowest, "max_bank_used_s": _most_bank(records),
-                  "steady_overage_s": round(need[0], 4), "full_board_bank_s": round(need[1], 3)}
+    check.data = {"games": len(records), "max_move_s": slowest, "max_bank_used_s": _most_bank(records)}
     check.detail = (f"{len(records)} games vs random from the empty board on Kaggle's clock ({settings.act_timeout:g} s a move, "
                     f"{settings.overage:g} s bank a game): "
                     + (f"no forfeit, slowest move {slowest:.3f} s" if check.passed else "failed"))
 
 
-def _steady_spender(context: GateContext, games: list[list[float]], check: Check) -> tuple[float, float]:
-    """The one projection that fails: a seat spending its typical overage on every move of a game that
-    fills the board would run out of bank on Kaggle. Returns (typical overage, the bank such a game needs)."""
+def _full_game(context: GateContext, check: Check) -> FullGameNeed:
+    """The one projection that fails: priced ply by ply from what the candidate's moves cost at each ply of the
+    games it has played (``bank.ply_profile``: the smoke games and the self-play episode, a long game), a game that
+    fills the board would draw more than the bank. A few long moves, or a long opening that gets cheap as columns
+    fill, stay within it as they do on Kaggle; a seat that keeps spending to its last move does not."""
     settings, config = context.settings, context.config
-    overage = steady_overage(games, settings.act_timeout)
-    need = full_board_need(overage, config.rows, config.columns)
-    if need > settings.overage:
+    profile = ply_profile(((record.seats[index], record.times_of(index)) for _, index, record in context.seats),
+                          settings.act_timeout)
+    need = full_game_need(profile, config.rows, config.columns)
+    context.full_game_s = need.seconds
+    if need.seconds > settings.overage:
         check.reasons.append(
-            f"spends {_seconds(overage)} s of bank a move (its median move takes "
-            f"{_seconds(settings.act_timeout + overage)} s, the act timeout is {settings.act_timeout:g} s): a full "
-            f"{config.rows}x{config.columns} game needs {_seconds(need)} s of {settings.overage:g} s "
-            f"({full_board_moves(config.rows, config.columns)} moves): Kaggle times it out in its long games")
-    return overage, need
+            f"a full {config.rows}x{config.columns} game needs {_seconds(need.seconds)} s of the {settings.overage:g} s "
+            f"bank: the {'first' if need.seat == 0 else 'second'} seat's {need.moves} moves, each priced at what its "
+            f"moves cost at that ply in these games ({len(profile)} plies reached)"
+            + (f"; the {need.past} past the last ply reached at {_seconds(need.tail_s)} s each, what its last moves "
+               f"cost" if need.past else "") + f" (act timeout {settings.act_timeout:g} s): Kaggle times it out in its long games")
+    return need
 
 
 def check_validation(context: GateContext, check: Check) -> None:
@@ -461,6 +498,11 @@ def check_validation(context: GateContext, check: Check) -> None:
         said = f": {'; '.join(errors)}" if errors else ""
         check.reasons.append(f"validation episode: Kaggle would mark the submission as Error: statuses "
                              f"{statuses}{said}{note}")
+        return
+    need = _full_game(context, check)  # the self-play episode is the long game the projection needs
+    check.passed = not check.reasons
+    check.data["full_game_bank_s"] = round(need.seconds, 3)
+    check.detail += f"; a full board would need {_seconds(need.seconds)} s of bank"
 
 
 def check_baseline(context: GateContext, check: Check) -> None:
@@ -479,9 +521,9 @@ def check_baseline(context: GateContext, check: Check) -> None:
 
     records = context.match(context.candidate, context.baseline, settings.games, stop=decided)
     context.observe(records)
-    forced = _forfeits(records, check, "vs baseline", strength=True)
+    forced = _forfeits(records, check, "vs baseline", context=context)
     context.forced_forfeits += [("baseline", record) for record in forced]
-    all_records, records = records, _scored_pairs(records)  # the scores leave out the pairs of those games
+    all_records, records = records, _scored_pairs(records, forced)  # the scores leave out the pairs of those games
     result = sprt_result(records)
     model, score = score_model(records)
     elo = stats.elo_interval(score)
@@ -537,10 +579,10 @@ def check_builtins(context: GateContext, check: Check) -> None:
     parts = []
     for number, name in enumerate(BUILTINS):
         mine, theirs = by_match[2 * number], by_match[2 * number + 1]
-        forced = _forfeits(list(mine.values()), check, f"vs {name}", strength=True)
+        forced = _forfeits(list(mine.values()), check, f"vs {name}", context=context)
         context.forced_forfeits += [("builtins", record) for record in forced]
-        # the same games of both, those the candidate forfeited under a forced opening left out
-        scored = [i for i in mine if i in theirs and not mine[i].forfeited_under_forced_opening(0)]
+        # the same games of both, those whose forfeit under a forced opening was excused left out
+        scored = [i for i in mine if i in theirs and all(mine[i] is not record for record in forced)]
         differences = [score_of(mine[i].outcome_of(0)) - score_of(theirs[i].outcome_of(0)) for i in scored]
         low, high = paired_interval(differences)
         own = sum(score_of(mine[i].outcome_of(0)) for i in scored) / max(1, len(scored))
@@ -592,16 +634,18 @@ def render_verdict(report: dict[str, Any]) -> str:
     return "FAIL\n" + "\n".join(f"  - {reason}" for reason in report["reasons"])
 
 
-def _scored_pairs(records: Sequence[Any]) -> list:
-    """The baseline check's records without the pairs (games 2p and 2p + 1) in which the candidate forfeited under a
-    forced opening: a pair scores both seats of one opening, so both games go."""
-    voided = {record.game_id // 2 for record in records if record.forfeited_under_forced_opening(0)}
+def _scored_pairs(records: Sequence[Any], excused: Sequence[Any] | None = None) -> list:
+    """The baseline check's records without the pairs (games 2p and 2p + 1) in which the candidate's forfeit was
+    excused (``excused``; by default every forfeit under a forced opening, as the match's SPRT stops on them before
+    any is asked again): a pair scores both seats of one opening, so both games go."""
+    voided = {record.game_id // 2 for record in records
+              if (record.forfeited_under_forced_opening(0) if excused is None else any(record is r for r in excused))}
     return [record for record in records if record.game_id // 2 not in voided]
 
 
 def forced_opening_warnings(context: GateContext) -> list[str]:
-    """The one ``WARN`` line for the candidate's forfeits under a forced opening in the strength checks (see
-    ``GameRecord.forfeited_under_forced_opening``), with its first such error, or none."""
+    """The one ``WARN`` line for the candidate's excused forfeits under a forced opening in the strength checks (see
+    ``GameRecord.forfeited_under_forced_opening`` and ``_excused``), with its first such error, or none."""
     if not context.forced_forfeits:
         return []
     check, first = context.forced_forfeits[0]
@@ -610,16 +654,36 @@ def forced_opening_warnings(context: GateContext) -> list[str]:
     count = len(context.forced_forfeits)
     return [f"strength checks: {count} game{'s' if count != 1 else ''} forfeited only under a forced opening, after the "
             f"opening had played another column than its own answer ({error}; first in {check} game {first.game_id}): "
-            f"Kaggle's games start from the empty board and play every answer, as the smoke and validation games "
+            f"asked again in a fresh process from its first call after the last overridden answer, it did not forfeit "
+            f"there; Kaggle's games start from the empty board and play every answer, as the smoke and validation games "
             f"did, cleanly; an agent that keeps its own moves in globals may assume its answer was played. Left out "
             f"of the scores; not a failure (--openings 0 plays the strength checks from the empty board too)"]
 
 
-def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True, strength: bool = False) -> list:
+def _excused(context: GateContext, records: Sequence[Any]) -> tuple[list, dict[int, Any]]:
+    """The candidate's forfeits under a forced opening among ``records``, split: those excused (the forfeit did not
+    repeat when the position was asked again as Kaggle could ask it, ``runner.ask_again``), and those it repeated
+    (by ``id`` of the record, what the replay gave): the agent's own, whatever the opening
+    (``GateContext.asked_again``)."""
+    excused, own = [], {}
+    for record in records:
+        if not record.forfeited_under_forced_opening(0):
+            continue
+        asked = context.asked_again(record, 0)
+        if asked.repeated:
+            own[id(record)] = asked
+        else:
+            excused.append(record)
+    return excused, own
+
+
+def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool = True,
+              context: GateContext | None = None) -> list:
     """Add a reason for every kind of forfeit the candidate (agent 0) committed, and for a None it returned.
-    ``strength``: a strength check's games, whose forfeits under a forced opening are returned (for one warning)
-    instead of failing it."""
-    forced = [r for r in records if r.forfeited_under_forced_opening(0)] if strength else []
+    With ``context``, a strength check's games: its forfeits under a forced opening that do not repeat when asked
+    again are returned (for one warning) instead of failing it (``_excused``); one that repeats fails it as the
+    agent's own."""
+    forced, own = _excused(context, records) if context is not None else ([], {})
     total, records = len(records), [r for r in records if all(r is not other for other in forced)]
     for record in records:
         plies = record.none_plies[record.seats[0]] if record.none_plies else []
@@ -630,12 +694,17 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
     for outcome in FORFEITS if forfeits else ():
         bad = [r for r in records if r.outcome_of(0) == outcome]
         if bad:
-            example = bad[0]
+            example = next((r for r in bad if id(r) in own), bad[0])  # a repeated one says most
             seat = example.seats[0]
             error = example.error[seat] if example.error and example.error[seat] else ""
             note = f": {error}" if error else f": {example.note}" if example.note else ""
             ply = example.opening_forfeit_ply(0)
-            if ply is not None:  # a call Kaggle makes too: none of its answers had been overridden yet
+            if id(example) in own:  # its answers had been overridden, and still
+                asked = own[id(example)]
+                note += (f" (in a game whose forced opening had overridden its answers; asked again in a fresh "
+                         f"process, called from ply {asked.start} with the game's own positions, it forfeited the same "
+                         f"way at ply {asked.ply}: its own {outcome}, whatever the opening)")
+            elif ply is not None:  # a call Kaggle makes too: none of its answers had been overridden yet
                 note += (f" (at ply {ply} of its {len(example.opening)}-ply opening, before any forced ply had "
                          f"overridden its answers: called with the real observation, as Kaggle would call it there)")
             what = {INVALID: "invalid move (e.g. a numpy integer, a float, a full column)",
@@ -660,7 +729,9 @@ def _most_bank(records: Sequence[Any]) -> float:
 
 
 def _header(candidate: str, baseline: str, act_timeout: float, config: dict[str, int]) -> str:
-    return (f"gate: {candidate} against baseline {baseline} (act timeout {act_timeout:g} s, "
+    from connectx_toolkit.building.agent_names import resolved  # a folder given as . by its real name
+
+    return (f"gate: {resolved(candidate)} against baseline {resolved(baseline)} (act timeout {act_timeout:g} s, "
             f"{config['rows']}x{config['columns']} in a row {config['inarow']})")
 
 

@@ -46,7 +46,12 @@ def check_accuracy(context: Any, check: Any, benchmark_path: str = DEFAULT_BENCH
             context.progress.update(1)
 
     # the gate's settings are PlaySettings: the same clock, workers, sandbox and referee as its games
-    mine, theirs = play_benchmark([context.candidate, context.baseline], benchmark, context.settings, on_game=on_game)
+    def overridden(spec: Any, record: Any, seat: int) -> bool:
+        """A candidate's forfeit after overridden answers is excused only when it does not repeat asked again."""
+        return spec is not context.candidate or not context.asked_again(record, seat).repeated
+
+    mine, theirs = play_benchmark([context.candidate, context.baseline], benchmark, context.settings, on_game=on_game,
+                                  overridden=overridden)
     voided = {a.position.game for a in mine if a.forfeit is not None and a.overridden}
     real = [a for a in mine if a.forfeit is not None and not a.overridden and a.reached]
     for kind in (Outcome.INVALID, Outcome.ERROR, Outcome.TIMEOUT):

@@ -6,8 +6,8 @@ half of one), and a run cut short writes none."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import re
 import time
 from typing import Any, Callable, Sequence
 
@@ -39,7 +39,7 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
         try:
             benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
                                                                               cache=settings.cache),
-                                       on_position=on_position)
+                                       on_position=on_position, games=settings.games)
         finally:
             if bar and bar[0] is not None:
                 bar[0].close()
@@ -51,17 +51,16 @@ def positions_of(settings: AccuracySettings) -> Benchmark:
     if settings.games is not None:
         benchmark = benchmark.only(game.id for game in benchmark.games[:settings.games])
     if not benchmark.positions:
-        left_out = benchmark.metadata.get("left_out")
-        why = f" ({left_out} left out: not solved exactly within the budget)" if left_out else ""
-        raise UsageError(f"{benchmark.source}: no position to ask{why}")
+        from connectx_toolkit.measuring.report import left_out_figures, left_out_line
+
+        why = left_out_line(left_out_figures(benchmark.metadata))
+        raise UsageError(f"{benchmark.source}: no position to ask" + (f" ({why})" if why else ""))
     return benchmark
 
 
 def default_output(names: Sequence[str], suffix: str) -> str:
     """``results/accuracy-<agents>-<UTC time>-<pid><suffix>``, as a match names its results file."""
-    def short(name: str) -> str:
-        base = os.path.splitext(os.path.basename(str(name).rstrip("/")))[0]
-        return re.sub(r"[^A-Za-z0-9_.-]+", "_", base) or "agent"
+    from connectx_toolkit.building.agent_names import file_stem as short
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return os.path.join("results", f"accuracy-{'-'.join(short(n) for n in names[:3])}-{stamp}-{os.getpid()}{suffix}")
@@ -78,6 +77,7 @@ def _writable(path: str, flag: str) -> None:
 def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Ask every agent of ``settings`` the positions and return the report (``measuring.report``'s dict, with the
     paths of the files written under ``"files"``). Bad input raises ``UsageError`` (one line) before any game."""
+    from connectx_toolkit.building.agent_names import resolved
     from connectx_toolkit.measuring.plot import save_accuracy_plot
     from connectx_toolkit.measuring.report import build_report, write_answers
     from connectx_toolkit.evaluation.reports.progress import progress_bar
@@ -100,7 +100,8 @@ def run_accuracy(settings: AccuracySettings, *, log: Callable[[str], None] | Non
     specs = []
     for agent in settings.agents:
         try:
-            specs.append(resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path)))
+            spec = resolve_agent(agent, sandbox=settings.sandbox, paths=tuple(settings.path))
+            specs.append(dataclasses.replace(spec, name=resolved(spec.name)))  # a folder given as . by its real path
         except AgentSpecError as error:
             raise UsageError(str(error)) from None
     shown = [spec.name for spec in specs]

@@ -57,10 +57,14 @@ def game_task(spec: AgentSpec, game: SourceGame, settings: PlaySettings) -> Game
                     game_seed(settings.seed, game.id))
 
 
-def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]:
-    """Every labelled position of ``game`` with what ``record`` says the agent answered there."""
+def answers_of(record: GameRecord, game: SourceGame, agent: str, overridden: bool | None = None) -> list[Answer]:
+    """Every labelled position of ``game`` with what ``record`` says the agent answered there; ``overridden`` says
+    whether its forfeit may be put down to the game's columns replacing its answers (by default whenever they did,
+    ``GameRecord.forfeited_under_forced_opening``)."""
     forced = len(record.opening)
     forfeited = next((seat for seat in (0, 1) if record.outcomes[seat] in FORFEITS), -1)
+    if overridden is None:
+        overridden = forfeited >= 0 and record.forfeited_under_forced_opening(forfeited)
     stop_ply = len(record.moves) if forfeited >= 0 else None  # the ply at which a seat forfeited
     answers = []
     for position in game.positions:
@@ -73,8 +77,7 @@ def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]
             reason = record.error[forfeited] or record.note or kind.value
             if ply > stop_ply or seat != forfeited:
                 reason, seconds = f"{NOT_REACHED}: the game ended at ply {stop_ply} ({reason})", None
-            answers.append(Answer(agent, position, None, seconds, kind, reason,
-                                  overridden=record.forfeited_under_forced_opening(forfeited)))
+            answers.append(Answer(agent, position, None, seconds, kind, reason, overridden=overridden))
             continue
         if ply < forced:
             given = record.forced_answers[seat]
@@ -95,11 +98,13 @@ def answers_of(record: GameRecord, game: SourceGame, agent: str) -> list[Answer]
 
 
 def play_benchmark(specs: Sequence[AgentSpec], benchmark: Benchmark, settings: PlaySettings, *,
-                   on_game: Callable[[list[Answer]], None] | None = None) -> list[list[Answer]]:
+                   on_game: Callable[[list[Answer]], None] | None = None,
+                   overridden: Callable[[AgentSpec, GameRecord, int], bool] | None = None) -> list[list[Answer]]:
     """Ask each of ``specs`` every labelled position of ``benchmark`` (see the module docstring), all in one
     run of the evaluator's workers (``settings``' workers, sandbox, memory cap, referee and clock); ``on_game``
-    sees each game's answers as it ends. Returns each agent's answers (in the order of ``specs``) in the
-    benchmark's order, game by game and ply by ply."""
+    sees each game's answers as it ends; ``overridden(spec, record, seat)``, when given, says whether a forfeit
+    after the game's columns had replaced answers of its may be put down to them (the gate asks it again first).
+    Returns each agent's answers (in the order of ``specs``) in the benchmark's order, game by game and ply by ply."""
     games = [game for game in benchmark.games if game.positions]
     offset = max((game.id for game in games), default=0) + 1  # task ids: agent index * offset + game id
     tasks = [replace(game_task(spec, game, settings), game_id=index * offset + game.id)
@@ -109,7 +114,10 @@ def play_benchmark(specs: Sequence[AgentSpec], benchmark: Benchmark, settings: P
 
     def on_record(record: GameRecord) -> None:
         index, game_id = divmod(record.game_id, offset)
-        answers = answers_of(record, by_id[game_id], specs[index].name)
+        forfeited = next((seat for seat in (0, 1) if record.outcomes[seat] in FORFEITS), -1)
+        excused = (None if overridden is None or forfeited < 0 else
+                   record.forfeited_under_forced_opening(forfeited) and overridden(specs[index], record, forfeited))
+        answers = answers_of(record, by_id[game_id], specs[index].name, excused)
         found[record.game_id] = answers
         if on_game is not None:
             on_game(answers)

@@ -14,7 +14,9 @@ FILE is one of:
 
 Labels are the exact score of every legal column (``analysis.scores.PositionScorer`` with ``every_column``). A
 position whose columns are not all exact within the budget is left out, and counted
-(``Benchmark.metadata["left_out"]``, the move strings in ``["left_out_positions"]``). The budget is CPU seconds
+(``Benchmark.metadata["left_out"]``, the move strings in ``["left_out_positions"]``, and by reason and phase in
+``["left_out_by_reason"]``: :func:`left_out_reasons`); ``["file_positions"]`` and ``["distinct_positions"]`` count
+the file's positions before any was left out (a position several games reach is asked in each). The budget is CPU seconds
 of search per column: :data:`DEFAULT_BUDGET` from ply 8 on, where a position takes 0.1-5 s (well under a second
 from ply 9). A position of fewer than :data:`EARLY_STONES` stones that the opening book, the rules or a one-ply
 look-ahead do not settle often needs a search of minutes a column, so it gets :data:`DEFAULT_EARLY_BUDGET` and is
@@ -36,14 +38,15 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from connectx_toolkit.measuring.benchmark import Benchmark, LabelledPosition, SourceGame
-from connectx_toolkit.agents.core import Config
+from connectx_toolkit.measuring.benchmark import PHASES, Benchmark, LabelledPosition, SourceGame, phase_of
+from connectx_toolkit.agents.core import Config, Position
 from connectx_toolkit.analysis.games import AnalysisInputError, Game, read_episode, read_results_file
 from connectx_toolkit.analysis.positions import PositionError, move_string, parse_moves
 from connectx_toolkit.analysis.settings import MAX_BUDGET, NO_CACHE
 from connectx_toolkit.errors import UsageError
 
-__all__ = ["DEFAULT_BUDGET", "DEFAULT_EARLY_BUDGET", "EARLY_STONES", "PositionsSettings", "read_positions"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_EARLY_BUDGET", "EARLY_STONES", "PositionsSettings", "left_out_reasons",
+           "read_positions"]
 
 # CPU seconds of search per column. Positions from ply 8 on take 0.1-5 s a position with the compiled solver, so
 # 10 s a column labels them all; an early position off the book's lines needs minutes, and is left out instead.
@@ -51,6 +54,7 @@ DEFAULT_BUDGET = 10.0
 EARLY_STONES = 8
 DEFAULT_EARLY_BUDGET = 0.05
 FORMATS = ("results", "episode", "moves")
+STANDARD = Config()
 
 
 @dataclass(frozen=True)
@@ -88,27 +92,36 @@ class PositionsSettings:
 
 
 def read_positions(path: str, settings: PositionsSettings = PositionsSettings(), *,
-                   on_position: Callable[[int, int], None] | None = None) -> Benchmark:
+                   on_position: Callable[[int, int], None] | None = None, games: int | None = None) -> Benchmark:
     """The labelled positions of ``path`` (a results file, a Kaggle episode JSON or a file of move strings) as a
-    :class:`Benchmark` of its games; ``metadata`` says where they came from and how many positions were left
-    out. ``on_position(done, total)`` is told after each position (a progress bar). Raises ``UsageError`` (one
-    line naming the file, and the line of a bad move string) for input it cannot use."""
+    :class:`Benchmark` of its games (its first ``games`` games only, when given); ``metadata`` says where they
+    came from, how many positions were left out and why. ``on_position(done, total)`` is told after each position
+    (a progress bar). Raises ``UsageError`` (one line naming the file, and the line of a bad move string) for
+    input it cannot use."""
     text = _read_text(path)
-    kind, games = _games(text, path)
-    if not games:
+    kind, wanted = _games(text, path)
+    if not wanted:
         raise UsageError(f"{path}: no positions in it")
-    total = sum(len(plies) for *_, plies in games)
+    if games is not None:
+        wanted = wanted[:games]
+    total = sum(len(plies) for *_, plies in wanted)
     labelled: list[SourceGame] = []
     left_out: list[str] = []
+    reasons = left_out_reasons(settings)
+    boards: set[int] = set()
     done = 0
     scorers = _Scorers(settings)
     try:
-        for game_id, moves, agents, plies in games:
+        for game_id, moves, agents, plies in wanted:
             positions = []
             for ply in plies:
+                boards.add(Position.from_moves(moves[:ply], STANDARD).key())
                 scores = _label(scorers.of(ply), moves[:ply])
                 if scores is None:
                     left_out.append(move_string(moves[:ply]))
+                    reason = reasons["early" if ply < EARLY_STONES else "budget"]
+                    reason["positions"] += 1
+                    reason["by_phase"][phase_of(ply)] += 1
                 else:
                     positions.append(LabelledPosition(game_id, ply, move_string(moves[:ply]), scores))
                 done += 1
@@ -121,9 +134,22 @@ def read_positions(path: str, settings: PositionsSettings = PositionsSettings(),
     metadata: dict[str, Any] = {
         "source": os.path.abspath(path), "format": kind, "budget": settings.budget,
         "early_budget": settings.early_budget, "early_stones": EARLY_STONES, "games": len(labelled),
-        "positions": total - len(left_out), "left_out": len(left_out), "left_out_positions": left_out,
+        "positions": total - len(left_out), "file_positions": total, "distinct_positions": len(boards),
+        "left_out": len(left_out), "left_out_positions": left_out, "left_out_by_reason": reasons,
         "labels": "analysis.scores.PositionScorer, every column exact within the budget (CPU s a column)"}
     return Benchmark(tuple(labelled), metadata, path)
+
+
+def left_out_reasons(settings: PositionsSettings) -> dict[str, dict[str, Any]]:
+    """Why a position is left out, each reason with its count, zero so far, and its count by phase: ``early`` (fewer
+    than :data:`EARLY_STONES` stones, not exact within the early budget: off the opening book's lines, such a
+    position takes minutes) and ``budget`` (not exact within the budget)."""
+    def reason(why: str) -> dict[str, Any]:
+        return {"reason": why, "positions": 0, "by_phase": {name: 0 for name, _, _ in PHASES}}
+
+    return {"early": reason(f"with fewer than {EARLY_STONES} stones, not exact within the early budget, "
+                            f"{settings.early_budget:g} s a column"),
+            "budget": reason(f"not exact within the budget, {settings.budget:g} s a column")}
 
 
 def _read_text(path: str) -> str:

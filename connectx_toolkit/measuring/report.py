@@ -4,7 +4,8 @@ for a notebook, and the answers file.
 :func:`build_report` turns the answers into the object; :class:`AccuracyReport` is that object as a dict that
 a notebook shows as a table (the pattern of ``evaluation.display``). The object's keys:
 
-- ``benchmark``: ``source``, ``games``, ``positions`` ({set: count}), ``by_phase`` ({set: {phase: count}});
+- ``benchmark``: ``source``, ``games``, ``positions`` ({set: count}), ``by_phase`` ({set: {phase: count}}); with
+  ``--positions``, ``left_out``: the positions of the file not asked, and why (:func:`left_out_figures`);
 - ``agents``: one :func:`measuring.scoring.agent_accuracy` object per agent, in the order they answered;
 - ``comparisons``: every pair of agents per set (:func:`measuring.paired.compare`);
 - ``elapsed_s``: the run's wall time (when the caller gives it);
@@ -26,7 +27,8 @@ from connectx_toolkit.measuring.scoring import TIME_NOTE, agent_accuracy
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.display import Report, html_table, paragraph
 
-__all__ = ["AccuracyReport", "build_report", "render_text", "write_answers", "write_plot"]
+__all__ = ["AccuracyReport", "build_report", "left_out_figures", "left_out_line", "render_text", "write_answers",
+           "write_plot"]
 
 PHASE_NAMES = tuple(name for name, _, _ in PHASES)
 
@@ -38,7 +40,8 @@ class AccuracyReport(Report):
         return render_text(self)
 
     def html(self) -> str:
-        parts = [paragraph(benchmark_line(self)), html_table(*summary_rows(self), text_columns=(1,)),
+        parts = [paragraph(benchmark_line(self)), *(paragraph(line) for line in left_out_lines(self)),
+                 html_table(*summary_rows(self), text_columns=(1,)),
                  paragraph(f"Time per move in seconds ({TIME_NOTE}); forfeits:"), html_table(*time_rows(self))]
         for title, lines in sections(self):
             parts.append(f"<p>{html.escape(title)}</p><ul>"
@@ -55,13 +58,54 @@ def build_report(benchmark: Benchmark, answers: dict[str, Sequence[Answer]], wor
         "benchmark": {"source": benchmark.source, "games": len(benchmark.games),
                       "positions": {name: len(chosen) for name, chosen in positions.items()},
                       "by_phase": {name: {phase: sum(p.phase == phase for p in chosen) for phase in PHASE_NAMES}
-                                   for name, chosen in positions.items()}},
+                                   for name, chosen in positions.items()},
+                      **({"left_out": left_out} if (left_out := left_out_figures(benchmark.metadata)) else {})},
         "agents": [dict(agent_accuracy(found, worst), agent=name) for name, found in answers.items()],
         "comparisons": comparisons(answers, alpha),
     })
     if elapsed_s is not None:
         report["elapsed_s"] = elapsed_s
     return report
+
+
+def left_out_figures(metadata: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``--positions`` left out of its file (``measuring.positions_file``'s metadata), None for a benchmark
+    that was not labelled here: ``positions`` (left out), ``of`` (the file's positions, a position several games
+    reach counted in each) and ``distinct`` (its distinct boards), ``by_phase`` ({phase: count}), ``by_reason``
+    ({reason: {reason, positions, by_phase}}: ``early``, ``budget``) and ``moves`` (their move strings)."""
+    reasons = metadata.get("left_out_by_reason")
+    if not isinstance(reasons, dict):
+        return None
+    return {"positions": metadata["left_out"], "of": metadata["file_positions"],
+            "distinct": metadata["distinct_positions"],
+            "by_phase": {phase: sum(reason["by_phase"][phase] for reason in reasons.values()) for phase in PHASE_NAMES},
+            "by_reason": reasons, "moves": metadata["left_out_positions"]}
+
+
+def left_out_line(figures: dict[str, Any] | None) -> str:
+    """One line of :func:`left_out_figures`: how many of the file's positions were left out, by phase ("" for
+    None: a benchmark not labelled here)."""
+    if figures is None:
+        return ""
+    count, of = figures["positions"], figures["of"]
+    file = f"the file's {of} position{'' if of == 1 else 's'} ({figures['distinct']} distinct)"
+    if not count:
+        return f"left out: none of {file}"
+    phases = ", ".join(f"{phase}: {n}" for phase, n in figures["by_phase"].items())
+    return f"left out: {count} of {file}, not labelled exactly within the budget ({phases})"
+
+
+def left_out_lines(report: dict[str, Any]) -> list[str]:
+    """The line of :func:`left_out_line` and one line per reason that left a position out (none without --positions)."""
+    figures = report["benchmark"].get("left_out")
+    if figures is None:
+        return []
+    lines = [left_out_line(figures)]
+    for reason in figures["by_reason"].values():
+        if reason["positions"]:
+            phases = ", ".join(f"{phase}: {n}" for phase, n in reason["by_phase"].items() if n)
+            lines.append(f"  {reason['positions']} {reason['reason']}: {phases}")
+    return lines
 
 
 def write_answers(path: str, answers: Iterable[Answer]) -> str:
@@ -157,7 +201,7 @@ def aligned(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -
 
 def render_text(report: dict[str, Any]) -> str:
     """The report for a terminal: the accuracy table, time and forfeits, then the titled lists."""
-    lines = [benchmark_line(report), *aligned(*summary_rows(report), left=2), "",
+    lines = [benchmark_line(report), *left_out_lines(report), *aligned(*summary_rows(report), left=2), "",
              f"time per move in seconds ({TIME_NOTE}); forfeits by kind:", *aligned(*time_rows(report))]
     for title, items in sections(report):
         lines += ["", title, *(f"  {item}" for item in items)]

@@ -98,3 +98,46 @@ def test_the_compiled_solver_reports_bounds_that_hold_the_score():
     assert value.exact and reported
     assert all(low <= value.score <= high and low < high for low, high in reported)
     assert reported[min(1, len(reported) - 1)][0] > 0 or reported[min(1, len(reported) - 1)][1] <= 0  # class first
+
+
+class _QuickSolver(_SleepingSolver):
+    """Answers at once: the worker's own start is all there is to a run."""
+
+    def solve(self, moves, budget, report=None):
+        return Value.exact_score(len(moves), "compiled", 0.0)
+
+
+def test_kept_workers_serve_run_after_run_until_closed(monkeypatch):
+    monkeypatch.setattr(solving, "PositionSolver", _QuickSolver)
+    pool = SolverPool(1, compiled=True, budget=BUDGET, keep_workers=True)
+    answers: list[int | None] = []
+    try:
+        for moves in ((3,), (3, 3), (3, 3, 3)):
+            pool.run([[Job(len(moves), moves)]], lambda job, value: answers.append(value.score), known=lambda key: False)
+        assert answers == [1, 2, 3]
+        assert pool.started == 1  # one worker answered the three runs
+        kept = list(pool._idle)
+        assert len(kept) == 1 and kept[0].process.is_alive()
+    finally:
+        pool.close()
+    assert not kept[0].process.is_alive()
+
+
+def test_a_kept_worker_stopped_at_its_budget_is_replaced_for_the_next_run(monkeypatch):
+    monkeypatch.setattr(solving, "PositionSolver", _SpinningSolver)
+    pool = SolverPool(1, compiled=True, budget=BUDGET, keep_workers=True)
+    answers: list[Value] = []
+    try:
+        for key in (1, 2):
+            pool.run([[Job(key, (3, 3))]], lambda job, value: answers.append(value), known=lambda key: False)
+        assert [value.timed_out for value in answers] == [True, True] and pool.killed == 2
+    finally:
+        pool.close()
+
+
+def test_without_kept_workers_a_run_leaves_no_process(monkeypatch):
+    monkeypatch.setattr(solving, "PositionSolver", _QuickSolver)
+    pool = SolverPool(1, compiled=True, budget=BUDGET)
+    pool.run([[Job(1, (3,))]], lambda job, value: None, known=lambda key: False)
+    pool.run([[Job(2, (3, 3))]], lambda job, value: None, known=lambda key: False)
+    assert pool.started == 2 and pool._idle == [] and pool._spare is None

@@ -100,7 +100,7 @@ def test_a_single_file_build_of_a_bundle_agent_says_build_a_bundle(bundle_agent,
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == (f"build_submission.py: error: {bundle_agent}/main.py:8: the agent reads /kaggle_simulations/"
                        "agent/book.pkl, where Kaggle unpacks a .tar.gz submission: build a bundle instead "
-                       "(-o submission.tar.gz), with --data book.pkl if the agent's folder does not hold it")
+                       "(-o submission.tar.gz), which carries book.pkl from the agent's folder")
     assert not out.exists()
 
 

@@ -15,7 +15,7 @@ import types
 import pytest
 from kaggle_environments.utils import Struct
 
-from connectx_toolkit.building import BuildError, build_text
+from connectx_toolkit.building import BuildError, build, build_text
 from connectx_toolkit.building.closure import gather
 
 CELLS = {
@@ -113,7 +113,9 @@ def test_the_gathered_agent_builds_into_a_submission_kaggle_loads(notebook):
     assert build_text(notebook.my_agent)[0] == text  # deterministic, set constants included
 
 
-def test_a_project_import_in_a_notebook_is_inlined_and_a_forbidden_one_is_an_error():
+def test_a_project_import_in_a_notebook_is_inlined_and_a_forbidden_one_is_an_error(tmp_path):
+    """A forbidden import inside the agent runs only when the agent is called: the file loads without it, and
+    the validation's games, which call it, refuse it at its line."""
     module = types.ModuleType("__notebook_imports__")
     source = textwrap.dedent("""
         from agents.core import Position
@@ -121,9 +123,9 @@ def test_a_project_import_in_a_notebook_is_inlined_and_a_forbidden_one_is_an_err
         def agent(obs, config):
             return Position.from_kaggle(obs, config).legal_moves()[0]
 
-        def needs_requests(obs, config):
-            import requests
-            return 0
+        def needs_tqdm(obs, config):
+            import tqdm
+            return next(column for column in range(config.columns) if obs.board[column] == 0)
     """)
     linecache.cache["<cell-imports>"] = (len(source), None, source.splitlines(True), "<cell-imports>")
     exec(compile(source, "<cell-imports>", "exec"), module.__dict__)
@@ -131,7 +133,10 @@ def test_a_project_import_in_a_notebook_is_inlined_and_a_forbidden_one_is_an_err
         text, modules, _ = build_text(module.agent)
         assert "agents.core.position" in [m.name for m in modules]
         assert "from agents.core.position import Position" in modules[-1].source
-        with pytest.raises(BuildError, match=r"^<cell-imports>:8: `import requests`"):
-            build_text(module.needs_requests)
+        build_text(module.needs_tqdm)  # loads without it, as on Kaggle
+        with pytest.raises(BuildError, match=r"^<cell-imports>:8: `import tqdm`.*tqdm: --allow-import tqdm\); the "
+                                             r"validation's games called the function that imports it$"):
+            build(module.needs_tqdm, tmp_path / "submission.py")
+        assert not (tmp_path / "submission.py").exists()
     finally:
         linecache.cache.pop("<cell-imports>", None)

@@ -75,7 +75,7 @@ def test_a_class_under_the_main_guard_cannot_be_named(tmp_path):
         build(f"{os.path.join(ENTRIES, 'main_guard_bot.py')}:_Cfg", tmp_path / "submission.py")
 
 
-def test_a_bundle_of_the_stickytape_shape_calls_act(tmp_path):
+def test_a_bundle_of_the_stickytape_shape_calls_act(tmp_path, bubblewrap):
     folder = tmp_path / "bot"
     folder.mkdir()
     (folder / "main.py").write_text(open(os.path.join(ENTRIES, "stickytape_bot.py"), encoding="utf-8").read())

@@ -69,7 +69,7 @@ def agent_folder(tmp_path, compiled_extension) -> Path:
     return folder
 
 
-def test_a_bundle_ships_the_extension_beside_main_py_and_plays(agent_folder, tmp_path, compiled_extension):
+def test_a_bundle_ships_the_extension_beside_main_py_and_plays(agent_folder, tmp_path, compiled_extension, bubblewrap):
     out = tmp_path / "submission.tar.gz"
     report = build(str(agent_folder), out)
     assert report.validation["ok"], report.validation
@@ -79,7 +79,7 @@ def test_a_bundle_ships_the_extension_beside_main_py_and_plays(agent_folder, tmp
         assert archive.extractfile("fastcols.so").read() == compiled_extension.read_bytes()
 
 
-def test_an_extension_in_a_package_on_a_path_ships_in_the_package(tmp_path, compiled_extension):
+def test_an_extension_in_a_package_on_a_path_ships_in_the_package(tmp_path, compiled_extension, bubblewrap):
     """The package lies outside the agent's folder (``--path``): only the module graph can bring its file."""
     library = tmp_path / "library"
     (library / "engine").mkdir(parents=True)

@@ -70,23 +70,24 @@ def notebook_folder(tmp_path) -> Path:
     return folder
 
 
-def test_a_file_the_notebook_reads_but_does_not_write_with_writefile_is_told_how_to_add(notebook_folder, tmp_path):
+def test_a_file_the_notebook_reads_but_does_not_write_with_writefile_is_told_how_to_add(notebook_folder, tmp_path, bubblewrap):
     with pytest.raises(BuildError) as caught:
         build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.tar.gz")
     message = str(caught.value)
+    book = notebook_folder / "opening_book.pkl"  # the book the notebook wrote beside it, by a path that works anywhere
     assert "main.py:20" in message and "/kaggle_simulations/agent/opening_book.pkl" in message
-    assert "--data opening_book.pkl" in message
-    assert "--data opening_book.pkl" in caught.value.report["reason"]  # what the command prints
+    assert f"--data {book}`" in message
+    assert f"--data {book}`" in caught.value.report["reason"]  # what the command prints
 
 
 def test_a_single_file_of_the_notebook_is_told_to_build_a_bundle_with_data(notebook_folder, tmp_path):
     with pytest.raises(InputError) as caught:
         build(str(notebook_folder / "book.ipynb"), tmp_path / "submission.py")
-    assert str(caught.value).endswith("build a bundle instead (-o submission.tar.gz), with --data opening_book.pkl "
-                                      "if the agent's folder does not hold it")
+    assert str(caught.value).endswith(f"build a bundle instead (-o submission.tar.gz), with --data "
+                                      f"{notebook_folder / 'opening_book.pkl'}")
 
 
-def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path):
+def test_data_adds_the_file_beside_main_py(notebook_folder, tmp_path, bubblewrap):
     out = tmp_path / "submission.tar.gz"
     report = build(str(notebook_folder / "book.ipynb"), out, data=(str(notebook_folder / "opening_book.pkl"),))
     assert report.validation["ok"]
@@ -105,7 +106,7 @@ def test_data_is_refused_for_a_single_file_and_a_missing_path(notebook_folder, t
     assert not (tmp_path / "submission.tar.gz").exists() and not (tmp_path / "submission.py").exists()
 
 
-def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys):
+def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys, bubblewrap):
     out = tmp_path / "submission.tar.gz"
     code = builder.main([str(notebook_folder / "book.ipynb"), "-o", str(out),
                          "--data", str(notebook_folder / "opening_book.pkl")])
@@ -114,19 +115,19 @@ def test_the_flag_adds_the_file(notebook_folder, tmp_path, capsys):
         assert "opening_book.pkl" in archive.getnames()
 
 
-def test_a_notebook_is_told_to_build_its_bundle_with_data_and_evaluate_that(notebook_folder, tmp_path):
+def test_a_notebook_is_told_to_build_its_bundle_with_data_and_evaluate_that(notebook_folder, tmp_path, bubblewrap):
     """The file beside the notebook is not carried, and ``match``/``gate`` take no ``--data``: the way out is the
     built bundle."""
     notebook = str(notebook_folder / "book.ipynb")
     with pytest.raises(BuildError) as caught:
         build(notebook, tmp_path / "submission.tar.gz")
     message = str(caught.value)
-    assert f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`" in message
+    assert f"`connectx build {notebook} -o submission.tar.gz --data {notebook_folder / 'opening_book.pkl'}`" in message
     assert "then evaluate or gate the built submission.tar.gz" in message
     assert "agent's folder" not in message
 
 
-def test_a_folder_agent_is_told_to_put_the_file_in_its_folder(tmp_path):
+def test_a_folder_agent_is_told_to_put_the_file_in_its_folder(tmp_path, bubblewrap):
     folder = tmp_path / "book_bot"
     folder.mkdir()
     (folder / "main.py").write_text(MAIN)
@@ -153,5 +154,5 @@ def test_match_and_gate_tell_a_notebook_the_same_way_out(notebook_folder):
         resolve_agent(notebook)
     message = str(caught.value)
     assert "main.py:20" in message
-    assert message.endswith(f"`connectx build {notebook} -o submission.tar.gz --data opening_book.pkl`, then "
-                            "evaluate or gate the built submission.tar.gz")
+    assert message.endswith(f"`connectx build {notebook} -o submission.tar.gz --data "
+                            f"{notebook_folder / 'opening_book.pkl'}`, then evaluate or gate the built submission.tar.gz")

@@ -33,7 +33,9 @@ def numba_bot(tmp_path):
 
 
 @pytest.mark.parametrize("out", ["submission.py", "submission.tar.gz"])
-def test_a_numba_agent_that_caches_builds_and_plays(numba_bot, tmp_path, out):
+def test_a_numba_agent_that_caches_builds_and_plays(numba_bot, tmp_path, out, request):
+    if out.endswith(".tar.gz"):
+        request.getfixturevalue("bubblewrap")  # a bundle is validated where only the sandbox unpacks it
     report = build(str(numba_bot), tmp_path / out, allow_imports=("numba",))
     assert report.validation["ok"], report.summary()
     games = report.validation.get("games") or []

@@ -28,7 +28,7 @@ HELP = {"-h", "--help"}
 OPTIONS = {
     "match": HELP | GAMES | RULES | PLAY | ANALYSIS | {"--resume", "--analyze", "--json", "--results", "--no-progress"},
     "league": HELP | {"-n", "--games"} | RULES | PLAY | {"--json", "--results", "--no-progress"},
-    "gate": HELP | {"--baseline", "--accuracy"} | GAMES | RULES | PLAY | {"--json"},
+    "gate": HELP | {"--baseline", "--accuracy"} | GAMES | RULES | PLAY | {"--json", "--no-progress"},
     "submit": HELP | {"-m", "--message", "--baseline", "--force"} | GAMES | RULES | PLAY | {"--json", "--no-progress"},
     "ladder": HELP | {"--max", "--dir"} | ANALYSIS | {"--workers", "--json", "--no-progress"},
     "board": HELP | {"--game", "--position", "--port", "--no-browser"} | RULES | {"--sandbox", "--memory-mb", "--workers"}
@@ -51,6 +51,33 @@ def options(command: str) -> set[str]:
 @pytest.mark.parametrize("command", sorted(OPTIONS))
 def test_each_subcommand_has_exactly_the_options_of_its_job(command):
     assert options(command) == OPTIONS[command]
+
+
+# The subcommands that play games, and the output options each of them takes (issue 54: the gate refused
+# --no-progress, which match, league and accuracy take): a script that works with one works with the others
+PLAYS_GAMES = ("match", "league", "gate", "submit", "accuracy")
+GAME_OUTPUT = {"--json", "--no-progress"}
+
+
+@pytest.mark.parametrize("command", PLAYS_GAMES)
+def test_every_command_that_plays_games_takes_the_same_output_options(command):
+    assert GAME_OUTPUT <= options(command), GAME_OUTPUT - options(command)
+
+
+def test_the_gate_shows_its_bar_unless_no_progress(monkeypatch):
+    from connectx_toolkit.evaluation import gate
+
+    asked = []
+
+    def run(settings, log=None, progress=False, extra_checks=()):
+        asked.append(progress)
+        return {"verdict": "PASS", "games": 0}
+
+    monkeypatch.setattr(gate, "run", run)
+    arguments = ["gate", "greedy", "--baseline", "random", "--json"]
+    assert connectx.main(arguments) == 0 and connectx.main([*arguments, "--no-progress"]) == 0
+    assert evaluate.main(["--gate", "greedy", "--baseline", "random", "--json", "--no-progress"]) == 0
+    assert asked == [True, False, False]
 
 
 def test_the_shared_groups_are_defined_once_and_keep_their_defaults():

@@ -229,7 +229,8 @@ def test_bad_input_is_one_line_and_exit_2_in_both_forms(tmp_path, monkeypatch, c
     (["--ladder", "5", "--submit", "F"], ["submit", "F", "--ladder", "5"]),  # refused by submit: --ladder
     # flags the old command took and ignored for a job are dropped; those it refused stay, to be refused
     (["--ladder", "5", "--rows", "7", "-n", "9", "--pin-cores", "--seed=3"], ["ladder", "5"]),
-    (["--gate", "C", "--baseline", "B", "--no-progress", "--results", "x"], ["gate", "C", "--baseline", "B"]),
+    (["--gate", "C", "--baseline", "B", "--no-progress", "--results", "x"], ["gate", "C", "--baseline", "B",
+                                                                              "--no-progress"]),  # read since issue 54
     (["--league", "A", "B", "--alpha", "0.1", "--sprt", "0", "10"], ["league", "A", "B", "--sprt", "0", "10"]),
     (["A", "B", "--max", "3"], ["match", "A", "B", "--max", "3"]),
     # --accuracy, newer than the old command: its agents follow it, nothing is ignored, and after --gate it is the

@@ -196,3 +196,48 @@ def test_the_python_search_gives_the_same_scores():
     for moves, line in zip(off_the_book, lines, strict=True):
         expected = shared_oracle().column_scores(columns_of(moves))
         assert line == f"{moves} " + " ".join("-" if s is None else str(s) for s in expected)
+
+
+def _counting_workers(monkeypatch) -> list[int]:
+    """The number of analysis workers started, as a one-item list the test reads after solving."""
+    from connectx_toolkit.analysis.workers import SolverPool
+
+    started = [0]
+    spawn = SolverPool._spawn
+
+    def counted(pool):
+        started[0] += 1
+        return spawn(pool)
+
+    monkeypatch.setattr(SolverPool, "_spawn", counted)
+    return started
+
+
+def test_one_worker_searches_position_after_position(monkeypatch):
+    """Starting a worker (a fork, a table of 75 MB, the compiled code's warm-up) cost more than a position's search
+    from ply 16 on: the scorer keeps its one worker from a position to the next."""
+    pytest.importorskip("numba")
+    started = _counting_workers(monkeypatch)
+    off_the_book = ["4145627754477725", "41456277544777251", "414562775447772513"]  # plies 16-18: searched
+    status, lines = solved("--all", *off_the_book)
+    assert status == 0 and started[0] == 1
+    for moves, line in zip(off_the_book, lines, strict=True):
+        expected = shared_oracle().column_scores(columns_of(moves))
+        assert line == f"{moves} " + " ".join("-" if s is None else str(s) for s in expected)
+
+
+def test_a_late_position_is_solved_at_once_in_this_process(monkeypatch):
+    """From 22 stones on (every column: from 21), the compiled search takes milliseconds at most, less than a word
+    with a worker: no worker is started, whatever the budget, and the scores are exact."""
+    pytest.importorskip("numba")
+    started = _counting_workers(monkeypatch)
+    late = ["444443437666633353767715", "446544351266364663211137747", "414562775447772513672"]  # plies 24, 27, 21
+    for budget in ([], ["--budget", "0.5"]):
+        status, lines = solved(*budget, "--all", *late)
+        assert status == 0
+        for moves, line in zip(late, lines, strict=True):
+            expected = shared_oracle().column_scores(columns_of(moves))
+            assert line == f"{moves} " + " ".join("-" if s is None else str(s) for s in expected)
+        status, lines = solved(*budget, *late[:2])
+        assert status == 0 and lines == [f"{moves} {shared_oracle().score(columns_of(moves))}" for moves in late[:2]]
+    assert started[0] == 0

@@ -158,3 +158,18 @@ def test_agents_run_in_the_sandbox_when_asked(tmp_path, monkeypatch, capfd, smal
                               "--sandbox", *QUICK, "--json", "--answers", "a.jsonl")
     assert code == 0, err
     assert json.loads(out)["agents"][0]["forfeits"]["total"] == 0
+
+
+def test_a_folder_given_as_dot_is_named_by_its_real_name(tmp_path, monkeypatch, capfd, small_file):
+    """Its table rows, its worst positions and its answers' file name read the folder (``.../my_bot``), never ``.``."""
+    import shutil
+
+    shutil.copytree(os.path.join(FIXTURES, "building_shapes", "folder_bot"), tmp_path / "my_bot")
+    code, out, err = accuracy(tmp_path, monkeypatch, capfd, ".", "--benchmark", small_file, *QUICK, folder="my_bot")
+    assert code == 0, err
+    named = [line.split()[0] for line in out.splitlines() if line.split()]
+    folder = str(tmp_path / "my_bot")
+    assert named.count(folder) == 3 and "." not in named and ".:" not in named, out  # the tables' rows
+    assert f"  {folder}: game " in out  # its worst positions
+    assert all(name.startswith(os.path.join("results", "accuracy-my_bot-"))
+               for name in files_in(tmp_path / "my_bot") if name.startswith("results"))

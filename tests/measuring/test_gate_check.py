@@ -41,3 +41,17 @@ def test_an_agent_as_accurate_as_its_baseline_passes(small_file):
 def test_the_check_counts_its_games_for_the_progress_bar(small, small_file):
     name, _, games = accuracy_check(small_file)
     assert name == "accuracy" and games == 2 * len(small.games)
+
+
+def test_an_error_of_its_own_met_after_overridden_answers_is_a_forfeit_not_excused(small_file):
+    """Issue 54: every benchmark game forces the game's columns over the agent's answers. A stateless agent that
+    raises at every position from 20 stones on used to have those games voided ("no Kaggle episode is that game").
+    Asked again in a fresh process, the error repeats at the same line: its own, a forfeit of the check."""
+    candidate = os.path.join(FIXTURES, "accuracy_agents", "table_runs_out_at_20_stones.py")
+    context, load = gate.prepare(GateSettings(candidate=candidate, baseline="greedy", games=20, workers=2))
+    assert load.passed
+    check = gate.Check("accuracy")
+    check_accuracy(context, check, small_file)
+    assert check.data["voided_games"] == 0 and context.warnings == []
+    assert any(reason.startswith("accuracy: error at ") and "table_runs_out_at_20_stones.py:10 in agent: IndexError"
+               in reason for reason in check.reasons), check.reasons

@@ -117,6 +117,32 @@ def test_a_late_position_not_exact_within_the_budget_is_left_out_too(tmp_path):
     assert benchmark.games == () and benchmark.metadata["left_out_positions"] == ["4455", "44444756"]
 
 
+def test_what_is_left_out_is_counted_by_reason_and_phase_beside_the_files_positions(tmp_path):
+    path = tmp_path / "mixed.txt"
+    # two early positions off the book's lines, one of 8 stones and one of 12 that take seconds of search, and one
+    # of 24 stones (solved at once, whatever the budget) twice: a position two games reach is asked in each
+    late = "444443437666633353767715"
+    path.write_text(f"445\n4455\n44444756\n144451456721\n{late}\n{late}\n")
+    benchmark = read_positions(str(path), PositionsSettings(budget=0.001, early_budget=0.001, cache="none"))
+    metadata = benchmark.metadata
+    assert [p.moves for p in benchmark.positions] == [late, late]
+    assert (metadata["file_positions"], metadata["distinct_positions"], metadata["positions"]) == (6, 5, 2)
+    assert metadata["left_out"] == 4 and metadata["left_out_positions"] == ["445", "4455", "44444756", "144451456721"]
+    reasons = metadata["left_out_by_reason"]
+    assert reasons["early"] == {"reason": "with fewer than 8 stones, not exact within the early budget, 0.001 s a column",
+                                "positions": 2, "by_phase": {"0-11": 2, "12-23": 0, "24-41": 0}}
+    assert reasons["budget"] == {"reason": "not exact within the budget, 0.001 s a column",
+                                 "positions": 2, "by_phase": {"0-11": 1, "12-23": 1, "24-41": 0}}
+
+
+def test_only_the_first_games_are_labelled_when_asked(tmp_path):
+    path = tmp_path / "three.txt"
+    path.write_text(f"445\n{LATE}\n{GAME[:-1]}\n")
+    benchmark = read_positions(str(path), PositionsSettings(early_budget=0.001, cache="none"), games=2)
+    assert [game.id for game in benchmark.games] == [2]
+    assert (benchmark.metadata["file_positions"], benchmark.metadata["left_out_positions"]) == (2, ["445"])
+
+
 def test_progress_is_told_after_each_position(tmp_path):
     path = results_file(tmp_path / "run.jsonl", GAME)
     told = []

@@ -2,6 +2,7 @@
 positions' order, and the outputs (JSON, HTML, text, PNG, the answers file) written whole or not at all."""
 
 import doctest
+import html
 import json
 import os
 
@@ -26,6 +27,10 @@ LOST = LabelledPosition(0, 1, "4", (-3, -2, -2, -1, -2, -2, -3))
 DRAW = LabelledPosition(1, 14, "44444433333322", (-1, 0, -2, None, -3, 0, -1))
 # A win at ply 26 with a win→draw (column 3) and win→loss (column 7).
 LATE = LabelledPosition(2, 26, "44444433333322222255555566", (3, 1, 0, None, 2, 1, -4))
+
+
+# A real game's position of 24 stones: solved at once, exact whatever the budget (analysis.scores.AT_ONCE_STONES)
+PLAYED = "444443437666633353767715"
 
 
 def benchmark(*positions: LabelledPosition) -> Benchmark:
@@ -181,6 +186,42 @@ def test_the_report_is_one_json_object_that_reads_back_equal():
     assert report["agents"][1]["answered"] == 3
     assert len(report["comparisons"]) == 2
     assert json.loads(json.dumps(report)) == report.to_dict() == dict(report)
+
+
+def test_what_positions_left_out_of_its_file_is_in_the_json_the_text_and_the_html(tmp_path):
+    from connectx_toolkit.measuring.positions_file import PositionsSettings, read_positions
+
+    path = tmp_path / "mine.txt"
+    path.write_text(f"445\n44444756\n144451456721\n{PLAYED}\n{PLAYED}\n")
+    labelled = read_positions(str(path), PositionsSettings(budget=0.001, early_budget=0.001, cache="none"))
+    answers = [Answer("alpha", position, 0, 0.1) for position in labelled.positions]
+    report = build_report(labelled, by_agent(answers))
+    left_out = report["benchmark"]["left_out"]
+    assert (left_out["positions"], left_out["of"], left_out["distinct"]) == (3, 5, 4)
+    assert left_out["by_phase"] == {"0-11": 2, "12-23": 1, "24-41": 0}
+    assert [p.moves for p in labelled.positions] == [PLAYED, PLAYED]
+    assert {name: reason["positions"] for name, reason in left_out["by_reason"].items()} == {"early": 1, "budget": 2}
+    assert left_out["moves"] == ["445", "44444756", "144451456721"]
+    assert json.loads(json.dumps(report)) == dict(report)
+    said = ["left out: 3 of the file's 5 positions (4 distinct), not labelled exactly within the budget "
+            "(0-11: 2, 12-23: 1, 24-41: 0)",
+            "  1 with fewer than 8 stones, not exact within the early budget, 0.001 s a column: 0-11: 1",
+            "  2 not exact within the budget, 0.001 s a column: 0-11: 1, 12-23: 1"]
+    assert str(report).splitlines()[1:4] == said
+    page = report._repr_html_()
+    assert all(html.escape(line.strip()) in page for line in said)
+
+
+def test_nothing_left_out_of_a_file_is_said_too_and_a_benchmark_has_no_such_line(tmp_path):
+    from connectx_toolkit.measuring.positions_file import PositionsSettings, read_positions
+
+    path = tmp_path / "mine.txt"
+    path.write_text(f"{PLAYED}\n")
+    labelled = read_positions(str(path), PositionsSettings(cache="none"))
+    report = build_report(labelled, by_agent([Answer("alpha", labelled.positions[0], 0, 0.1)]))
+    assert str(report).splitlines()[1] == "left out: none of the file's 1 position (1 distinct)"
+    assert "left_out" not in two_agents_report()[1]["benchmark"]
+    assert not str(two_agents_report()[1]).splitlines()[1].startswith("left out")
 
 
 def test_the_html_table_and_the_text():

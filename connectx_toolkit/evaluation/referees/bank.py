@@ -9,23 +9,27 @@ remainingOverageTime`` (strictly greater: a move that uses the bank to the last 
 Everything in the toolkit that applies the rule comes here: the native referee (``overage_of`` and
 ``times_out``, plain functions as its loop calls them on every move), the steps it records
 (``kaggle_steps``), the board (``Bank``, one seat's clock for a game), a record's bank figures and the
-gate's (``bank_spent``, ``move_shares``, ``steady_overage``). The agents' own clock
+gate's (``bank_spent``, ``move_shares``, ``ply_profile``, ``full_game_need``). The agents' own clock
 (``agents/core/clock.py``) runs inside submissions and cannot import this; tests hold it to the same rule.
 
 Drawing on the bank is legal: an agent may spend it on a few hard moves, or a little on every move. Only
-one pattern loses on Kaggle without ever losing in a short local game: a steady spender, whose bank use
-grows with the length of the game. ``steady_overage`` measures that pattern and ``full_board_need``
-projects it onto the longest game a seat can play.
+one pattern loses on Kaggle without ever losing in a short local game: a spender whose bank use grows with
+the length of the game (a steady 5 s a move runs out at its 21st move). A short game cannot show it, nor
+can a median of short games' moves: they are all opening moves, and many agents think longest in the
+opening and get cheap as columns fill. ``ply_profile`` is what the agent's moves cost at each ply of the
+games it played (a long one among them: the gate's self-play episode), and ``full_game_need`` prices a game
+that fills the board ply by ply from it.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-__all__ = ["Bank", "DEFAULT_ACT_TIMEOUT", "DEFAULT_OVERAGE", "bank_left", "bank_spent", "full_board_moves",
-           "full_board_need", "move_shares", "overage_of", "steady_overage", "times_out"]
+__all__ = ["Bank", "DEFAULT_ACT_TIMEOUT", "DEFAULT_OVERAGE", "FullGameNeed", "bank_left", "bank_spent", "full_board_moves",
+           "full_game_need", "move_shares", "overage_of", "ply_profile", "times_out"]
 
 DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout for ConnectX: seconds per move
 DEFAULT_OVERAGE = 60.0  # Kaggle's remainingOverageTime at the start of an episode: the bank
@@ -88,23 +92,56 @@ def move_shares(times: Iterable[float], act_timeout: float, overage: float = DEF
         bank.charge(seconds)
 
 
-def steady_overage(games: Iterable[Sequence[float]], act_timeout: float) -> float:
-    """The overage a seat typically spends per move: the median, over every move but each game's first (it
-    includes the file's load), of the time beyond ``act_timeout``; 0 without such moves.
+def ply_profile(seats: Iterable[tuple[int, Sequence[float]]], act_timeout: float) -> dict[int, float]:
+    """What a seat's move draws from the bank at each ply (stones on the board when it is called): the median,
+    over the games, of its overage there. ``seats`` are (seat, its move times in order) of games from the empty
+    board, every call timed (a forced opening's too): its k-th move is at ply ``seat + 2 k``. A game's first move
+    is kept, load and all: Kaggle pays the load in move 1 of every episode."""
+    drawn: dict[int, list[float]] = {}
+    for seat, times in seats:
+        for move, seconds in enumerate(times):
+            drawn.setdefault(seat + 2 * move, []).append(overage_of(seconds, act_timeout))
+    return {ply: float(statistics.median(overages)) for ply, overages in sorted(drawn.items())}
 
-    The median, not the mean: an agent with a time manager that spends its bank on a few hard moves (as
-    Kaggle allows, and as the project's solver does) draws nothing on most moves and so projects nothing,
-    while a steady spender's median is its mean.
-    """
-    overages = [overage_of(t, act_timeout) for times in games for t in list(times)[1:]]
-    return float(statistics.median(overages)) if overages else 0.0
+
+TAIL_PLIES = 4  # a ply no game reached costs what the last this many plies that were reached cost (their median)
+
+
+@dataclass(frozen=True)
+class FullGameNeed:
+    """The bank a game that fills the board needs, priced from a ``ply_profile``: ``seconds`` for the seat that
+    needs more (``seat``, 0 the first mover, making ``moves`` moves); ``past`` of those moves come after the last
+    ply any game reached and cost ``tail_s`` each (``TAIL_PLIES``)."""
+
+    seconds: float
+    seat: int
+    moves: int
+    past: int
+    tail_s: float
+
+
+def full_game_need(profile: dict[int, float], rows: int, columns: int) -> FullGameNeed:
+    """The bank a game that fills the board needs from the seat that needs more, move by move: each move costs
+    what the profile says its ply costs; a ply between two reached ones costs what the nearest reached one costs
+    (the lower on a tie), and a ply past the last reached one what the last ``TAIL_PLIES`` reached cost (their
+    median: the agent's cost late in its longest game, not in its opening). An empty profile costs nothing."""
+    plies = sorted(profile)
+    tail = float(statistics.median(profile[ply] for ply in plies[-TAIL_PLIES:])) if plies else 0.0
+    cells = rows * columns
+
+    def cost(ply: int) -> float:
+        if ply in profile:
+            return profile[ply]
+        if not plies or ply > plies[-1]:
+            return tail
+        return profile[min(plies, key=lambda reached: (abs(reached - ply), reached))]
+
+    last = plies[-1] if plies else -1
+    needs = [FullGameNeed(sum(cost(ply) for ply in range(seat, cells, 2)), seat, len(range(seat, cells, 2)),
+                          sum(1 for ply in range(seat, cells, 2) if ply > last), tail) for seat in (0, 1)]
+    return max(needs, key=lambda need: (need.seconds, -need.seat))
 
 
 def full_board_moves(rows: int, columns: int) -> int:
     """The moves the first player makes in a game that fills the board (the most any seat can make)."""
     return math.ceil(rows * columns / 2)
-
-
-def full_board_need(overage_per_move: float, rows: int, columns: int) -> float:
-    """The bank a seat spending ``overage_per_move`` on every move needs for a game that fills the board."""
-    return overage_per_move * full_board_moves(rows, columns)

@@ -16,28 +16,21 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from connectx_toolkit.evaluation.referees.played import (
-    DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
-)
+from connectx_toolkit.evaluation.referees.played import GameSetup, Played, Player, Status, referee
 
 
 class AgentFailed(Exception):
     """Raised inside Kaggle's ``Agent.act`` for an agent that raised in its own process."""
 
 
-def play_kaggle(
-    players: Sequence[Player],
-    shape: dict[str, int],
-    act_timeout: float = DEFAULT_ACT_TIMEOUT,
-    overage: float = DEFAULT_OVERAGE,
-    opening: Sequence[int] = (),
-    episode_steps: int = EPISODE_STEPS,
-) -> Played:
+@referee  # called as play_kaggle(players, shape, act_timeout, overage, opening, episode_steps)
+def play_kaggle(players: Sequence[Player], setup: GameSetup) -> Played:
     """Play one game between ``players`` on Kaggle's ``Environment`` (see ``referees.native.play_native``)."""
     from kaggle_environments import make
     from kaggle_environments.agent import Agent
 
-    configuration = kaggle_configuration(shape, act_timeout, episode_steps)
+    overage, opening = setup.overage, setup.opening
+    configuration = setup.configuration()
     timeout = configuration.pop("timeout")
     for obsolete in ("runTimeout", "agentTimeout"):
         configuration.pop(obsolete)

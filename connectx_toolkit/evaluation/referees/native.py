@@ -26,9 +26,7 @@ from connectx_toolkit.evaluation.seats.agent_move import AgentMove, UnsupportedA
 from connectx_toolkit.evaluation.referees.bank import overage_of, times_out
 from connectx_toolkit.evaluation.referees.kaggle_steps import KaggleSteps, Step
 from connectx_toolkit.evaluation.referees.rules import drop, winning_line
-from connectx_toolkit.evaluation.referees.played import (
-    DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, EPISODE_STEPS, Played, Player, Status, kaggle_configuration,
-)
+from connectx_toolkit.evaluation.referees.played import GameSetup, Played, Player, Status, referee
 
 _INVALID = object()  # the schema rejected the action: Kaggle records action None
 # Kaggle's statuses as module names: the referee's loop reads them on every move
@@ -36,17 +34,12 @@ ACTIVE, INACTIVE, DONE = Status.ACTIVE, Status.INACTIVE, Status.DONE
 INVALID, ERROR, TIMEOUT = Status.INVALID, Status.ERROR, Status.TIMEOUT
 
 
-def play_native(
-    players: Sequence[Player],
-    shape: dict[str, int],
-    act_timeout: float = DEFAULT_ACT_TIMEOUT,
-    overage: float = DEFAULT_OVERAGE,
-    opening: Sequence[int] = (),
-    episode_steps: int = EPISODE_STEPS,
-) -> Played:
+@referee  # called as play_native(players, shape, act_timeout, overage, opening, episode_steps)
+def play_native(players: Sequence[Player], setup: GameSetup) -> Played:
     """Play one game between ``players`` (seat 0 moves first) after forcing ``opening`` (0-based columns)."""
-    rows, columns, inarow = shape["rows"], shape["columns"], shape["inarow"]
-    configuration = kaggle_configuration(shape, act_timeout, episode_steps)
+    act_timeout, overage, opening, episode_steps = setup.act_timeout, setup.overage, setup.opening, setup.episode_steps
+    rows, columns, inarow = setup.shape["rows"], setup.shape["columns"], setup.shape["inarow"]
+    configuration = setup.configuration()
     board = [0] * (rows * columns)
     # Kaggle's state, per seat (index 0 moves first): the last action, reward, status and overage bank
     actions: list[Any] = [0, 0]

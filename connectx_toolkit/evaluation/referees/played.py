@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 # Kaggle's clock and its defaults belong to ``bank``; re-exported here, where the referees' other defaults are
 from connectx_toolkit.evaluation.referees.bank import DEFAULT_ACT_TIMEOUT as DEFAULT_ACT_TIMEOUT
@@ -65,3 +65,35 @@ def kaggle_configuration(shape: dict[str, int], act_timeout: float, episode_step
 def obsolete_timeout(act_timeout: float) -> float:
     """``configuration.timeout`` for an act timeout: an int when whole (Kaggle's field is an integer)."""
     return int(act_timeout) if float(act_timeout).is_integer() else act_timeout
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """One game as a referee is asked to play it, its players apart: the board (``shape``: rows, columns, inarow),
+    Kaggle's clock (``act_timeout`` a move, ``overage`` the bank of each seat), the ``opening`` forced first
+    (0-based columns) and Kaggle's ``episode_steps``."""
+
+    shape: dict[str, int]
+    act_timeout: float = DEFAULT_ACT_TIMEOUT
+    overage: float = DEFAULT_OVERAGE
+    opening: tuple[int, ...] = ()
+    episode_steps: int = EPISODE_STEPS
+
+    def configuration(self) -> dict[str, Any]:
+        """The configuration Kaggle sends the agents (:func:`kaggle_configuration`)."""
+        return kaggle_configuration(self.shape, self.act_timeout, self.episode_steps)
+
+
+def referee(play: Callable[[Sequence[Player], GameSetup], Played]):
+    """A referee written as ``play(players, setup)``, called as every referee is:
+    ``play(players, shape, act_timeout, overage, opening, episode_steps)`` (the one home of that signature and its
+    defaults, shared by ``referees.native`` and ``referees.kaggle``)."""
+
+    def play_game(players: Sequence[Player], shape: dict[str, int], act_timeout: float = DEFAULT_ACT_TIMEOUT,
+                  overage: float = DEFAULT_OVERAGE, opening: Sequence[int] = (),
+                  episode_steps: int = EPISODE_STEPS) -> Played:
+        return play(players, GameSetup(shape, act_timeout, overage, tuple(opening), episode_steps))
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # named as the referee, for tracebacks
+        setattr(play_game, name, getattr(play, name))
+    return play_game

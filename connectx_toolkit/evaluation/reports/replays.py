@@ -13,7 +13,6 @@ exception for an error, a non-integer action for an invalid move), so the replay
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from connectx_toolkit.atomic import write_atomically
@@ -131,7 +130,6 @@ def _plain(value: Any) -> Any:
 
 def _slug(name: str) -> str:
     """An agent name fit for a file name: ``submissions/my agent.py`` -> ``my_agent``."""
-    base = os.path.basename(name.rstrip("/\\")) or name
-    if base.endswith(".py"):
-        base = base[:-3]
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("._") or "agent"
+    from connectx_toolkit.building.agent_names import file_stem
+
+    return file_stem(name)

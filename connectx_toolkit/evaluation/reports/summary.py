@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -96,11 +95,7 @@ def short_names(names: Sequence[str]) -> list[str]:
     """Names for a table: the file or folder name (``~/bots/v2/main.py:act`` -> ``main.py:act``), and
     ``parent/name`` where two would otherwise read the same; module and built-in names stay as they are."""
 
-    def tail(name: str, parts: int) -> str:
-        base, sep, function = name.rpartition(":")
-        path, suffix = (base, f":{function}") if sep and base and function.isidentifier() else (name, "")
-        bits = [bit for bit in path.replace(os.sep, "/").split("/") if bit not in ("", ".")]
-        return "/".join(bits[-parts:]) + suffix if bits else name
+    from connectx_toolkit.building.agent_names import shown_name as tail
 
     short = [tail(name, 1) for name in names]
     for parts in range(2, 8):

@@ -133,13 +133,29 @@ class _Worker:
         self.conn.close()
 
 
-def run_games(
-    tasks: Iterable[GameTask],
-    *,
-    on_record: Callable[[GameRecord], bool | None],
-    settings: PlaySettings = PlaySettings(),
-    grace: float = GRACE_SECONDS,
-) -> None:
+OnRecord = Callable[[GameRecord], bool | None]  # told each record; True stops scheduling new games
+
+
+def backend(play: Callable[[list[GameTask], OnRecord, PlaySettings, float], None]):
+    """A backend written as ``play(pending, on_record, settings, grace)``, called as every backend is:
+    ``run_games(tasks, *, on_record, settings, grace)`` (the one home of that signature and its defaults, shared by
+    this module and ``ray_backend``; ``match.backend_runner`` picks one). ``play`` is called only when there are
+    games, and gets them in reverse order: ``pending.pop()`` is the next game in the schedule."""
+
+    def run_games(tasks: Iterable[GameTask], *, on_record: OnRecord, settings: PlaySettings = PlaySettings(),
+                  grace: float = GRACE_SECONDS) -> None:
+        pending = list(tasks)
+        if pending:
+            pending.reverse()
+            play(pending, on_record, settings, grace)
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # named as the backend's own, for tracebacks
+        setattr(run_games, name, getattr(play, name))
+    return run_games
+
+
+@backend  # called as run_games(tasks, *, on_record, settings, grace)
+def run_games(pending: list[GameTask], on_record: OnRecord, settings: PlaySettings, grace: float) -> None:
     """Play ``tasks`` on ``settings.workers`` isolated processes (default: one per CPU); ``on_record``
     gets each record as it ends.
 
@@ -155,15 +171,11 @@ def run_games(
     core (measured 2.5 times cheaper than across two); an agent's process that runs a second thread is
     given all those CPUs back at the end of that move.
     """
-    pending = list(tasks)
-    if not pending:
-        return
     if settings.sandbox and any(spec.kind == CALLABLE for task in pending for spec in task.seats):
         raise ValueError("a callable agent cannot run in the sandbox (it lives in this process): save it to a file")
     if settings.referee == KAGGLE or any(spec.kind == BUILTIN for task in pending for spec in task.seats):
         preload()  # before the forks: never inside a timed move
     context = multiprocessing.get_context("fork")
-    pending.reverse()  # pop() from the end keeps the schedule's order
 
     pin_cores = settings.pin_cores is not False
     cpus = _from_running_cpu(sorted(os.sched_getaffinity(0))) if pin_cores and hasattr(os, "sched_getaffinity") else []

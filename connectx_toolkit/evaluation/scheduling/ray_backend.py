@@ -18,13 +18,13 @@ error that says so, and the default multiprocessing backend needs nothing.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from dataclasses import replace
 
 from connectx_toolkit.evaluation.referees.record import ERROR, GameRecord, GameTask, forfeit
 from connectx_toolkit.evaluation.scheduling.play_settings import PlaySettings
-from connectx_toolkit.evaluation.scheduling.pool import GRACE_SECONDS
+from connectx_toolkit.evaluation.scheduling.pool import OnRecord, backend
 from connectx_toolkit.evaluation.seats.agent_kinds import MODULE
 
 # where connectx_toolkit is imported from (the checkout, or site-packages)
@@ -64,13 +64,8 @@ def _warm_up(tasks: list[GameTask]) -> None:
             importlib.import_module(spec.target)
 
 
-def run_games(
-    tasks: Iterable[GameTask],
-    *,
-    on_record: Callable[[GameRecord], bool | None],
-    settings: PlaySettings = PlaySettings(),
-    grace: float = GRACE_SECONDS,
-) -> None:
+@backend  # called as run_games(tasks, *, on_record, settings, grace)
+def run_games(pending: list[GameTask], on_record: OnRecord, settings: PlaySettings, grace: float) -> None:
     """Play ``tasks`` as Ray tasks; same contract as ``evaluation.scheduling.pool.run_games``.
 
     Records arrive in completion order; ``on_record`` returning True stops scheduling new games (games
@@ -81,10 +76,6 @@ def run_games(
     workers = settings.workers
     # each Ray task plays its games on one worker process of the default backend
     in_task = replace(settings, workers=1, pin_cores=settings.pin_cores is True)
-    pending = list(tasks)
-    pending.reverse()  # pop() from the end keeps the schedule's order
-    if not pending:
-        return
     started_here = _connect(workers)
     try:
         play = ray.remote(num_cpus=1, max_retries=0)(play_isolated)

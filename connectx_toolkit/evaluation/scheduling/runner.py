@@ -13,6 +13,7 @@ reward is None and the other seat's is 0: we score that as a win for the other.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from connectx_toolkit.agents.core import Config
@@ -24,11 +25,11 @@ from connectx_toolkit.evaluation.referees.played import (
     DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, DEFAULT_REFEREE, NATIVE, Player, REFEREES, Status,
 )
 from connectx_toolkit.evaluation.referees.record import GameRecord, GameTask
-from connectx_toolkit.outcomes import Outcome
+from connectx_toolkit.outcomes import FORFEITS, Outcome
 
 MONITOR_SLACK_SECONDS = 1.0  # the worker kills a late agent itself; the pool steps in only past this
 
-__all__ = ["GameRecord", "Monitor", "play_game", "play_task"]
+__all__ = ["AskedAgain", "GameRecord", "Monitor", "ask_again", "error_site", "play_game", "play_task"]
 
 
 class Monitor(Protocol):
@@ -170,4 +171,80 @@ class _Monitored:
         finally:
             if self.monitor is not None:
                 self.monitor.stop()
+        return move
+
+
+@dataclass(frozen=True)
+class AskedAgain:
+    """A forfeit asked again (``ask_again``): ``repeated`` when the agent forfeited the same way at the same ply;
+    ``ply`` the forfeit's ply, ``start`` the first ply at which the replay called the agent, ``outcome`` and
+    ``error`` what the replay's call at ``ply`` (or before it) gave, None for a legal answer."""
+
+    repeated: bool
+    ply: int
+    start: int
+    outcome: Outcome | None
+    error: str | None
+
+
+def error_site(error: str | None) -> str | None:
+    """An agent's error text without its message: its place and kind (``bot.py:12 in agent: NameError``), what two
+    raises of the same bug share whatever the message says (a board, an address)."""
+    return None if error is None else ": ".join(error.split(": ")[:2])
+
+
+def ask_again(record: GameRecord, index: int, spec: AgentSpec, *, sandbox: bool = False,
+              memory_mb: int = DEFAULT_MEMORY_MB) -> AskedAgain:
+    """Ask the match's agent ``index`` of ``record`` the position it forfeited at again, as Kaggle could call it
+    there: in a fresh process, loaded afresh, called with the game's own observations (board, mark, step, its
+    bank) from its first call after the last one whose answer the forced opening overrode, up to the forfeit.
+    From that call on every answer of its that the game played was its own, as in any Kaggle episode; nothing of
+    the overridden calls reaches the agent (the replay does not call it at those plies). The same forfeit at the
+    same ply (an error at the same place of the same kind, the same kind of invalid answer, a timeout) is the
+    agent's own, whatever the opening; anything else leaves the forfeit to the overridden answers."""
+    from connectx_toolkit.evaluation.referees.native import play_native
+    from connectx_toolkit.evaluation.seats.agent_process import AgentProcess
+
+    seat = index ^ int(record.swapped)
+    ply = len(record.moves)  # a forfeit's move is not played: the call at this ply forfeited
+    own = record.opening[seat::2]
+    overridden = [call for call, (answer, move) in enumerate(zip(record.forced_answers[seat], own))
+                  if type(answer) is int and answer != move]
+    start = seat + 2 * (overridden[-1] + 1) if overridden else seat
+    players: list[Any] = [_Replayed(None, ply, start), _Replayed(None, ply, start)]
+    process = AgentProcess(spec, sandbox=sandbox, memory_mb=memory_mb)
+    try:
+        process.new_game(record.seed + seat)
+        players[seat] = _Replayed(process, ply, start)
+        played = play_native(players, dict(record.config), record.act_timeout, record.overage, record.moves[:ply])
+        process.end_game()
+    finally:
+        process.close()
+    outcome = outcomes_from(played.statuses, played.rewards)[seat]
+    if outcome not in FORFEITS:
+        return AskedAgain(False, ply, start, None, None)
+    error = played.errors[seat] or invalid_move_text(played.statuses[seat], players[seat].last_action)
+    original = record.outcome_of(index)
+    same = (outcome == original and len(played.moves) == ply
+            and (outcome != Outcome.ERROR or error_site(error) == error_site(record.error_of(index))))
+    return AskedAgain(same, ply, start, outcome, error)
+
+
+class _Replayed:
+    """A seat of ``ask_again``'s replay: ``process`` is called from ply ``start`` on (None: never, the other seat);
+    before that the seat answers nothing at once (the forced opening plays the game's column anyway). Past the
+    asked ply the game is over for the replay: the other seat's next call ends it."""
+
+    def __init__(self, process: Any, ply: int, start: int) -> None:
+        self.process, self.ply, self.start = process, ply, start
+        self.last_action: Any = None
+
+    def act(self, observation: dict, configuration: dict, deadline_s: float) -> AgentMove:
+        step = observation["step"]
+        if self.process is None and step > self.ply:
+            return AgentMove(None, 0.0, "the replay ends after the position it asked")
+        if self.process is None or step < self.start:
+            return AgentMove(0, 0.0)
+        move = self.process.act(observation, configuration, deadline_s)
+        self.last_action = move.action
         return move

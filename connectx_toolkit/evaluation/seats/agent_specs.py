@@ -213,8 +213,11 @@ def _resolve_built(spec: str, sandbox: bool = False, paths: "tuple[str, ...]" = 
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     path = _write_built(text)
     problem = _check_loads(path, sandbox)
-    if problem:  # a notebook's line named by its cell, as the builder names it
-        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {told_where_written(problem, modules)}")
+    if problem:  # a notebook's line named by its cell, as the builder names it; how to ship a file it did not find
+        from connectx_toolkit.building.pipeline import missing_bundle_file, notebook_of
+
+        problem = told_where_written(problem, modules)
+        raise AgentSpecError(f"agent {spec!r} cannot be loaded: {problem}{missing_bundle_file(problem, notebook_of(spec))}")
     return AgentSpec(spec, BUILT, path)
 
 

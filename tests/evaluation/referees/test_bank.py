@@ -14,7 +14,7 @@ from connectx_toolkit.agents.core import Config
 from connectx_toolkit.agents.core.clock import act_timeout, move_deadline, overage
 from connectx_toolkit.agents.solver_engine import time_manager as tm
 from connectx_toolkit.evaluation.referees.bank import (
-    Bank, bank_left, bank_spent, move_shares, overage_of, steady_overage, times_out,
+    Bank, bank_left, bank_spent, full_game_need, move_shares, overage_of, ply_profile, times_out,
 )
 from connectx_toolkit.evaluation.referees.native import play_native
 from connectx_toolkit.evaluation.referees.played import DEFAULT_ACT_TIMEOUT, DEFAULT_OVERAGE, Status, kaggle_configuration
@@ -64,9 +64,34 @@ def test_move_shares_are_of_the_act_timeout_plus_the_bank_left():
         left -= overage_of(seconds, 2.0)
 
 
-def test_steady_overage_skips_each_games_first_move():
-    assert steady_overage([[9.0, 2.5, 2.5, 1.0]], 2.0) == 0.5
-    assert steady_overage([[9.0]], 2.0) == 0.0
+def test_the_ply_profile_is_each_plys_median_overage_with_the_first_move_kept():
+    # seat 0 moves at plies 0, 2, 4; seat 1 at 1, 3; a game's first move (its load) is kept: Kaggle pays it
+    profile = ply_profile([(0, [9.0, 2.5, 1.0]), (1, [2.0, 5.0]), (0, [3.0, 4.5])], 2.0)
+    assert profile == {0: 4.0, 1: 0.0, 2: 1.5, 3: 3.0, 4: 0.0}
+
+
+def test_a_full_game_is_priced_ply_by_ply_not_from_the_opening_alone():
+    # issue 54: 5.5 s a move while fewer than 10 stones are on the board, then instant, over a long game
+    # (both seats' moves at every ply, as in a self-play episode): each seat's first 5 moves draw 3.5 s, 17.5 s in all
+    profile = ply_profile([(0, [5.5] * 5 + [0.01] * 15), (1, [5.5] * 5 + [0.01] * 15)], 2.0)
+    need = full_game_need(profile, 6, 7)
+    assert need.seconds == pytest.approx(17.5) and need.moves == 21 and need.tail_s == 0.0
+    # its short games against random alone (all opening moves): the plies no game reached are priced at the last
+    # ones reached, so only a long game shows it gets cheap; the old median projection said 21 x 3.5 = 73.5 s
+    short = full_game_need(ply_profile([(0, [5.5] * 4), (1, [5.5] * 4)], 2.0), 6, 7)
+    assert short.seconds == pytest.approx(73.5) and short.past == 17
+    # a steady 5 s a move: 21 x 3 s = 63 s, whatever the game's length
+    steady = full_game_need(ply_profile([(0, [5.0] * 12), (1, [5.0] * 12)], 2.0), 6, 7)
+    assert steady.seconds == pytest.approx(63.0) and steady.seat == 0
+    assert full_game_need({}, 6, 7).seconds == 0.0
+
+
+def test_a_full_game_prices_a_gap_at_the_nearest_ply_reached():
+    # only the first seat's plies reached: ply 2 costs as ply 0 (the lower on a tie); the second seat's ply 1 as 0,
+    # 3 as 4, 5 as 4 (a tie), 7 and 9 as 6 and 8; past ply 10, the median of plies 4-10's: 0
+    need = full_game_need({0: 1.0, 4: 3.0, 6: 0.0, 8: 0.0, 10: 0.0}, 6, 7)
+    assert need.seat == 1 and need.seconds == pytest.approx(1.0 + 3.0 + 3.0) and need.tail_s == 0.0
+    assert need.past == 16 and need.moves == 21  # plies 11 to 41
 
 
 def scripted(durations: list[float], column: int = 0) -> tuple[CallablePlayer, list[float]]:

@@ -50,3 +50,28 @@ def test_a_forfeit_keeps_its_last_step_whole():
     assert last[0]["action"] == 9 and last[0]["reward"] is None and last[1]["reward"] == 0
     assert [[{k: v for k, v in seat.items() if k != "observation"} for seat in step] for step in native.steps] == \
         [[{k: v for k, v in dict(seat).items() if k != "observation"} for seat in step] for step in kaggle.steps]
+
+
+def test_both_referees_are_called_through_one_signature():
+    """The referees' call, its defaults and its set-up (``played.referee``, ``GameSetup``) have one home."""
+    import inspect
+
+    from connectx_toolkit.evaluation.referees import played
+
+    assert play_native.__code__ is play_kaggle.__code__  # the one wrapper, around each referee's own game
+    assert (play_native.__name__, play_kaggle.__name__) == ("play_native", "play_kaggle")
+    assert list(inspect.signature(play_native).parameters) == [
+        "players", "shape", "act_timeout", "overage", "opening", "episode_steps"]
+    seen = []
+
+    @played.referee
+    def play_seen(players, setup):
+        seen.append((players, setup))
+        return "played"
+
+    assert play_seen(["a", "b"], SHAPE, opening=[3, 3]) == "played"
+    assert play_seen(["a", "b"], SHAPE, 1.5, 7.0, (), 40) == "played"
+    assert seen == [(["a", "b"], played.GameSetup(SHAPE, played.DEFAULT_ACT_TIMEOUT, played.DEFAULT_OVERAGE, (3, 3),
+                                                 played.EPISODE_STEPS)),
+                    (["a", "b"], played.GameSetup(SHAPE, 1.5, 7.0, (), 40))]
+    assert seen[0][1].configuration() == played.kaggle_configuration(SHAPE, played.DEFAULT_ACT_TIMEOUT)

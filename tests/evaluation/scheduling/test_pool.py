@@ -44,3 +44,23 @@ def test_a_dying_or_hanging_worker_costs_one_game_and_its_queue_is_played(tmp_pa
     assert flag.exists() and by_id[dies_early].steps  # replayed, and played to its end this time
     for game_id in set(by_id) - {dies, hangs}:
         assert by_id[game_id].steps and not by_id[game_id].note, game_id
+
+
+def test_every_backend_is_called_through_one_signature():
+    """The backends' call, its defaults and its set-up (``pool.backend``) have one home: a backend gets its games
+    only when there are some, next game last (``pop()``), with the default settings and grace when not given."""
+    from connectx_toolkit.evaluation.scheduling import pool
+
+    seen = []
+
+    @pool.backend
+    def play(pending, on_record, settings, grace):
+        seen.append((list(pending), on_record, settings, grace))
+
+    play(iter([]), on_record=print)
+    assert seen == []
+    play(iter(["first", "second", "third"]), on_record=print)
+    play(["only"], on_record=print, settings=PlaySettings(workers=3), grace=2.0)
+    assert seen == [(["third", "second", "first"], print, PlaySettings(), pool.GRACE_SECONDS),
+                    (["only"], print, PlaySettings(workers=3), 2.0)]
+    assert run_games.__code__ is play.__code__ and run_games.__name__ == "run_games"

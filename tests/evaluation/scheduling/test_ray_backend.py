@@ -74,3 +74,7 @@ def test_stop_ends_scheduling_and_reports_every_started_game_once(ray_backend):
     records = collect(ray_backend.run_games, todo, stop_after=1)
     ids = [r.game_id for r in records]
     assert 1 <= len(ids) <= 3 and len(set(ids)) == len(ids)  # the first, plus at most the other running game(s)
+
+
+def test_the_ray_backend_is_called_through_the_pools_one_signature(ray_backend):
+    assert ray_backend.run_games.__code__ is pool.run_games.__code__  # pool.backend's wrapper: one contract
