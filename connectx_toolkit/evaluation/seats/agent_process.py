@@ -3,10 +3,11 @@
 The referee never runs in an agent's process and two agents never share one. The process is forked
 from the referee's worker (warm: the interpreter and numpy are already loaded) or, with ``sandbox=True``,
 started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network, no home, a private
-/tmp, its own pid namespace). It stays alive across games and never loads the agent: each game is played by a
-process it forks for that game (``evaluation.seats.agent_server``), which loads the agent once, at move 1, and is
-killed when the game ends (``end_game``); so each game starts from a fresh process that has run the agent's file
-once, and the load is charged to move 1, as on Kaggle; each game has a numba cache of its own, in a private
+/tmp, its own pid namespace). It stays alive across games and never runs an agent's file itself: each game is
+played by a process it forks for that game (``evaluation.seats.agent_server``), which runs the file once, at move 1,
+and is killed when the game ends (``end_game``), so each game starts from a fresh process that has run the file
+once, as on Kaggle (the toolkit's module agents and Kaggle's built-ins are reloaded in it at each game instead);
+the load is charged to move 1; each game has a numba cache of its own, in a private
 folder (``cache_root``: made here for a forked process and removed with it; the sandbox's private /tmp for a
 sandboxed one), never the user's.
 

@@ -6,13 +6,14 @@ its own bubblewrap sandbox::
     python -m evaluation.seats.agent_server SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
 
 It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
-length, then JSON): ``{"op": "game", "seed": S}`` starts a game, played by a process forked for it from this
-one, which never loads the agent itself: the game's process loads it once, lazily inside its first move, as
-Kaggle's loader ``exec``s a submission once in an episode's process, inside move 1 (so loading is charged to
-move 1, and a file that sets ``multiprocessing``'s start method at load, or counts on running once, runs as it
-does on Kaggle); what this process imported before (numpy, a module agent's imports: ``warm_up``) stays
-imported, what a game imports goes with its process. The referee ends a game by killing its process
-(``AgentProcess.end_game``). ``{"op": "act", "id": K, "observation": ..., "configuration": ...}`` asks for a
+length, then JSON): ``{"op": "game", "seed": S}`` starts a game. An agent's file is played by a process forked
+for the game from this one, which never runs the file itself: the game's process runs it once, lazily inside its
+first move, as Kaggle's loader ``exec``s a submission once in an episode's process, inside move 1 (so loading is
+charged to move 1, and a file that sets ``multiprocessing``'s start method at load, or counts on running once,
+runs as it does on Kaggle); what this process imported before (numpy: ``warm_up``) stays imported, what a game
+imports goes with its process. The referee ends a game by killing its process (``AgentProcess.end_game``). A
+module agent of the toolkit's, a built-in or a callable is loaded afresh in this process at each game's first move
+(a fresh module object), its imports kept. ``{"op": "act", "id": K, "observation": ..., "configuration": ...}`` asks for a
 move (the configuration only when it differs from the last one sent to the game's process: a game's never
 changes), answered by ``{"id": K, "action": [kind, value, type],
 "error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
@@ -63,11 +64,15 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
     ``cache_root``: where each game's own numba cache goes (a folder only this process writes to; by default
     ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp).
 
-    This process never loads the agent: each game is played by a process forked from it for that game
-    (``_play_game``), which loads the agent once, at its first move, as Kaggle runs a submission's file once in
-    the process of an episode. A file that chooses ``multiprocessing``'s start method at load, or counts on
-    running once, runs as it runs there."""
+    An agent's file (what Kaggle loads: ``LOADED_FROM_FILE``) is never loaded here: each game is played by a
+    process forked from this one for that game (``_play_game``), which runs the file once, at its first move, as
+    Kaggle runs a submission's file once in the process of an episode (a file that chooses ``multiprocessing``'s
+    start method at load, or counts on running once, runs as it runs there). The toolkit's own module agents,
+    Kaggle's built-ins and callables are loaded afresh here at each game, as fresh module objects: a fork a game
+    costs a few milliseconds to tens of them (the more this process holds), which fast agents' runs would pay
+    many times over."""
     cache_root = cache_root or SANDBOX_CACHE_ROOT
+    warm_up(kind, target)  # before the memory cap, as the referee's own process had it imported
     isolate(memory_mb)
     sys.dont_write_bytecode = True  # the modules an agent imports from its folder: no __pycache__ there
     gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
@@ -87,8 +92,12 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
             if request is None:
                 return
             continue
-        # the game's first move (a move without a "game" before it starts one too): a process of its own plays it
-        request = _play_game(requests, request, sock_fd, kind, target, function, cpus, seed)
+        # the game's first move (a move without a "game" before it starts one too)
+        if kind in LOADED_FROM_FILE:  # a process of its own plays it
+            request = _play_game(requests, request, sock_fd, kind, target, function, cpus, seed)
+        else:
+            _seed(seed)
+            request = _answer_moves(requests, request, sock_fd, kind, target, function, cpus, bytearray(1))
 
 
 def _play_game(requests: "_Requests", first: dict[str, Any], sock_fd: int, kind: str, target: str, function: str,
@@ -109,7 +118,10 @@ def _play_game(requests: "_Requests", first: dict[str, Any], sock_fd: int, kind:
 
             die_with_parent()  # (not inherited across a fork): dies with the process it was forked from
             _seed(seed)  # here: ``random`` reseeds itself in a forked child
-            _answer_moves(requests, first, sock_fd, kind, target, function, cpus, handing, moving)
+            if _answer_moves(requests, first, sock_fd, kind, target, function, cpus, moving) is not None:
+                data = requests.last + requests.pending  # the next game's start, handed back as it arrived
+                while data:
+                    data = data[os.write(handing, data):]
         finally:
             os._exit(0)
     os.close(handing)
@@ -138,23 +150,20 @@ def _play_game(requests: "_Requests", first: dict[str, Any], sock_fd: int, kind:
 
 
 def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd: int, kind: str, target: str,
-                  function: str, cpus: frozenset[int] | None, handing: int, moving: mmap.mmap) -> None:
-    """In a game's own process: load the agent at the first move, answer every move until the socket closes
-    or the next game starts (its request handed back through ``handing``, with whatever was read after it)."""
+                  function: str, cpus: frozenset[int] | None, moving: Any) -> dict[str, Any] | None:
+    """Load the agent at the first move, answer every move until the socket closes (None) or the next game
+    starts (its request returned); ``moving[0]`` is 1 while an answer is owed."""
     agent: Callable[..., Any] | None = None
     configuration: dict[str, Any] = {}
-    narrow = [cpus]  # what to widen to, until it is done
-    if cpus:
+    if cpus and not _NARROW:
+        _NARROW.append(cpus)
         # A process the agent forks inherits its mask: widen first, so that its workers spread over the cores as
         # they do under Kaggle's runner (pinned to one core with it, they and the main process each got a share
         # of it, and a search split among them lost its races far more often: issue 54)
-        os.register_at_fork(before=lambda: _widen_once(narrow))
+        os.register_at_fork(before=lambda: _widen_once(_NARROW))
     while request is not None:
         if request.get("op") == "game":
-            data = requests.last + requests.pending
-            while data:
-                data = data[os.write(handing, data):]
-            return
+            return request
         if request.get("op") == "act":
             moving[0] = 1
             reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
@@ -185,12 +194,12 @@ def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd
                     output.flush()
                 except Exception:  # the agent closed or replaced it
                     pass
-            if narrow[0] and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS):
+            if _NARROW and _NARROW[0] and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS):
                 # (threads that only quick moves start are not worth a check every move); processes started
                 # without a fork of this one (spawned: a new program) have its old mask: widened with it
                 processes = _started_processes()
                 if processes or _threads() > 1:
-                    _widen_once(narrow, processes)
+                    _widen_once(_NARROW, processes)
             # cleared before the answer goes: once the referee has it, it may end the game (kill this process)
             # at any moment, and its host must not take that for a death in the middle of a move
             moving[0] = 0
@@ -201,6 +210,10 @@ def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd
                     reply["action"] = encode_action(action)
                 _write_frame(sock_fd, reply)
         request = requests.next()
+    return None
+
+
+_NARROW: list[frozenset[int] | None] = []  # the CPUs to widen this process to (once: then None)
 
 
 def _die_as(code: int) -> None:
@@ -269,11 +282,15 @@ def _module_code(spec: Any) -> Any:
 
 
 def warm_up(kind: str, target: str) -> None:
-    """Import what a module or built-in agent depends on before any timed move (the evaluator's own
-    process has it imported when it forks an agent's process); each game still runs a fresh module."""
+    """Import what a module or built-in agent depends on, and read a module agent's code, before any timed move
+    and in the process each game's process is forked from: each game still runs a fresh module, but neither
+    imports its dependencies nor reads its code again (a game's process takes what it imports with it)."""
     try:
         if kind == MODULE:
             importlib.import_module(target)
+            spec = importlib.util.find_spec(target)
+            if spec is not None and spec.loader is not None:
+                _module_code(spec)
         elif kind == BUILTIN:
             import kaggle_environments.envs.connectx.connectx  # noqa: F401
     except Exception:  # the agent's own problem: it shows at its first move
@@ -454,7 +471,6 @@ def main(argv: list[str]) -> None:
         import numpy  # noqa: F401  (imported before the memory cap, as the referee's own process had it)
     except ImportError:
         pass
-    warm_up(kind, target)
     serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True, cpus=cpus)
 
 
