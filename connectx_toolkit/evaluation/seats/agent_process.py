@@ -3,10 +3,13 @@
 The referee never runs in an agent's process and two agents never share one. The process is forked
 from the referee's worker (warm: the interpreter and numpy are already loaded) or, with ``sandbox=True``,
 started fresh inside its own bubblewrap sandbox (``sandbox.Sandbox``: no network, no home, a private
-/tmp, its own pid namespace). It stays alive across games; ``new_game()`` makes the next move load the
-agent afresh (``evaluation.seats.agent_server``), so each game starts from fresh module state and the load is
-charged to move 1, as on Kaggle; each game has a numba cache of its own, in a private folder (``cache_root``: made
-here for a forked process and removed with it; the sandbox's private /tmp for a sandboxed one), never the user's.
+/tmp, its own pid namespace). It stays alive across games and never runs an agent's file itself: each game is
+played by a process it forks for that game (``evaluation.seats.agent_server``), which runs the file once, at move 1,
+and is killed when the game ends (``end_game``), so each game starts from a fresh process that has run the file
+once, as on Kaggle (the toolkit's module agents and Kaggle's built-ins are reloaded in it at each game instead);
+the load is charged to move 1; each game has a numba cache of its own, in a private
+folder (``cache_root``: made here for a forked process and removed with it; the sandbox's private /tmp for a
+sandboxed one), never the user's.
 
 ``act()`` sends the observation and waits for the answer until the hard deadline (act timeout + what is
 left of the bank, plus a small slack): past it the process is killed and the move is ``timed_out``.
@@ -81,9 +84,12 @@ class AgentProcess:
         if not self.alive():
             self._stop()
             self._start()
-        elif self._sock is not None and self._sock.fileno() in ready:
-            self._discard_pending()
+        else:
+            self._kill_started()  # the last game's process, if ``end_game`` did not end it: each game has its own
+            if self._sock is not None and self._sock.fileno() in ready:
+                self._discard_pending()
         self._buffer = b""
+        self._configuration = None  # the game's process is new: the first move carries the configuration
         # sent with the first move's request: one wake-up of the agent's process fewer per game
         self._game_request = _frame({"op": "game", "seed": seed})
 
@@ -153,6 +159,15 @@ class AgentProcess:
             return None
         tree = _process_tree(self.pid)
         peak = _peak_mb(tree)
+        self._kill_started(tree)
+        return peak
+
+    def _kill_started(self, tree: list[int] | None = None) -> None:
+        """Kill the game's process and everything it started; the host stays (``tree``: the process tree from
+        ``self.pid``, when the caller has walked it already)."""
+        if self.pid is None:
+            return
+        tree = _process_tree(self.pid) if tree is None else tree
         if self._popen is None:
             started = tree[1:]
         else:  # bubblewrap's processes hold the sandbox's: only what its interpreter started goes
@@ -160,10 +175,9 @@ class AgentProcess:
             started = _process_tree(host)[1:] if host is not None else []
         for pid in started:
             try:
-                os.kill(pid, signal.SIGKILL)  # the host reaps them at the next game (it is their subreaper)
+                os.kill(pid, signal.SIGKILL)  # the host reaps them (it is their parent or subreaper)
             except (ProcessLookupError, PermissionError):
                 pass
-        return peak
 
     def _host_pid(self, tree: list[int]) -> int | None:
         """In a sandbox, the pid of the interpreter serving the agent that bubblewrap started (found once by
@@ -257,7 +271,7 @@ class AgentProcess:
                 os.closerange(3, keep)
                 os.closerange(keep + 1, 1 << 20)
                 _unmap_shared_memory()
-                _own_multiprocessing()
+                own_multiprocessing()
                 _default_signals()
                 sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
                 sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
@@ -444,11 +458,14 @@ def _take_peak_kb(pid: int) -> int | None:
     return peak
 
 
-def _own_multiprocessing() -> None:
-    """In a forked agent process: be ``multiprocessing``'s main process, as the agent's process on Kaggle is.
-    Forked from a daemonic worker, it would otherwise inherit the worker's process object, and
-    ``multiprocessing.Process(...).start()`` would fail with "daemonic processes are not allowed to have
-    children"; the worker's children are not its own either."""
+def own_multiprocessing() -> None:
+    """In a forked process that runs an agent: be ``multiprocessing``'s main process, with no start method
+    chosen yet, as the agent's process on Kaggle is. Forked from a daemonic worker, it would otherwise inherit
+    the worker's process object, and ``multiprocessing.Process(...).start()`` would fail with "daemonic
+    processes are not allowed to have children"; the worker's children are not its own either; and a
+    ``multiprocessing`` child has its start method chosen ("fork", when it started), so that an agent's
+    ``set_start_method("spawn")`` would raise "context has already been set"."""
+    import multiprocessing.context
     from multiprocessing import process
 
     class MainProcess(process.BaseProcess):  # CPython's own ``_MainProcess``, which the module deletes
@@ -466,6 +483,8 @@ def _own_multiprocessing() -> None:
     process._current_process = MainProcess()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._parent_process = None  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
     process._children = set()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
+    default = multiprocessing.context._default_context  # pyright: ignore[reportAttributeAccessIssue]  (the same)
+    setattr(default, "_actual_context", None)  # (private too: typeshed's DefaultContext does not have it)
 
 
 def _default_signals() -> None:

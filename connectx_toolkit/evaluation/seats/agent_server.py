@@ -6,11 +6,16 @@ its own bubblewrap sandbox::
     python -m evaluation.seats.agent_server SOCKET_FD KIND TARGET FUNCTION MEMORY_MB [CPUS]
 
 It reads requests from its socket and writes one answer per move, each a frame (4-byte big-endian
-length, then JSON): ``{"op": "game", "seed": S}`` starts a game — the agent is dropped and loaded again
-lazily inside the next move, as Kaggle's loader ``exec``s a submission inside move 1 (so loading is
-charged to move 1; modules the agent's file imports stay imported, as within one Python process); ``{"op": "act", "id": K, "observation":
-..., "configuration": ...}`` asks for a move (the configuration only when it differs from the last one
-sent: a game's never changes), answered by ``{"id": K, "action": [kind, value, type],
+length, then JSON): ``{"op": "game", "seed": S}`` starts a game. An agent's file is played by a process forked
+for the game from this one, which never runs the file itself: the game's process runs it once, lazily inside its
+first move, as Kaggle's loader ``exec``s a submission once in an episode's process, inside move 1 (so loading is
+charged to move 1, and a file that sets ``multiprocessing``'s start method at load, or counts on running once,
+runs as it does on Kaggle); what this process imported before (numpy: ``warm_up``) stays imported, what a game
+imports goes with its process. The referee ends a game by killing its process (``AgentProcess.end_game``). A
+module agent of the toolkit's, a built-in or a callable is loaded afresh in this process at each game's first move
+(a fresh module object), its imports kept. ``{"op": "act", "id": K, "observation": ..., "configuration": ...}`` asks for a
+move (the configuration only when it differs from the last one sent to the game's process: a game's never
+changes), answered by ``{"id": K, "action": [kind, value, type],
 "error": None | "one line"}`` (the action's type preserved, see ``agent_move``). Its stdout and stderr
 are the pipe the referee keeps the game's logs from. Nothing the referee reads from here is unpickled.
 
@@ -23,7 +28,8 @@ The agent still sees its file where it lies, under its own name (``__file__``-le
 No bytecode is written either: nothing lands in the user's folder.
 
 ``CPUS`` (comma-separated): the process starts on its worker's core (a move's round trip then stays on
-one core); once its agent runs a second thread, every thread of it may use all of ``CPUS``.
+one core); once its agent runs a second thread or forks a process, every thread of it (and the processes it
+forks, which inherit its mask) may use all of ``CPUS``.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import mmap
 import os
 import random
 import shutil
@@ -52,32 +59,113 @@ SLOW_MOVE_SECONDS = 0.002  # a move at least this long is followed by a look at 
 
 def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, sandboxed: bool = False,
           cpus: frozenset[int] | None = None, cache_root: str | None = None) -> None:
-    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads;
+    """Answer requests until the socket closes; ``cpus``: what to widen to once the agent runs threads or
+    starts a process;
     ``cache_root``: where each game's own numba cache goes (a folder only this process writes to; by default
-    ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp)."""
+    ``SANDBOX_CACHE_ROOT``, in a sandbox's private /tmp).
+
+    An agent's file (what Kaggle loads: ``LOADED_FROM_FILE``) is never loaded here: each game is played by a
+    process forked from this one for that game (``_play_game``), which runs the file once, at its first move, as
+    Kaggle runs a submission's file once in the process of an episode (a file that chooses ``multiprocessing``'s
+    start method at load, or counts on running once, runs as it runs there). The toolkit's own module agents,
+    Kaggle's built-ins and callables are loaded afresh here at each game, as fresh module objects: a fork a game
+    costs a few milliseconds to tens of them (the more this process holds), which fast agents' runs would pay
+    many times over."""
     cache_root = cache_root or SANDBOX_CACHE_ROOT
+    warm_up(kind, target)  # before the memory cap, as the referee's own process had it imported
     isolate(memory_mb)
     sys.dont_write_bytecode = True  # the modules an agent imports from its folder: no __pycache__ there
     gc.freeze()  # what was inherited stays out of the collector's way (and its pages shared with the referee)
-    stream = os.fdopen(sock_fd, "rb")  # buffered: a request's header and body in one read
-    agent: Callable[..., Any] | None = None
-    configuration: dict[str, Any] = {}
-    games = 0
-    while True:
-        request = _read_frame(stream)
-        if request is None:
-            return
-        op = request.get("op")
-        if op == "game":
-            agent = None
+    requests = _Requests(sock_fd)
+    games, seed = 0, 0
+    request = requests.next()
+    while request is not None:
+        if request.get("op") == "game":
             if sandboxed:
                 _kill_leftovers()
             else:
                 _reap_leftovers()
             games += 1
             fresh_caches(cache_root, games)
-            _seed(int(request.get("seed", 0)))
-        elif op == "act":
+            seed = int(request.get("seed", 0))
+            request = requests.next()
+            if request is None:
+                return
+            continue
+        # the game's first move (a move without a "game" before it starts one too)
+        if kind in LOADED_FROM_FILE:  # a process of its own plays it
+            request = _play_game(requests, request, sock_fd, kind, target, function, cpus, seed)
+        else:
+            _seed(seed)
+            request = _answer_moves(requests, request, sock_fd, kind, target, function, cpus, bytearray(1))
+
+
+def _play_game(requests: "_Requests", first: dict[str, Any], sock_fd: int, kind: str, target: str, function: str,
+               cpus: frozenset[int] | None, seed: int) -> dict[str, Any] | None:
+    """Fork the game's own process, which loads the agent once and answers ``first`` and every move after it,
+    until the referee ends the game by killing it (``AgentProcess.end_game``) or the socket closes; then the
+    next request, read here. A game process that reads the start of another game (the referee did not end the
+    game first) hands it back through a pipe and exits: the next game is played by a fresh process."""
+    handoff, handing = os.pipe()
+    moving = mmap.mmap(-1, 1)  # shared with the game's process: 1 while it owes the referee an answer
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(handoff)
+            from connectx_toolkit.evaluation.seats.process_limits import die_with_parent
+
+            die_with_parent()  # (not inherited across a fork): dies with the process it was forked from
+            _seed(seed)  # here: ``random`` reseeds itself in a forked child
+            if _answer_moves(requests, first, sock_fd, kind, target, function, cpus, moving) is not None:
+                data = requests.last + requests.pending  # the next game's start, handed back as it arrived
+                while data:
+                    data = data[os.write(handing, data):]
+        finally:
+            os._exit(0)
+    os.close(handing)
+    requests.pending = b""  # what was read ahead is the game process's now
+    status = 0
+    while True:
+        try:
+            status = os.waitpid(pid, 0)[1]
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            break
+    if moving[0]:  # it died in the middle of a move (the referee ends a game between moves): so does this
+        _die_as(os.waitstatus_to_exitcode(status))  # process, so that the referee sees the agent's process die
+    os.set_blocking(handoff, False)
+    handed = b""
+    try:
+        while chunk := os.read(handoff, 65536):
+            handed += chunk
+    except (BlockingIOError, OSError):
+        pass
+    os.close(handoff)
+    requests.pending = handed + requests.pending
+    return requests.next()
+
+
+def _answer_moves(requests: "_Requests", request: dict[str, Any] | None, sock_fd: int, kind: str, target: str,
+                  function: str, cpus: frozenset[int] | None, moving: Any) -> dict[str, Any] | None:
+    """Load the agent at the first move, answer every move until the socket closes (None) or the next game
+    starts (its request returned); ``moving[0]`` is 1 while an answer is owed."""
+    agent: Callable[..., Any] | None = None
+    configuration: dict[str, Any] = {}
+    if cpus and not _NARROW:
+        _NARROW.append(cpus)
+        # A process the agent forks inherits its mask: widen first, so that its workers spread over the cores as
+        # they do under Kaggle's runner (pinned to one core with it, they and the main process each got a share
+        # of it, and a search split among them lost its races far more often: issue 54)
+        os.register_at_fork(before=lambda: _widen_once(_NARROW))
+    while request is not None:
+        if request.get("op") == "game":
+            return request
+        if request.get("op") == "act":
+            moving[0] = 1
             reply: dict[str, Any] = {"id": request.get("id"), "action": None, "error": None}
             action = None
             started, first = time.perf_counter(), agent is None
@@ -106,15 +194,37 @@ def serve(sock_fd: int, kind: str, target: str, function: str, memory_mb: int, s
                     output.flush()
                 except Exception:  # the agent closed or replaced it
                     pass
-            if cpus and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS) and _threads() > 1:
-                _widen(cpus)  # (threads that only quick moves start are not worth a check every move)
-                cpus = None
+            if _NARROW and _NARROW[0] and (first or time.perf_counter() - started > SLOW_MOVE_SECONDS):
+                # (threads that only quick moves start are not worth a check every move); processes started
+                # without a fork of this one (spawned: a new program) have its old mask: widened with it
+                processes = _started_processes()
+                if processes or _threads() > 1:
+                    _widen_once(_NARROW, processes)
+            # cleared before the answer goes: once the referee has it, it may end the game (kill this process)
+            # at any moment, and its host must not take that for a death in the middle of a move
+            moving[0] = 0
             if type(action) is int and type(reply["id"]) is int:  # the usual answer, written without the encoder
                 _write_body(sock_fd, b'{"id":%d,"action":["int",%d,"int"],"error":null}' % (reply["id"], action))
             else:
                 if reply["action"] is None:
                     reply["action"] = encode_action(action)
                 _write_frame(sock_fd, reply)
+        request = requests.next()
+    return None
+
+
+_NARROW: list[frozenset[int] | None] = []  # the CPUs to widen this process to (once: then None)
+
+
+def _die_as(code: int) -> None:
+    """End this process as its game's process ended: the same exit code, or the same signal."""
+    if code < 0:
+        try:
+            signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
+        except (OSError, ValueError):
+            pass
+    os._exit(code if code > 0 else 1)
 
 
 # Callables given from Python (``evaluation.seats.agent_specs`` registers them, by token), played live: filled
@@ -172,11 +282,15 @@ def _module_code(spec: Any) -> Any:
 
 
 def warm_up(kind: str, target: str) -> None:
-    """Import what a module or built-in agent depends on before any timed move (the evaluator's own
-    process has it imported when it forks an agent's process); each game still runs a fresh module."""
+    """Import what a module or built-in agent depends on, and read a module agent's code, before any timed move
+    and in the process each game's process is forked from: each game still runs a fresh module, but neither
+    imports its dependencies nor reads its code again (a game's process takes what it imports with it)."""
     try:
         if kind == MODULE:
             importlib.import_module(target)
+            spec = importlib.util.find_spec(target)
+            if spec is not None and spec.loader is not None:
+                _module_code(spec)
         elif kind == BUILTIN:
             import kaggle_environments.envs.connectx.connectx  # noqa: F401
     except Exception:  # the agent's own problem: it shows at its first move
@@ -221,20 +335,43 @@ def _seed(seed: int) -> None:
         numpy.random.seed(seed % 2**32)
 
 
-def _read_frame(stream: Any) -> dict[str, Any] | None:
-    header = _read_exactly(stream, wire.HEADER_BYTES)
-    if header is None:
-        return None
-    length = wire.body_length(header)
-    if length > MAX_REQUEST_BYTES:
-        return None
-    body = _read_exactly(stream, length)
-    return None if body is None else wire.decode(body.decode())
+class _Requests:
+    """The referee's requests, frame by frame, from the socket (``wire``'s framing): what was read past the
+    current frame stays in ``pending``, and ``last`` is the current frame's bytes, so that a game's process can
+    hand back the start of the next game exactly as it arrived."""
 
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = b""
+        self.last = b""
 
-def _read_exactly(stream: Any, size: int) -> bytes | None:
-    data = stream.read(size)
-    return data if len(data) == size else None
+    def next(self) -> dict[str, Any] | None:
+        """The next request; None at the end of the socket or for a frame too large to be one."""
+        header = self._take(wire.HEADER_BYTES)
+        if header is None:
+            return None
+        length = wire.body_length(header)
+        if length > MAX_REQUEST_BYTES:
+            return None
+        body = self._take(length)
+        if body is None:
+            return None
+        self.last = header + body
+        return wire.decode(body.decode())
+
+    def _take(self, size: int) -> bytes | None:
+        while len(self.pending) < size:
+            try:
+                chunk = os.read(self.fd, max(65536, size - len(self.pending)))
+            except InterruptedError:
+                continue
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.pending += chunk
+        taken, self.pending = self.pending[:size], self.pending[size:]
+        return taken
 
 
 def _write_frame(fd: int, message: dict[str, Any]) -> None:
@@ -253,6 +390,25 @@ def _threads() -> int:
         return os.stat("/proc/self/task").st_nlink - 2
     except OSError:
         return 1
+
+
+def _widen_once(narrow: list[frozenset[int] | None], started: list[int] = []) -> None:  # noqa: B006 (read only)
+    """Widen this process and the processes in ``started`` to ``narrow[0]`` (then None: once is enough)."""
+    cpus, narrow[0] = narrow[0], None
+    if cpus:
+        _widen(cpus)
+        for pid in started:
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except OSError:  # gone already
+                pass
+
+
+def _started_processes() -> list[int]:
+    """The processes this one started that still run, and theirs."""
+    from connectx_toolkit.evaluation.seats.agent_process import _process_tree
+
+    return _process_tree(os.getpid())[1:]
 
 
 def _widen(cpus: frozenset[int]) -> None:
@@ -315,7 +471,6 @@ def main(argv: list[str]) -> None:
         import numpy  # noqa: F401  (imported before the memory cap, as the referee's own process had it)
     except ImportError:
         pass
-    warm_up(kind, target)
     serve(int(sock_fd), kind, target, function, int(memory_mb), sandboxed=True, cpus=cpus)
 
 

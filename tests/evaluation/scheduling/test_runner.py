@@ -53,7 +53,9 @@ def test_slow_agent_times_out_by_kaggles_own_rule():
     assert record.statuses[0] == "TIMEOUT" and record.outcomes == ["timeout", "win"]
     first, *_, last = record.move_times[0]
     assert first > 1.0  # paid from the bank
-    assert 0.8 <= last < 1.2  # killed at its deadline (0.5 s + the 0.3 s left), not waited for
+    # killed at its deadline (0.5 s + the 0.3 s left), not waited for (its second move would take a minute): no
+    # upper bound tighter than that, as a busy machine may land the kill late
+    assert 0.8 <= last < 30
 
 
 @pytest.mark.parametrize("name, expected", [
