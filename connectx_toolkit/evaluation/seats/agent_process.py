@@ -36,6 +36,7 @@ from connectx_toolkit.evaluation.seats import wire
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, CALLABLE, FILE
 from connectx_toolkit.evaluation.seats.agent_move import AgentMove, decode_action
 from connectx_toolkit.evaluation.seats.agent_specs import AgentSpec
+from connectx_toolkit.evaluation.seats.process_limits import own_multiprocessing, process_tree
 
 __all__ = ["AgentMove", "AgentProcess", "DEFAULT_MEMORY_MB"]
 
@@ -148,7 +149,7 @@ class AgentProcess:
         processes', a sandbox's included), or None where Linux's ``/proc`` cannot tell."""
         if self.pid is None:
             return None
-        return _peak_mb(_process_tree(self.pid))
+        return _peak_mb(process_tree(self.pid))
 
     def end_game(self) -> float | None:
         """The game is over: kill every process the agent started (a ``multiprocessing`` pool, a worker it
@@ -157,7 +158,7 @@ class AgentProcess:
         process stays, kept for the next game."""
         if self.pid is None:
             return None
-        tree = _process_tree(self.pid)
+        tree = process_tree(self.pid)
         peak = _peak_mb(tree)
         self._kill_started(tree)
         return peak
@@ -167,12 +168,12 @@ class AgentProcess:
         ``self.pid``, when the caller has walked it already)."""
         if self.pid is None:
             return
-        tree = _process_tree(self.pid) if tree is None else tree
+        tree = process_tree(self.pid) if tree is None else tree
         if self._popen is None:
             started = tree[1:]
         else:  # bubblewrap's processes hold the sandbox's: only what its interpreter started goes
             host = self._host_pid(tree)
-            started = _process_tree(host)[1:] if host is not None else []
+            started = process_tree(host)[1:] if host is not None else []
         for pid in started:
             try:
                 os.kill(pid, signal.SIGKILL)  # the host reaps them (it is their parent or subreaper)
@@ -362,7 +363,7 @@ class AgentProcess:
         """Kill the process now (a timeout, a broken pipe), with everything it started; ``new_game``
         starts a fresh one."""
         if self.pid is not None:
-            started = _process_tree(self.pid)[1:] if self._popen is None else []
+            started = process_tree(self.pid)[1:] if self._popen is None else []
             try:
                 if self._popen is not None:
                     self._popen.kill()  # bubblewrap's --die-with-parent takes the whole sandbox with it
@@ -422,21 +423,6 @@ def _frame(message: dict[str, Any]) -> bytes:
 
 
 
-def _process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (Linux's ``/proc/PID/task/TID/children``); just ``pid`` elsewhere."""
-    found, todo = [], [pid]
-    while todo and len(found) < 256:
-        current = todo.pop()
-        found.append(current)
-        try:
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as handle:
-                    todo.extend(int(child) for child in handle.read().split())
-        except (OSError, ValueError):
-            pass
-    return found
-
-
 def _peak_mb(pids: list[int]) -> float | None:
     peaks = [peak for pid in pids if (peak := _take_peak_kb(pid)) is not None]
     return round(max(peaks) / 1024, 1) if peaks else None
@@ -456,35 +442,6 @@ def _take_peak_kb(pid: int) -> int | None:
     except OSError:
         pass
     return peak
-
-
-def own_multiprocessing() -> None:
-    """In a forked process that runs an agent: be ``multiprocessing``'s main process, with no start method
-    chosen yet, as the agent's process on Kaggle is. Forked from a daemonic worker, it would otherwise inherit
-    the worker's process object, and ``multiprocessing.Process(...).start()`` would fail with "daemonic
-    processes are not allowed to have children"; the worker's children are not its own either; and a
-    ``multiprocessing`` child has its start method chosen ("fork", when it started), so that an agent's
-    ``set_start_method("spawn")`` would raise "context has already been set"."""
-    import multiprocessing.context
-    from multiprocessing import process
-
-    class MainProcess(process.BaseProcess):  # CPython's own ``_MainProcess``, which the module deletes
-        def __init__(self) -> None:
-            self._identity = ()
-            self._name = "MainProcess"
-            self._parent_pid = None
-            self._popen = None
-            self._closed = False
-            self._config = {"authkey": process.AuthenticationString(os.urandom(32)), "semprefix": "/mp"}  # pyright: ignore[reportAttributeAccessIssue]  multiprocessing's private state, which typeshed leaves out
-
-        def close(self) -> None:
-            pass
-
-    process._current_process = MainProcess()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
-    process._parent_process = None  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
-    process._children = set()  # pyright: ignore[reportAttributeAccessIssue]  (the same private state)
-    default = multiprocessing.context._default_context  # pyright: ignore[reportAttributeAccessIssue]  (the same)
-    setattr(default, "_actual_context", None)  # (private too: typeshed's DefaultContext does not have it)
 
 
 def _default_signals() -> None:

@@ -406,9 +406,9 @@ def _widen_once(narrow: list[frozenset[int] | None], started: list[int] = []) ->
 
 def _started_processes() -> list[int]:
     """The processes this one started that still run, and theirs."""
-    from connectx_toolkit.evaluation.seats.agent_process import _process_tree
+    from connectx_toolkit.evaluation.seats.process_limits import process_tree
 
-    return _process_tree(os.getpid())[1:]
+    return process_tree(os.getpid())[1:]
 
 
 def _widen(cpus: frozenset[int]) -> None:

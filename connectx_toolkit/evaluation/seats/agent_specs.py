@@ -380,7 +380,7 @@ def _load_in_child(path: str, send: Any) -> None:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     try:
-        from connectx_toolkit.evaluation.seats.agent_process import own_multiprocessing
+        from connectx_toolkit.evaluation.seats.process_limits import own_multiprocessing
 
         own_multiprocessing()  # a daemonic multiprocessing child, its start method chosen: not as on Kaggle
         seconds = load_file(path)[1]

@@ -272,7 +272,7 @@ def test_what_an_agent_started_dies_with_it_at_its_deadline(tmp_path, monkeypatc
 
 
 def test_an_agent_may_start_processes_in_the_sandbox(tmp_path):
-    from connectx_toolkit.evaluation.seats.agent_process import _process_tree
+    from connectx_toolkit.evaluation.seats.process_limits import process_tree
     from connectx_toolkit.evaluation.seats.kept_agents import KeptAgents
     from connectx_toolkit.sandbox import SandboxUnavailable, require
 
@@ -285,9 +285,9 @@ def test_an_agent_may_start_processes_in_the_sandbox(tmp_path):
         record = play_game(fixture("starts_processes"), resolve_agent("random"), [3, 3], hosts=hosts)
         assert record.error == [None, None], record.error
         process = next(process for process in hosts._idle if process.spec.name.endswith("starts_processes.py"))
-        host = process._host_pid(_process_tree(process.pid))
+        host = process._host_pid(process_tree(process.pid))
         assert host is not None and process.alive()
-        assert _still_running(_process_tree(host)[1:]) == []  # the pool and the background process are gone
+        assert _still_running(process_tree(host)[1:]) == []  # the pool and the background process are gone
     finally:
         hosts.close()
 
