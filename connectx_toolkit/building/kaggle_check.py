@@ -248,6 +248,17 @@ class Apart:
                     break
 
 
+def _flush_and_exit(code: int) -> None:
+    """End a forked process of the check at once (``os._exit``: none of the parent's exit handlers), what it printed
+    written first."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(code)
+
+
 def _serve_apart(there: socket.socket, answer: Any) -> None:
     """In a submission's process: answer requests until None, then send the read watcher's findings; never
     returns (nothing of the check runs on here: no report written, no ``atexit``)."""
@@ -262,12 +273,7 @@ def _serve_apart(there: socket.socket, answer: Any) -> None:
         _send(there, WATCHER.findings() if WATCHER is not None else ({}, set(), set(sys.modules)))
         code = 0
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        os._exit(code)
+        _flush_and_exit(code)
 
 
 def _created() -> set[str]:
@@ -682,12 +688,7 @@ def _run(request: dict[str, Any]) -> None:
         traceback.print_exc()
         code = 1
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        os._exit(code or 0)
+        _flush_and_exit(code or 0)
 
 
 if __name__ == "__main__":
