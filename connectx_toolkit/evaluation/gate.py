@@ -71,6 +71,7 @@ from connectx_toolkit.evaluation.settings import (
 )
 from connectx_toolkit.evaluation.referees.record import DRAW, ERROR, FORFEITS, INVALID, TIMEOUT, WIN
 from connectx_toolkit.evaluation.reports.stats import Z95
+from connectx_toolkit.evaluation.reports.summary import told_how_to_ship
 from connectx_toolkit.outcomes import Verdict
 from connectx_toolkit.evaluation.seats.agent_kinds import BUILT, BUNDLE, FILE, LOADED_FROM_FILE
 
@@ -697,6 +698,7 @@ def _forfeits(records: Sequence[Any], check: Check, where: str, forfeits: bool =
             example = next((r for r in bad if id(r) in own), bad[0])  # a repeated one says most
             seat = example.seats[0]
             error = example.error[seat] if example.error and example.error[seat] else ""
+            error = told_how_to_ship(error, example.agents[seat]) if error else ""
             note = f": {error}" if error else f": {example.note}" if example.note else ""
             ply = example.opening_forfeit_ply(0)
             if id(example) in own:  # its answers had been overridden, and still

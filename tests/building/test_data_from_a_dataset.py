@@ -139,3 +139,31 @@ def test_match_gate_and_build_give_the_advice_for_a_relative_read(notebook, capf
     with pytest.raises(InputError) as caught:
         build(relative, "submission.py")
     assert f"{advice}: build the bundle with {command}" in str(caught.value)
+
+
+def test_match_and_gate_give_the_advice_when_the_book_is_read_at_the_first_move(notebook, capfd):
+    """The public shape (a ``load_opening_book()`` called by the agent, not at load): the notebook loads, and the
+    FileNotFoundError comes in its first move, a forfeit; the match's and the gate's forfeit lines gave it alone."""
+    import json
+
+    needs_bubblewrap()
+    with open(notebook) as handle:
+        cells = json.load(handle)
+    for cell in cells["cells"]:
+        source = "".join(cell["source"])
+        if source.startswith("%%writefile main.py"):
+            cell["source"] = source.replace(
+                'with open(os.path.join(HERE, "opening_book.pkl"), "rb") as handle:\n    BOOK = pickle.load(handle)\n',
+                'BOOK = None\n\n\ndef load_opening_book():\n    with open(os.path.join(HERE, "opening_book.pkl"), "rb") as '
+                'handle:\n        return pickle.load(handle)\n').replace(
+                "def agent(obs, config):\n", "def agent(obs, config):\n    global BOOK\n    BOOK = BOOK or load_opening_book()\n")
+    with open("first_move.ipynb", "w") as handle:
+        json.dump(cells, handle)
+    command = f"`connectx build first_move.ipynb -o submission.tar.gz {ADVICE}` {WHY}, then evaluate or gate"
+    for argv in (["match", "first_move.ipynb", "random", "-n", "2", "--no-progress"],
+                 ["gate", "first_move.ipynb", "--baseline", "random", "-n", "2", "--no-progress"]):
+        code = connectx.main(argv)
+        out, err = capfd.readouterr()
+        said = out + err
+        assert code in (0, 1), said  # match reports forfeits (0); the gate FAILs (1)
+        assert "in load_opening_book: FileNotFoundError" in said and command in said, said

@@ -80,15 +80,25 @@ def _agent_summary(records: Sequence[GameRecord], index: int, name: str) -> dict
         "score_ci": [round(score.low, 4), round(score.high, 4)],
         "elo": _finite(elo.value),
         "elo_ci": [_finite(elo.low), _finite(elo.high)],
-        "error_messages": error_messages(records, index),
+        "error_messages": error_messages(records, index, name),
     }
 
 
-def error_messages(records: Sequence[GameRecord], index: int) -> list[dict[str, Any]]:
-    """Why agent ``index`` forfeited: ``[{"message", "games"}]``, most frequent first."""
-    counts = Counter(message for record in records if (message := record.error_of(index)))
+def error_messages(records: Sequence[GameRecord], index: int, name: str | None = None) -> list[dict[str, Any]]:
+    """Why agent ``index`` (named ``name``) forfeited: ``[{"message", "games"}]``, most frequent first."""
+    counts = Counter(told_how_to_ship(message, name) for record in records if (message := record.error_of(index)))
     return [{"message": message, "games": games}
             for message, games in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def told_how_to_ship(message: str, agent: str | None) -> str:
+    """A forfeit's message, and, when the agent died of not finding a file at Kaggle's bundle path (a notebook's, one
+    it makes from a Kaggle dataset), how to ship it: the builder's own advice, as ``connectx build`` gives it."""
+    if agent is None or "FileNotFoundError" not in message:
+        return message
+    from connectx_toolkit.building.pipeline import missing_bundle_file, notebook_of
+
+    return message + missing_bundle_file(message, notebook_of(agent))
 
 
 def short_names(names: Sequence[str]) -> list[str]:
