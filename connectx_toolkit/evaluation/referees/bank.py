@@ -23,12 +23,11 @@ that fills the board ply by ply from it.
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-__all__ = ["Bank", "DEFAULT_ACT_TIMEOUT", "DEFAULT_OVERAGE", "FullGameNeed", "bank_left", "bank_spent", "full_board_moves",
+__all__ = ["Bank", "DEFAULT_ACT_TIMEOUT", "DEFAULT_OVERAGE", "FullGameNeed", "bank_left", "bank_spent",
            "full_game_need", "move_shares", "overage_of", "ply_profile", "times_out"]
 
 DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout for ConnectX: seconds per move
@@ -140,8 +139,3 @@ def full_game_need(profile: dict[int, float], rows: int, columns: int) -> FullGa
     needs = [FullGameNeed(sum(cost(ply) for ply in range(seat, cells, 2)), seat, len(range(seat, cells, 2)),
                           sum(1 for ply in range(seat, cells, 2) if ply > last), tail) for seat in (0, 1)]
     return max(needs, key=lambda need: (need.seconds, -need.seat))
-
-
-def full_board_moves(rows: int, columns: int) -> int:
-    """The moves the first player makes in a game that fills the board (the most any seat can make)."""
-    return math.ceil(rows * columns / 2)
