@@ -2,14 +2,16 @@
 
 Random games (6x7, four in a row: the only board the learner plays) are played on
 ``kaggle_environments.make("connectx")``; at every step the kernels are asked what Kaggle shows: which columns
-are playable, the board after the move (rebuilt from the kernels' bitboards), whether the move won, whether the
-game is over, and the rewards; field for field. Also: the network's incremental evaluation (the kernels) against
+are playable, whether the mover can win with one move (Kaggle's ``is_win`` for each column), the board
+after the move (rebuilt from the kernels' bitboards), whether the move won, whether the game is over, and the
+rewards; field for field. Also: the network's incremental evaluation (the kernels) against
 the agent's numpy evaluation from scratch, position for position.
 """
 
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ import pytest
 pytest.importorskip("numba")
 
 from kaggle_environments import make  # noqa: E402
+from kaggle_environments.envs.connectx.connectx import is_win  # noqa: E402
 
 from connectx_toolkit.agents import ntuple as agent  # noqa: E402
 from connectx_toolkit.agents.core import Position  # noqa: E402
@@ -40,6 +43,11 @@ def kaggle_board(first: int, mask: int) -> list[int]:
     return board
 
 
+def wins_at_once(board: list[int], mark: int, column: int) -> bool:
+    """Does ``column`` win at once for ``mark``? Kaggle's own rule (its connectx module's ``is_win``)."""
+    return is_win(board, column, mark, SimpleNamespace(rows=ROWS, columns=COLUMNS, inarow=4), has_played=False)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_the_kernels_play_as_kaggle_does(seed):
     rng = random.Random(seed)
@@ -58,6 +66,8 @@ def test_the_kernels_play_as_kaggle_does(seed):
             column = rng.choice(playable)
             seat = moves % 2
             mover = first if seat == 0 else first ^ mask
+            # Can the mover win with one move? Kaggle's own rule for each playable column.
+            assert rules.wins_now(mover, mask) == any(wins_at_once(board, seat + 1, c) for c in playable)
             bit = rules.move_bit(mask, column)
             won = rules.has_four(mover | bit)
             actions = [0, 0]

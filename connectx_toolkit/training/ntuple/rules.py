@@ -62,3 +62,12 @@ def has_four(stones):
         if pairs & (pairs >> (s + s)):
             return True
     return False
+
+
+@njit
+def wins_now(stones, mask):
+    """Can the player owning ``stones`` win with one move (``mask``: every stone on the board)?"""
+    for column in range(COLUMNS):
+        if can_play(mask, column) and has_four(stones | move_bit(mask, column)):
+            return True
+    return False

@@ -50,9 +50,9 @@ def below(state, n):
 
 
 @njit
-def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha, lam, horizon, beta,
-                  epsilon_start, epsilon_end, epsilon_episodes, offsets, cell_slots, cell_powers, empty_indices,
-                  results):
+def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
+                  alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_learns,
+                  tactics, offsets, cell_slots, cell_powers, empty_indices, results):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
     for the exploration schedule). ``results`` (3 counts) gains the first player's wins, the second's, draws."""
     slots = offsets.shape[0]
@@ -61,9 +61,12 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
     indices = np.zeros(slots, dtype=np.int64)
     change = np.zeros(slots, dtype=np.int64)
     heights = np.zeros(COLUMNS, dtype=np.int64)
+    losing = np.zeros(COLUMNS, dtype=np.int64)
     for episode in range(first_episode, first_episode + episodes):
         fraction = min(1.0, episode / epsilon_episodes) if epsilon_episodes > 0 else 1.0
         epsilon = epsilon_start + (epsilon_end - epsilon_start) * fraction
+        fraction = min(1.0, episode / alpha_episodes) if alpha_episodes > 0 else 1.0
+        alpha = alpha_start * (alpha_end / alpha_start) ** fraction
         indices[:] = empty_indices
         total = table_sum(weights, offsets, indices)
         first = np.uint64(0)
@@ -75,12 +78,16 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             first_to_move = moves % 2 == 0
             colour = 1 if first_to_move else 2
             mover = first if first_to_move else first ^ mask
-            # Every legal move's value, the first player's view.
+            other = mask ^ mover
+            # Every legal move's value, the first player's view; with tactics, a move that leaves the opponent a
+            # win on its next move is valued as that loss (the rules one ply ahead, not the network).
             best = -1
             best_score = -2.0
             ties = 0
             legal = 0
+            safe = 0
             for column in range(COLUMNS):
+                losing[column] = 0
                 if not rules.can_play(mask, column):
                     continue
                 legal += 1
@@ -89,6 +96,9 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     value = 1.0 if first_to_move else -1.0
                 elif moves + 1 == CELLS:
                     value = 0.0
+                elif tactics and rules.wins_now(other, mask | bit):
+                    value = -1.0 if first_to_move else 1.0
+                    losing[column] = 1
                 else:
                     row = heights[column]
                     cell = column * ROWS + row
@@ -96,6 +106,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     value = np.tanh(moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
                                               cell_powers, change))
                 score = value if first_to_move else -value
+                safe += 1 - losing[column]
                 if score > best_score:
                     best, best_score, ties = column, score, 1
                 elif score == best_score:
@@ -105,9 +116,11 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             exploring = uniform(state) < epsilon
             column = best
             if exploring:
-                pick = below(state, legal)
+                # With tactics, an exploring move is one that does not lose at once (when there is one).
+                only_safe = tactics and safe > 0
+                pick = below(state, safe if only_safe else legal)
                 for c in range(COLUMNS):
-                    if rules.can_play(mask, c):
+                    if rules.can_play(mask, c) and (losing[c] == 0 or not only_safe):
                         if pick == 0:
                             column = c
                             break
@@ -121,14 +134,18 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             if first_to_move:
                 first |= bit
             mask |= bit
-            if won or moves + 1 == CELLS:
-                reward = (1.0 if first_to_move else -1.0) if won else 0.0
+            # With tactics, a position whose mover can win at once ends the game: the rules' verdict.
+            lost = not won and moves + 1 < CELLS and tactics and rules.wins_now(other, mask)
+            if won or lost or moves + 1 == CELLS:
+                reward = (1.0 if first_to_move else -1.0) if won else (-1.0 if first_to_move else 1.0) if lost else 0.0
+                if exploring and explore_learns and end > 0:
+                    start = end - 1
                 if end > start:
                     error = reward - np.tanh(entries_sum(weights, history[end - 1]))
                     td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha,
                               lam, horizon, beta)
-                if won:
-                    results[0 if first_to_move else 1] += 1
+                if won or lost:
+                    results[0 if first_to_move == won else 1] += 1
                 else:
                     results[2] += 1
                 break
@@ -136,8 +153,10 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             total = table_sum(weights, offsets, indices)
             value = np.tanh(total)
             if exploring:
-                start = end  # the traces end here: the positions before say nothing of this one
-            elif end > start:
+                # The traces end here: the positions before say nothing of this one. With explore_learns the
+                # position the exploring move was chosen in still learns its value (a trace of one position).
+                start = end - 1 if explore_learns and end > 0 else end
+            if end > start:
                 error = value - np.tanh(entries_sum(weights, history[end - 1]))
                 td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha, lam,
                           horizon, beta)

@@ -35,18 +35,23 @@ class NTupleSettings:
 
     seed: int = 1
     alpha: float = 0.5  # the step size of the whole sum: each of the 140 slots' entries moves alpha / 140
+    alpha_end: float | None = None  # None: alpha throughout; else alpha decays exponentially to alpha_end ...
+    alpha_episodes: int = 2_000_000  # ... over the first alpha_episodes games, then stays there
     lam: float = 0.5  # λ of the eligibility traces
     horizon: int = 8  # positions back a trace reaches (0.5**8 < 0.004)
     beta: float = 2.7  # TCL-EXP's exponent (0: plain TD(λ), one step size for all)
     epsilon_start: float = 0.2  # share of exploring moves, from epsilon_start ...
     epsilon_end: float = 0.05  # ... to epsilon_end,
     epsilon_episodes: int = 2_000_000  # ... linearly over the first epsilon_episodes games, then constant
+    explore_learns: bool = False  # does the position an exploring move is chosen in learn (a trace of one)?
+    tactics: bool = False  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
     def __post_init__(self) -> None:
         problems = [name for name, ok in (
-            ("alpha", self.alpha > 0), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
+            ("alpha", self.alpha > 0), ("alpha_end", self.alpha_end is None or self.alpha_end > 0),
+            ("alpha_episodes", self.alpha_episodes >= 1), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
             ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
             ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
             ("curve_every", self.curve_every >= 1), ("checkpoint_seconds", self.checkpoint_seconds >= 0),
@@ -113,8 +118,11 @@ def play(state: TrainingState, episodes: int) -> None:
     results = np.zeros(3, dtype=np.int64)
     started = time.process_time()
     play_episodes(state.weights, state.coherence_sum, state.coherence_size, state.generator, episodes,
-                  state.episodes, settings.alpha / layout.slots, settings.lam, settings.horizon, settings.beta,
-                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, layout.slot_offsets,
+                  state.episodes, settings.alpha / layout.slots,
+                  (settings.alpha if settings.alpha_end is None else settings.alpha_end) / layout.slots,
+                  settings.alpha_episodes, settings.lam, settings.horizon, settings.beta,
+                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, settings.explore_learns, settings.tactics,
+                  layout.slot_offsets,
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
     state.cpu_seconds += time.process_time() - started
     state.episodes += episodes
