@@ -438,6 +438,8 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     backend = args.backend or PROCESS
     if backend not in (PROCESS, RAY):
         raise UsageError(f"--backend must be {PROCESS} or {RAY}, not {args.backend!r}")
+    if backend == RAY:
+        train_runs.ray_backend()  # without Ray: one line, before anything is written
     checkpoint_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
     changes = {} if checkpoint_seconds is None else {"checkpoint_seconds": checkpoint_seconds}
     episodes = args.episodes

@@ -163,16 +163,24 @@ def run_on_processes(orders: Sequence[RunOrder], worker: Worker, workers: int) -
     return [reports[order.name] for order in orders]
 
 
-def run_on_ray(orders: Sequence[RunOrder], worker: Worker, workers: int | None) -> list[RunReport]:
-    """The runs as Ray tasks (one CPU each), on the cluster ``ray_backend.connect`` joins or starts."""
-    try:
-        from connectx_toolkit.evaluation.scheduling import ray_backend
+def ray_backend() -> Any:
+    """The evaluator's Ray backend module; ``UsageError`` (one line naming requirements-ray.txt) without Ray."""
+    import importlib
+
+    name = "connectx_toolkit.evaluation.scheduling.ray_backend"
+    try:  # by name: a from-import of a package's submodule would turn the module's own message into its own
+        return importlib.import_module(name)
     except ModuleNotFoundError as error:
-        if error.name == "connectx_toolkit.evaluation.scheduling.ray_backend":  # its message names the fix
+        if error.name == name:  # the module's message names the fix
             raise UsageError(error.msg) from None
         raise
-    ray = ray_backend.ray
-    started_here = ray_backend.connect(workers)
+
+
+def run_on_ray(orders: Sequence[RunOrder], worker: Worker, workers: int | None) -> list[RunReport]:
+    """The runs as Ray tasks (one CPU each), on the cluster ``ray_backend.connect`` joins or starts."""
+    backend = ray_backend()
+    ray = backend.ray
+    started_here = backend.connect(workers)
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(worker)
         running = {task.remote(order): order for order in orders}
