@@ -13,8 +13,8 @@ for a network, ``choose_all(positions) -> columns`` (one batch for the 2,346 pos
 ``action_masks`` give a batch the shape the project's envs observe). The adapters import their framework only
 when called, so this module imports without torch, stable-baselines3 or Ray:
 
-- ``sb3_callback(curve, observation="planes")``: a stable-baselines3 ``BaseCallback`` (a point at the start, then
-  every ``curve.every`` of the model's ``num_timesteps``), asking ``model.predict(..., deterministic=True)``, with
+- ``sb3_callback(curve, observation="planes")``: a stable-baselines3 ``BaseCallback`` (a point at the start, one
+  every ``curve.every`` of the model's ``num_timesteps``, between rollouts, and at the end), asking ``model.predict(..., deterministic=True)``, with
   the action masks when the model takes them (sb3-contrib's ``MaskablePPO``);
 - ``rllib_callbacks(curve, choose_all_of)``: ``on_algorithm_init`` and ``on_train_result`` for RLlib's
   ``config.callbacks(**...)``, ``choose_all_of(algorithm)`` turning the algorithm into a ``choose_all``.
@@ -41,8 +41,8 @@ from connectx_toolkit.measuring.in_process import answers_in_process
 from connectx_toolkit.measuring.scoring import agent_accuracy
 from connectx_toolkit.training.ntuple import curve as curve_files
 
-__all__ = ["LearningCurve", "OBSERVATIONS", "accuracy_figures", "action_masks", "observations", "rllib_callbacks",
-           "sb3_callback"]
+__all__ = ["LearningCurve", "OBSERVATIONS", "accuracy_figures", "action_masks", "lifetime_steps", "observations",
+           "rllib_callbacks", "sb3_callback", "sb3_choose_all"]
 
 Choose = Callable[[Position], int]
 ChooseAll = Callable[[list[Position]], Sequence[int]]
@@ -163,9 +163,10 @@ def sb3_choose_all(model: Any, observation: str = "planes") -> ChooseAll:
 
 
 def sb3_callback(curve: LearningCurve, observation: str = "planes", verbose: int = 0) -> Any:
-    """A stable-baselines3 ``BaseCallback`` drawing ``curve``: a point when training starts and every
-    ``curve.every`` of the model's ``num_timesteps`` (checked after each vectorised step, so a point falls at most
-    ``n_envs - 1`` steps past its multiple), the model asked through ``sb3_choose_all(model, observation)``.
+    """A stable-baselines3 ``BaseCallback`` drawing ``curve``: a point when training starts, at the first rollout's
+    start at or past each multiple of ``curve.every`` of the model's ``num_timesteps`` (between rollouts the
+    policy has learned from exactly those steps; so a point falls up to a rollout, ``n_steps * n_envs`` for PPO,
+    past its multiple) and when training ends; the model asked through ``sb3_choose_all(model, observation)``.
     ``observation`` is how the model's env observes the board (``observations``' layouts)."""
     from stable_baselines3.common.callbacks import BaseCallback  # pyright: ignore[reportMissingImports]
 
@@ -173,14 +174,21 @@ def sb3_callback(curve: LearningCurve, observation: str = "planes", verbose: int
         raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, not {observation!r}")
 
     class AccuracyCallback(BaseCallback):
+        # Between rollouts, where the policy has learned from exactly num_timesteps steps (an on-policy learner
+        # updates after its rollout: a point during one would give the steps of an update not yet made).
         def _on_training_start(self) -> None:
             curve.start()
-            self._point()
 
-        def _on_step(self) -> bool:
+        def _on_rollout_start(self) -> None:
             if curve.due(self.num_timesteps):
                 self._point()
+
+        def _on_step(self) -> bool:
             return True
+
+        def _on_training_end(self) -> None:  # the last point: the policy as training left it
+            if not curve.rows or curve.rows[-1]["steps"] != self.num_timesteps:
+                self._point()
 
         def _point(self) -> None:
             row = curve.point(self.num_timesteps, choose_all=sb3_choose_all(self.model, observation))
