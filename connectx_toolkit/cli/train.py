@@ -431,7 +431,7 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     """``--runs R`` (or ``--resume`` of a runs folder): the runs side by side, then the most accurate as OUT's
     agent, every run's curve in a table, a CSV and a PNG; 0, 130 after Ctrl-C, 1 when a run failed."""
     from connectx_toolkit.training import ntuple
-    from connectx_toolkit.training.ntuple.curve import write_runs_png
+    from connectx_toolkit.training.curve import write_runs_png
 
     if args.untrained:
         raise UsageError("--untrained writes one agent's starting weights: it takes no --runs")

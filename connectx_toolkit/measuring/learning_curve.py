@@ -6,7 +6,7 @@ Every ``every`` learner steps the policy is asked every position of the shipped 
 perfect play on all positions and on the critical ones: docs/accuracy.md). One row a point: the learner's
 ``steps``, this process's CPU minutes of training by then (the measurements' own time not counted) and the two
 figures; ``learning_curve.csv`` and ``.png`` are rewritten whole at each point, in the n-tuple learner's format
-(``training.ntuple.curve``).
+(``training.curve``).
 
 The framework-neutral part is ``LearningCurve``: give it the policy as ``choose(position) -> column`` or, faster
 for a network, ``choose_all(positions) -> columns`` (one batch for the 2,346 positions; ``observations`` and
@@ -39,7 +39,7 @@ from connectx_toolkit.analysis.positions import parse_position
 from connectx_toolkit.measuring.benchmark import ALL, CRITICAL, Benchmark, load_benchmark
 from connectx_toolkit.measuring.in_process import answers_in_process
 from connectx_toolkit.measuring.scoring import agent_accuracy
-from connectx_toolkit.training.ntuple import curve as curve_files
+from connectx_toolkit.training import curve as curve_files
 
 __all__ = ["LearningCurve", "OBSERVATIONS", "accuracy_figures", "action_masks", "lifetime_steps", "observations",
            "rllib_callbacks", "sb3_callback", "sb3_choose_all"]

@@ -1,6 +1,10 @@
 """The learning curve of a run, beside its weights: ``learning_curve.csv`` and ``learning_curve.png``.
 
-One row a curve point (``trainer.train``'s ``state.curve``): the games played (``episodes``; a learner brought
+One format for every learner: the n-tuple learner's runs (``training.ntuple``) and the learners a user brings
+(``measuring.learning_curve``). Here, not in ``training.ntuple``: that package compiles with numba, which a
+training environment of another library's (requirements-train.txt) need not have.
+
+One row a curve point (``ntuple.trainer.train``'s ``state.curve``): the games played (``episodes``; a learner brought
 from another library counts its ``steps`` instead: ``measuring.learning_curve``), the training's CPU minutes by
 then (the measurements' own time not counted) and the figures the run's ``measure`` gave (the accuracy against
 perfect play on all benchmark positions and on the critical ones, from ``connectx train``). The PNG draws them
