@@ -8,6 +8,7 @@
 
     connectx train --learner ntuple --minutes 30 --out my_run         # the n-tuple learner (6x7): resumable
     connectx train --resume my_run --episodes 4000000                 # on, from its last checkpoint
+    connectx train --learner ntuple --runs 4 --minutes 30 --out my_runs   # 4 seeds side by side, the best kept
 
 The n-tuple learner (``--learner ntuple``, ``connectx_toolkit.training.ntuple``) writes into OUT its checkpoint
 (every few minutes and when it stops: Ctrl-C keeps it), ``main.py`` with ``data/ntuple_6x7.npz`` (the weights) and
@@ -15,6 +16,8 @@ its learning curve (``learning_curve.csv`` and ``.png``: the accuracy against pe
 all and critical positions, every ``--curve-every`` games). ``--resume DIR`` goes on from DIR's checkpoint with its
 settings, to ``--episodes`` games in all or for ``--minutes`` more, and ends with the weights an uninterrupted run
 would have.
+``--runs R`` trains R runs side by side in OUT/run1 ... OUT/runR (local processes, or ``--backend ray``) and writes
+the most accurate at its last curve point (critical positions, then all) as OUT's agent (``cli.train_runs``).
 
 OUT gets ``main.py`` (the agent: the project's ``td_lambda`` move choice with these weights, read once at load
 with ``load_resource``) and ``data/td_lambda_weights.json`` (the weights, ``agents.td_lambda.weights_document``).
