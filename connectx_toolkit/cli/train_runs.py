@@ -149,7 +149,8 @@ def run_on_processes(orders: Sequence[RunOrder], worker: Worker, workers: int) -
                 reports.update({o.name: RunReport(o.name, o.folder, "interrupted") for o in pending})
                 pending.clear()
             # the pipe, not the process's end: a report (a few MB of weights) is read while it is being sent
-            for reader in wait(list(running)):
+            ready: list[Any] = wait(list(running))  # our pipes' ends
+            for reader in ready:
                 order, process = running.pop(reader)
                 try:
                     reports[order.name] = reader.recv()
