@@ -201,3 +201,21 @@ def test_two_runs_on_a_local_ray_cluster_train_what_processes_train(tmp_path):
     for name in ("run1", "run2"):  # the same seeds, the same weights, wherever they trained
         assert read(tmp_path / "ray" / name / WEIGHTS) == read(tmp_path / "processes" / name / WEIGHTS)
     assert read(tmp_path / "ray" / WEIGHTS) == read(tmp_path / "processes" / chosen / WEIGHTS)
+
+
+def fake_worker(order: train_runs.RunOrder) -> RunReport:
+    """A run that crashes without a word, or reports a few MB of weights (more than a pipe holds)."""
+    if order.name == "dies":
+        os._exit(3)
+    return RunReport(order.name, order.folder, "episodes", episodes=7, weights=b"w" * 5_000_000,
+                     curve=[{"episodes": 7, "cpu_minutes": 0.0, "all": 0.9, "critical": 0.8}])
+
+
+def test_local_processes_report_every_run_in_order_a_crash_as_failed_and_large_reports_whole():
+    orders = [train_runs.RunOrder(name, f"/nowhere/{name}", None, 7, None) for name in ("big", "dies", "also")]
+    reports = train_runs.run_on_processes(orders, fake_worker, workers=2)
+    assert [r.name for r in reports] == ["big", "dies", "also"]
+    assert [r.why for r in reports] == ["episodes", "failed", "episodes"]
+    assert "exit code 3" in reports[1].error
+    assert len(reports[0].weights) == len(reports[2].weights) == 5_000_000
+    assert train_runs.most_accurate(reports) is reports[0]
