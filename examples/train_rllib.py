@@ -21,6 +21,12 @@ Afterwards the policy's MLP (the actor encoder's layers, then the pi head) is ex
 script checks that OUT/main.py picks the column the RLModule's masked ``forward_inference`` argmax picks on
 positions of random games.
 
+The learning curve: after the iterations that cross each multiple of ``--curve-every`` env steps (and when the
+algorithm is built, and at the end) the policy's masked greedy column is asked for every position of the shipped
+benchmark in one batch (``connectx_toolkit.measuring.learning_curve.rllib_callbacks``), and OUT/learning_curve.csv
+and .png get its accuracy against perfect play, all and critical positions, by steps and the driver's CPU minutes
+(env runners' own CPU not counted): the curve ``connectx train --learner ntuple`` draws.
+
 Scaling: ``--env-runners N`` samples on N Ray actors (one CPU each), the learner updates in the driver; on a
 cluster (``ray start --head`` / ``ray start --address=...``, then ``--address auto``) the env runners spread over
 its nodes, and ``.learners(num_learners=K, num_gpus_per_learner=1)`` trains on K GPUs. An example, not product
@@ -52,8 +58,10 @@ try:
 except ImportError as error:
     sys.exit(f"train_rllib.py needs {error.name}: pip install -r requirements-train.txt (docs/training.md)")
 
+from connectx_toolkit.measuring.learning_curve import LearningCurve, action_masks, observations, rllib_callbacks
 from connectx_toolkit.training import self_play
-from connectx_toolkit.training.mlp_agent import write_mlp_agent
+from connectx_toolkit.training.agent_folder import why_not_writable
+from connectx_toolkit.training.mlp_agent import MARKER, write_mlp_agent
 
 ROWS, COLUMNS, INAROW = 6, 7, 4
 POLICY = "shared"
@@ -94,6 +102,26 @@ def policy_modules(module) -> list:
     actor = getattr(encoder, "actor_encoder", None) or encoder.encoder  # separate, or shared with the value net
     return [m for part in (actor, module.pi) for m in part.modules()
             if isinstance(m, (torch.nn.Linear, torch.nn.Tanh, torch.nn.ReLU))]
+
+
+def module_choose_all(module):
+    """The RLModule as the learning curve's ``choose_all``: its masked greedy column (``forward_inference``'s
+    logits, the mask applied by the module) on the positions' batch, observed as ``MaskedConnectX`` observes."""
+    def choose_all(positions):
+        batch = {Columns.OBS: {
+            "observations": torch.tensor(observations(positions, "channels_last").reshape(len(positions), -1),
+                                         dtype=torch.float32),
+            "action_mask": torch.tensor(action_masks(positions), dtype=torch.float32)}}
+        with torch.no_grad():
+            logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        return logits.argmax(dim=1).tolist()
+
+    return choose_all
+
+
+def report_point(row: dict) -> None:
+    print(f"accuracy at {row['steps']:,} steps ({row['cpu_minutes']:.2f} CPU minutes of the driver): "
+          f"{row['all']:.1%} all, {row['critical']:.1%} critical", flush=True)
 
 
 def mlp_layers(module) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
@@ -162,9 +190,17 @@ def main() -> int:
     parser.add_argument("--address", default=None, help="a Ray cluster's address (default: a local Ray)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check", type=int, default=500, help="positions on which main.py must agree with RLlib")
+    parser.add_argument("--curve-every", type=int, default=20_000, metavar="STEPS",
+                        help="env steps between two points of the learning curve, OUT/learning_curve.csv and .png "
+                             "(default 20000; 0: none)")
     args = parser.parse_args()
-    if args.iterations < 1 or args.batch < 1 or args.env_runners < 0 or args.envs_per_runner < 1:
-        parser.error("--iterations, --batch and --envs-per-runner must be at least 1, --env-runners at least 0")
+    if args.iterations < 1 or args.batch < 1 or args.env_runners < 0 or args.envs_per_runner < 1 \
+            or args.curve_every < 0:
+        parser.error("--iterations, --batch and --envs-per-runner must be at least 1, --env-runners and "
+                     "--curve-every at least 0")
+    problem = why_not_writable(args.out, MARKER, "connectx_toolkit.training.mlp_agent")
+    if problem:  # before training, and before the curve writes into it
+        parser.error(f"--out {args.out}: {problem}")
     hidden = [int(width) for width in args.net.split(",")]
 
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False,
@@ -183,6 +219,10 @@ def main() -> int:
                           "vf_share_layers": False})}))
         .debugging(seed=args.seed)
     )
+    curve = LearningCurve(args.out, args.curve_every, title="RLlib PPO, self-play") if args.curve_every else None
+    if curve is not None:
+        config = config.callbacks(**rllib_callbacks(curve, lambda algo: module_choose_all(algo.get_module(POLICY)),
+                                                    report=report_point))
     algo = config.build_algo()
     start = time.perf_counter()
     steps = 0
@@ -198,6 +238,10 @@ def main() -> int:
           f"({steps / seconds:.0f} agent steps/s), self-play, {args.env_runners} env runners, net {hidden}")
 
     module = algo.get_module(POLICY)
+    if curve is not None:
+        if curve.rows[-1]["steps"] != steps:  # the last point: the policy as training left it
+            report_point(curve.point(steps, choose_all=module_choose_all(module)))
+        print(f"learning curve: {os.path.join(args.out, 'learning_curve.csv')} and .png")
     layers, activation = mlp_layers(module)
     main_path, data_path = write_mlp_agent(
         args.out, layers, activation=activation, layout="channels_last", rows=ROWS, columns=COLUMNS,

@@ -15,6 +15,11 @@ OUT/data/policy.npz, a numpy forward pass that masks the full columns; no torch 
 then plays random games and checks that OUT/main.py picks the same column as the torch policy
 (``predict(deterministic=True)`` with the mask) on every position seen.
 
+The learning curve: every ``--curve-every`` learner steps (and at the start) the policy is asked every position of
+the shipped benchmark (``connectx_toolkit.measuring.learning_curve.sb3_callback``: one deterministic, masked
+``predict`` on the batch), and OUT/learning_curve.csv and .png get its accuracy against perfect play, all and
+critical positions, by steps and CPU minutes: the curve ``connectx train --learner ntuple`` draws.
+
 An example, not product code: nothing in connectx_toolkit imports it.
 """
 
@@ -38,7 +43,9 @@ try:
 except ImportError as error:
     sys.exit(f"train_sb3.py needs {error.name}: pip install -r requirements-train.txt (docs/training.md)")
 
-from connectx_toolkit.training.mlp_agent import write_mlp_agent
+from connectx_toolkit.measuring.learning_curve import LearningCurve, sb3_callback
+from connectx_toolkit.training.agent_folder import why_not_writable
+from connectx_toolkit.training.mlp_agent import MARKER, write_mlp_agent
 from connectx_toolkit.training.single_env import ConnectXEnv
 
 
@@ -127,9 +134,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--check", type=int, default=500, help="positions on which main.py must agree with torch")
+    parser.add_argument("--curve-every", type=int, default=50_000, metavar="STEPS",
+                        help="learner steps between two points of the learning curve, OUT/learning_curve.csv and "
+                             ".png (default 50000; 0: none)")
     args = parser.parse_args()
-    if args.timesteps < 1 or args.envs < 1 or args.check < 0:
-        parser.error("--timesteps and --envs must be at least 1, --check at least 0")
+    if args.timesteps < 1 or args.envs < 1 or args.check < 0 or args.curve_every < 0:
+        parser.error("--timesteps and --envs must be at least 1, --check and --curve-every at least 0")
+    problem = why_not_writable(args.out, MARKER, "connectx_toolkit.training.mlp_agent")
+    if problem:  # before training, and before the curve writes into it
+        parser.error(f"--out {args.out}: {problem}")
     opponents = [name.strip() for name in args.opponents.split(",") if name.strip()]
     hidden = [int(width) for width in args.net.split(",")]
 
@@ -138,12 +151,19 @@ def main() -> int:
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=256, batch_size=512, n_epochs=4, gamma=0.99,
                         ent_coef=0.01, learning_rate=3e-4, policy_kwargs={"net_arch": hidden}, seed=args.seed,
                         device="cpu", verbose=0)
+    curve = None
+    if args.curve_every:
+        curve = LearningCurve(args.out, args.curve_every, title=f"MaskablePPO against {', '.join(opponents)}")
     start = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps)
+    model.learn(total_timesteps=args.timesteps, callback=sb3_callback(curve, verbose=1) if curve else None)
     seconds = time.perf_counter() - start
     steps = model.num_timesteps
     print(f"trained {steps} learner steps in {seconds:.1f} s ({steps / seconds:.0f} steps/s) against "
           f"{', '.join(opponents)}, {args.envs} envs, net {hidden}, seed {args.seed}")
+    if curve is not None:
+        last = curve.rows[-1]
+        print(f"learning curve: {os.path.join(args.out, 'learning_curve.csv')} and .png; at {last['steps']} steps "
+              f"{last['all']:.1%} of all benchmark positions, {last['critical']:.1%} of the critical ones")
 
     layers, activation = mlp_layers(model)
     main_path, data_path = write_mlp_agent(

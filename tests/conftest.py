@@ -48,6 +48,10 @@ INTEGRATION = (
     "tests/measuring/test_benchmark.py::test_the_small_test_benchmark_is_what_its_maker_makes",
     # the n-tuple learner killed with SIGKILL and resumed, three trainer processes compiling numba
     "tests/training/test_ntuple_trainer.py::test_a_run_killed_and_resumed_ends_with_the_weights_of_one_that_never",
+    # --runs: two runs stopped by Ctrl-C and resumed; two runs on a local Ray cluster beside two on processes
+    "tests/training/test_ntuple_runs.py::test_ctrl_c_to_the_command_alone",
+    "tests/training/test_ntuple_runs.py::test_two_runs_on_a_local_ray_cluster",
+    "tests/training/test_accuracy_callbacks.py",  # MaskablePPO trained twice (where requirements-train.txt is)
 )
 
 

@@ -8,6 +8,7 @@
 
     connectx train --learner ntuple --minutes 30 --out my_run         # the n-tuple learner (6x7): resumable
     connectx train --resume my_run --episodes 4000000                 # on, from its last checkpoint
+    connectx train --learner ntuple --runs 4 --minutes 30 --out my_runs   # 4 seeds side by side, the best kept
 
 The n-tuple learner (``--learner ntuple``, ``connectx_toolkit.training.ntuple``) writes into OUT its checkpoint
 (every few minutes and when it stops: Ctrl-C keeps it), ``main.py`` with ``data/ntuple_6x7.npz`` (the weights) and
@@ -15,6 +16,8 @@ its learning curve (``learning_curve.csv`` and ``.png``: the accuracy against pe
 all and critical positions, every ``--curve-every`` games). ``--resume DIR`` goes on from DIR's checkpoint with its
 settings, to ``--episodes`` games in all or for ``--minutes`` more, and ends with the weights an uninterrupted run
 would have.
+``--runs R`` trains R runs side by side in OUT/run1 ... OUT/runR (local processes, or ``--backend ray``) and writes
+the most accurate at its last curve point (critical positions, then all) as OUT's agent (``cli.train_runs``).
 
 OUT gets ``main.py`` (the agent: the project's ``td_lambda`` move choice with these weights, read once at load
 with ``load_resource``) and ``data/td_lambda_weights.json`` (the weights, ``agents.td_lambda.weights_document``).
@@ -32,8 +35,10 @@ import time
 from typing import IO, Sequence, TextIO
 
 from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.cli import train_runs
 from connectx_toolkit.cli.options import RULES, integer, number
 from connectx_toolkit.errors import UsageError
+from connectx_toolkit.evaluation.scheduling.play_settings import PROCESS, RAY
 from connectx_toolkit.training.agent_folder import why_not_writable
 
 PROGRAM = "connectx-train"
@@ -97,15 +102,28 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="ntuple: a wall-clock budget for this run, in minutes (with --episodes: whichever ends first)")
     p.add_argument("--resume", metavar="DIR", default=None,
                    help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
-    p.add_argument("--alpha", type=number, default=None,
+    p.add_argument("--alpha", type=numbers, default=None,
                    help="ntuple: the step size of the value's sum, each of its 140 entries moving alpha/140 "
-                        "(default 0.5)")
+                        "(default 0.5); with --runs, a list gives each run its own (--alpha 0.3,0.5)")
     p.add_argument("--curve-every", type=integer, default=None, metavar="GAMES",
                    help="ntuple: games between two points of the learning curve (default 100000)")
     p.add_argument("--checkpoint-minutes", type=number, default=None, metavar="M",
                    help="ntuple: minutes between checkpoints (default 3)")
     p.add_argument("--seed", type=int, default=None,
-                   help="training seed: the same seed gives the same weights (default 1; --resume: the run's)")
+                   help="training seed: the same seed gives the same weights (default 1; --resume: the run's; "
+                        "--runs R: seed, seed+1, ... one a run)")
+    p.add_argument("--runs", type=integer, default=None, metavar="R",
+                   help="ntuple: train R runs side by side, each in OUT/run1, OUT/run2, ... (resumable each), and "
+                        "write the most accurate as OUT's agent: the highest accuracy on the critical positions at "
+                        "its last curve point, then on all positions; a table, learning_curves.csv and .png show "
+                        "every run's curve; --resume OUT goes on with all of them")
+    p.add_argument("--backend", choices=(PROCESS, RAY), default=None,
+                   help="--runs: local processes (default) or a Ray cluster (pip install -r requirements-ray.txt; "
+                        "RAY_ADDRESS names a cluster, else a private local one starts): the runs' folders must be "
+                        "on a filesystem every node shares, OUT's agent comes back whole")
+    p.add_argument("--workers", type=integer, default=None,
+                   help="--runs: runs training at once on local processes (default: one a core); --backend ray "
+                        "without RAY_ADDRESS: the local Ray's CPUs")
     p.add_argument("--untrained", action="store_true",
                    help="write the agent with the weights training starts from (no training)")
     p.add_argument("--evaluate", type=integer, default=0, metavar="GAMES",
@@ -113,6 +131,11 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "and (6x7, four in a row) its accuracy against perfect play on the shipped benchmark")
     RULES.add_to(p, "rows", "columns", "inarow")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def numbers(text: str) -> list[float]:
+    """A comma-separated list of numbers (``--alpha 0.3,0.5``), parsed only."""
+    return [number(part) for part in text.split(",")]
 
 
 def check_out(out: str) -> None:
@@ -141,7 +164,8 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     if args.resume is not None:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
-                          ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha)):
+                          ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
+                          ("--runs", args.runs), ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
     if args.out is None:
@@ -248,8 +272,8 @@ if __name__ == "__main__":
 
 
 def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
-    """``--learner ntuple`` (or ``--resume``): train or go on training the run in OUT, write its agent folder and
-    its learning curve; 0, or ``UsageError`` for bad input."""
+    """``--learner ntuple`` (or ``--resume``): train or go on training the run in OUT (or, ``--runs R``, R runs in
+    OUT's subfolders), write its agent folder and its learning curve; 0, or ``UsageError`` for bad input."""
     from connectx_toolkit.training import ntuple
 
     if (args.rows, args.columns, args.inarow) != (6, 7, 4):
@@ -257,13 +281,23 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     if args.evaluate:
         raise UsageError("the n-tuple learner measures its accuracy on its own (the learning curve): no --evaluate")
     for option, value, least in (("--episodes", args.episodes, 0), ("--curve-every", args.curve_every, 1),
-                                 ("--checkpoint-minutes", args.checkpoint_minutes, 0)):
+                                 ("--checkpoint-minutes", args.checkpoint_minutes, 0), ("--runs", args.runs, 1),
+                                 ("--workers", args.workers, 1)):
         if value is not None and value < least:
             raise UsageError(f"{option} must be at least {least}")
     if args.minutes is not None and not args.minutes > 0:
         raise UsageError("--minutes must be more than 0")
     if args.untrained and (args.episodes or args.minutes is not None):
         raise UsageError("--untrained writes the weights training starts from: it takes no --episodes or --minutes")
+    if (args.runs or 1) > 1 or (args.resume is not None and train_runs.read_manifest(args.resume) is not None):
+        return run_ntuple_runs(args, out)
+    for option, value in (("--backend", args.backend), ("--workers", args.workers)):
+        if value is not None:
+            raise UsageError(f"{option} runs several runs (--runs R): one run trains in this process")
+    if args.alpha is not None and len(args.alpha) > 1:
+        raise UsageError("--alpha takes a list of values with --runs R (one a run): one run takes one")
+    alpha = None if args.alpha is None else args.alpha[0]
+    checkpoint_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
     if args.resume is not None:
         if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise UsageError("--resume DIR trains on in DIR: give no other --out")
@@ -272,56 +306,36 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             state = ntuple.load(folder)
         except (FileNotFoundError, ValueError) as error:
             raise UsageError(f"--resume {error}") from None
-        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", args.alpha, "alpha")):
+        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", alpha, "alpha")):
             if value is not None and value != state.settings.get(key):
                 raise UsageError(f"--resume {folder}: the run's {option[2:]} is {state.settings.get(key)}; give no "
                                  f"other {option}")
-        changes = {key: value for key, value in (("curve_every", args.curve_every), (
-            "checkpoint_seconds", None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes))
-            if value is not None}
-        if changes.get("curve_every") not in (None, state.settings.get("curve_every")):
+        if args.curve_every not in (None, state.settings.get("curve_every")):
             raise UsageError("--resume keeps the run's --curve-every (its curve points so far)")
-        state.settings.update(changes)
+        settings = None
+        started_at = state.episodes
     else:
         if args.out is None:
             raise UsageError("--out DIR is required (or --resume DIR)")
         check_out(args.out)
         folder = args.out
-        try:
-            settings = ntuple.NTupleSettings(
-                seed=1 if args.seed is None else args.seed,
-                **({"alpha": args.alpha} if args.alpha is not None else {}),
-                **({"curve_every": args.curve_every} if args.curve_every is not None else {}),
-                **({"checkpoint_seconds": 60.0 * args.checkpoint_minutes} if args.checkpoint_minutes is not None
-                   else {}))
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        state = ntuple.new_state(settings)
-        os.makedirs(folder, exist_ok=True)
+        settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha,
+                                   curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
         if os.path.exists(os.path.join(folder, "checkpoint.npz")):
             raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
                              "folder")
+        started_at = 0
     episodes = 0 if args.untrained else args.episodes
     if episodes is None and args.minutes is None:
         episodes = NTUPLE_DEFAULT_EPISODES
-    os.makedirs(os.path.join(folder, "data"), exist_ok=True)
-    weights_path = os.path.join(folder, "data", NTUPLE_WEIGHTS_NAME)
-    main_path = os.path.join(folder, "main.py")
-
-    def write_agent(state) -> None:
-        ntuple.write_weights(state, weights_path)
-        what = f"{state.episodes:,} self-play episodes, seed {state.settings['seed']}"
-        write_atomically(main_path, NTUPLE_MAIN_PY.format(marker=MARKER, what=what, weights=NTUPLE_WEIGHTS_NAME))
-        if state.curve:
-            ntuple.write_csv(state.curve, folder)
-            ntuple.write_png(state.curve, folder)
-
-    measure = benchmark_accuracy()
+    order = train_runs.RunOrder(
+        "run", os.path.abspath(folder), settings, episodes, args.minutes,
+        changes={} if checkpoint_seconds is None else {"checkpoint_seconds": checkpoint_seconds})
     bar = None
     if not args.quiet:
         from tqdm import tqdm
 
-        bar = tqdm(total=episodes, initial=min(state.episodes, episodes or state.episodes), unit="episode",
+        bar = tqdm(total=episodes, initial=min(started_at, episodes or started_at), unit="episode",
                    file=sys.stderr, unit_scale=True)
     latest: dict[str, float] = {}
 
@@ -333,31 +347,184 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             if latest:
                 bar.set_postfix_str(f"accuracy {latest['all']:.1%} all, {latest['critical']:.1%} critical")
 
-    started_episodes, started = state.episodes, time.perf_counter()
     try:
-        why = ntuple.train(state, folder, episodes=episodes, minutes=args.minutes, measure=measure,
-                           progress=progress, after_checkpoint=write_agent)
+        report = train_run(order, progress)
     finally:
         if bar is not None:
             bar.close()
-    seconds = time.perf_counter() - started
-    played = state.episodes - started_episodes
-    stop = (f"reached {state.episodes:,} episodes" if why == "episodes" else f"{args.minutes:g} minutes passed"
-            if why == "minutes" else "interrupted (Ctrl-C): the checkpoint is kept")
-    print(f"played {played:,} self-play episodes in {seconds:.1f} s ({played / max(seconds, 1e-9):,.0f} episodes/s); "
-          f"{stop}; {state.episodes:,} in all, {state.cpu_seconds / 60:.1f} CPU minutes of training", file=out)
-    if state.curve:
-        last = state.curve[-1]
+    stop = (f"reached {report.episodes:,} episodes" if report.why == "episodes" else f"{args.minutes:g} minutes "
+            "passed" if report.why == "minutes" else "interrupted (Ctrl-C): the checkpoint is kept")
+    print(f"played {report.played:,} self-play episodes in {report.seconds:.1f} s "
+          f"({report.played / max(report.seconds, 1e-9):,.0f} episodes/s); {stop}; {report.episodes:,} in all, "
+          f"{report.cpu_seconds / 60:.1f} CPU minutes of training", file=out)
+    if report.curve:
+        last = report.curve[-1]
         print(f"accuracy against perfect play at {last['episodes']:,} episodes: {last['all']:.1%} of all benchmark "
               f"positions, {last['critical']:.1%} of the critical ones (the network alone, tactical filter first)",
               file=out)
         print(f"learning curve: {os.path.join(folder, 'learning_curve.csv')} and .png", file=out)
-    print(f"wrote {main_path}", file=out)
+    weights_path = os.path.join(folder, "data", NTUPLE_WEIGHTS_NAME)
+    print(f"wrote {os.path.join(folder, 'main.py')}", file=out)
     print(f"      {weights_path} ({os.path.getsize(weights_path):,} bytes)", file=out)
     print(f"checkpoint: {os.path.join(folder, 'checkpoint.npz')} (go on: connectx train --resume {folder} ...)",
           file=out)
     print(f"build it: connectx build {folder} -o submission.py", file=out)
-    return 130 if why == "interrupted" else 0
+    return 130 if report.why == "interrupted" else 0
+
+
+def ntuple_settings(**given) -> dict:
+    """A new run's ``NTupleSettings`` record from the options given (None: the setting's default)."""
+    from connectx_toolkit.training import ntuple
+
+    try:
+        return ntuple.NTupleSettings(**{k: v for k, v in given.items() if v is not None}).record()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def write_ntuple_agent(folder: str, weights: bytes, what: str) -> tuple[str, str]:
+    """An n-tuple agent folder: ``main.py`` and ``data/ntuple_6x7.npz`` (``weights``: that file's bytes)."""
+    weights_path = os.path.join(folder, "data", NTUPLE_WEIGHTS_NAME)
+    os.makedirs(os.path.dirname(weights_path), exist_ok=True)
+    write_atomically(weights_path, weights)
+    main_path = os.path.join(folder, "main.py")
+    write_atomically(main_path, NTUPLE_MAIN_PY.format(marker=MARKER, what=what, weights=NTUPLE_WEIGHTS_NAME))
+    return main_path, weights_path
+
+
+def train_run(order: train_runs.RunOrder, progress=None) -> train_runs.RunReport:
+    """Train one n-tuple run in ``order.folder`` (new, or on from its checkpoint) until its episodes, its minutes
+    or Ctrl-C, writing there its checkpoint, its agent (at every checkpoint) and its learning curve; the function
+    a single run and each of ``--runs``' runs (in a process or a Ray task) are trained by. ``progress(state,
+    figures)`` after every chunk."""
+    from connectx_toolkit.training import ntuple
+
+    if order.settings is None:
+        state = ntuple.load(order.folder)
+        state.settings.update(order.changes)
+    else:
+        state = ntuple.new_state(ntuple.NTupleSettings.from_record(order.settings))
+    os.makedirs(os.path.join(order.folder, "data"), exist_ok=True)
+
+    def write_agent(state) -> None:
+        write_ntuple_agent(order.folder, ntuple.weights_bytes(state),
+                           f"{state.episodes:,} self-play episodes, seed {state.settings['seed']}")
+        if state.curve:
+            ntuple.write_csv(state.curve, order.folder)
+            ntuple.write_png(state.curve, order.folder)
+
+    def on_chunk(state, figures) -> None:
+        if order.announce and figures:
+            print(f"{order.name}: {state.episodes:,} episodes, {state.cpu_seconds / 60:.1f} CPU minutes: accuracy "
+                  f"{figures['all']:.1%} all, {figures['critical']:.1%} critical", file=sys.stderr, flush=True)
+        if progress is not None:
+            progress(state, figures)
+
+    started_episodes, started = state.episodes, time.perf_counter()
+    why = ntuple.train(state, order.folder, episodes=order.episodes, minutes=order.minutes,
+                       measure=benchmark_accuracy(), progress=on_chunk, after_checkpoint=write_agent)
+    with open(os.path.join(order.folder, "data", NTUPLE_WEIGHTS_NAME), "rb") as handle:
+        weights = handle.read()
+    return train_runs.RunReport(order.name, order.folder, why, state.episodes, state.episodes - started_episodes,
+                                time.perf_counter() - started, state.cpu_seconds, dict(state.settings),
+                                list(state.curve), weights)
+
+
+def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
+    """``--runs R`` (or ``--resume`` of a runs folder): the runs side by side, then the most accurate as OUT's
+    agent, every run's curve in a table, a CSV and a PNG; 0, 130 after Ctrl-C, 1 when a run failed."""
+    from connectx_toolkit.training import ntuple
+    from connectx_toolkit.training.curve import write_runs_png
+
+    if args.untrained:
+        raise UsageError("--untrained writes one agent's starting weights: it takes no --runs")
+    backend = args.backend or PROCESS
+    if backend not in (PROCESS, RAY):
+        raise UsageError(f"--backend must be {PROCESS} or {RAY}, not {args.backend!r}")
+    if backend == RAY:
+        train_runs.ray_backend()  # without Ray: one line, before anything is written
+    checkpoint_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
+    changes = {} if checkpoint_seconds is None else {"checkpoint_seconds": checkpoint_seconds}
+    episodes = args.episodes
+    if episodes is None and args.minutes is None:
+        episodes = NTUPLE_DEFAULT_EPISODES
+    if args.resume is not None:
+        if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
+            raise UsageError("--resume DIR trains on in DIR: give no other --out")
+        for option, value in (("--runs", args.runs), ("--seed", args.seed), ("--alpha", args.alpha),
+                              ("--curve-every", args.curve_every)):
+            if value is not None:
+                raise UsageError(f"--resume {args.resume}: its runs keep their settings; give no {option}")
+        folder = args.resume
+        runs = train_runs.read_manifest(folder) or []
+        orders = [train_runs.RunOrder(
+            run["name"], os.path.abspath(os.path.join(folder, run["name"])),
+            None if os.path.isfile(os.path.join(folder, run["name"], "checkpoint.npz")) else run["settings"],
+            episodes, args.minutes, changes, announce=not args.quiet) for run in runs]
+        for order in orders:
+            if order.settings is None:
+                try:
+                    ntuple.load(order.folder)
+                except ValueError as error:
+                    raise UsageError(f"--resume {error}") from None
+    else:
+        if args.out is None:
+            raise UsageError("--out DIR is required (or --resume DIR)")
+        check_out(args.out)
+        folder = args.out
+        count = args.runs
+        seed = 1 if args.seed is None else args.seed
+        alphas = args.alpha or [None]
+        if len(alphas) not in (1, count):
+            raise UsageError(f"--alpha gives {len(alphas)} values for {count} runs: give one, or one a run")
+        settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)],
+                                    curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
+                    for index in range(count)]
+        if os.path.exists(os.path.join(folder, train_runs.MANIFEST)) or os.path.exists(
+                os.path.join(folder, "checkpoint.npz")):
+            raise UsageError(f"--out {folder}: holds runs already; go on with --resume {folder}, or choose another "
+                             "folder")
+        orders = [train_runs.RunOrder(f"run{index + 1}", os.path.abspath(os.path.join(folder, f"run{index + 1}")),
+                                      record, episodes, args.minutes, announce=not args.quiet)
+                  for index, record in enumerate(settings)]
+        os.makedirs(folder, exist_ok=True)
+        train_runs.write_manifest(folder, orders, settings)
+    where = (f"a Ray cluster ({os.environ['RAY_ADDRESS']})" if backend == RAY and os.environ.get("RAY_ADDRESS")
+             else "a local Ray" if backend == RAY else
+             f"local processes, {min(len(orders), args.workers or os.cpu_count() or 1)} at a time")
+    budget = " and ".join(([f"{episodes:,} episodes in all"] if episodes is not None else [])
+                          + ([f"{args.minutes:g} minutes"] if args.minutes is not None else []))
+    print(f"training {len(orders)} runs on {where}, each to {budget}: {', '.join(o.name for o in orders)} in "
+          f"{folder}", file=out, flush=True)
+    started = time.perf_counter()
+    reports = train_runs.run_all(orders, train_run, backend, args.workers)
+    seconds = time.perf_counter() - started
+    chosen = train_runs.most_accurate(reports)
+    print(f"{len(reports)} runs in {seconds:.1f} s of wall time "
+          f"({sum(r.cpu_seconds for r in reports) / 60:.1f} CPU minutes of training in all):", file=out)
+    for line in train_runs.table(reports, chosen):
+        print("  " + line, file=out)
+    rows = train_runs.combined_rows(reports)
+    if rows:
+        ntuple.write_csv(rows, folder, name=train_runs.CURVES_CSV)
+        write_runs_png({r.name: r.curve for r in reports if r.curve},
+                                    os.path.join(folder, train_runs.CURVES_PNG))
+        print(f"learning curves: {os.path.join(folder, train_runs.CURVES_CSV)} and .png", file=out)
+    if chosen is None:
+        print("no run reached a curve point: OUT's agent is not written", file=out)
+        return 130 if any(r.why == "interrupted" for r in reports) else 1
+    print(f"* the most accurate run, by {train_runs.SELECTION_RULE}: {chosen.name}", file=out)
+    main_path, weights_path = write_ntuple_agent(
+        folder, chosen.weights, f"{chosen.name} of {len(reports)} runs (the most accurate), {chosen.episodes:,} "
+        f"self-play episodes, seed {chosen.settings.get('seed')}")
+    print(f"wrote {main_path}", file=out)
+    print(f"      {weights_path} ({len(chosen.weights):,} bytes): {chosen.name}'s weights", file=out)
+    print(f"each run's folder holds its checkpoint, agent and curve ({os.path.join(folder, orders[0].name)}, ...); "
+          f"go on with all: connectx train --resume {folder} ...", file=out)
+    print(f"build it: connectx build {folder} -o submission.py", file=out)
+    if any(r.why == "failed" for r in reports):
+        return 1
+    return 130 if any(r.why == "interrupted" for r in reports) else 0
 
 
 def benchmark_accuracy():
@@ -365,16 +532,13 @@ def benchmark_accuracy():
     every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones."""
     from connectx_toolkit.agents.ntuple import choose, network_from
     from connectx_toolkit.measuring.benchmark import load_benchmark
-    from connectx_toolkit.measuring.in_process import answers_in_process
-    from connectx_toolkit.measuring.scoring import agent_accuracy
+    from connectx_toolkit.measuring.learning_curve import accuracy_figures
     from connectx_toolkit.training.ntuple import TUPLES
 
     benchmark = load_benchmark()
 
     def measure(tables) -> dict[str, float]:
         network = network_from(TUPLES, tables, {})
-        sets = agent_accuracy(answers_in_process(lambda position: choose(position, network), benchmark, "ntuple"),
-                              worst=0)["sets"]
-        return {"all": round(sets["all"]["accuracy"], 5), "critical": round(sets["critical"]["accuracy"], 5)}
+        return accuracy_figures(lambda position: choose(position, network), benchmark=benchmark, agent="ntuple")
 
     return measure

@@ -41,7 +41,7 @@ OPTIONS = {
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
                      "--quiet", "--learner", "--minutes", "--resume", "--curve-every", "--checkpoint-minutes",
-                     "--alpha"},
+                     "--alpha", "--runs", "--backend", "--workers"},
 }
 
 

@@ -193,6 +193,13 @@ def load_main(folder: Path):
     return module
 
 
+def curve_steps(folder: Path) -> list[int]:
+    import csv
+
+    with open(folder / "learning_curve.csv", newline="") as handle:
+        return [int(row["steps"]) for row in csv.DictReader(handle)]
+
+
 def run_example(name: str, out: Path, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, os.path.join(EXAMPLES, name), "--out", str(out), *argv],
                           capture_output=True, text=True, timeout=600, cwd=out.parent,
@@ -202,9 +209,12 @@ def run_example(name: str, out: Path, *argv: str) -> subprocess.CompletedProcess
 def test_the_sb3_example_trains_exports_and_its_numpy_agent_agrees_with_torch(outside):
     """A few seconds of MaskablePPO (where requirements-train.txt is installed; skipped in the main .venv)."""
     pytest.importorskip("sb3_contrib", reason="examples/train_sb3.py needs requirements-train.txt")
-    run = run_example("train_sb3.py", outside / "ppo", "--timesteps", "2048", "--envs", "4", "--check", "200")
+    run = run_example("train_sb3.py", outside / "ppo", "--timesteps", "2048", "--envs", "4", "--check", "200",
+                      "--curve-every", "1024")
     assert run.returncode == 0, run.stderr
     assert "numpy main.py agrees with the torch policy on 200/200 positions" in run.stdout
+    # its learning curve: at the start and between rollouts of 4 envs x 256 steps (measuring.learning_curve)
+    assert curve_steps(outside / "ppo") == [0, 1024, 2048]
     build(str(outside / "ppo"), out=str(outside / "submission.py"))
 
 
@@ -212,8 +222,11 @@ def test_the_sb3_example_trains_exports_and_its_numpy_agent_agrees_with_torch(ou
 def test_the_rllib_example_trains_exports_and_its_numpy_agent_agrees_with_rllib(outside):
     """Two small iterations of RLlib self-play (a local Ray: ~20 s with its start)."""
     pytest.importorskip("ray.rllib", reason="examples/train_rllib.py needs requirements-train.txt")
-    run = run_example("train_rllib.py", outside / "rllib", "--iterations", "2", "--batch", "500", "--check", "200")
+    run = run_example("train_rllib.py", outside / "rllib", "--iterations", "2", "--batch", "500", "--check", "200",
+                      "--curve-every", "400")
     assert run.returncode == 0, run.stderr
+    steps = curve_steps(outside / "rllib")  # when built, then after each iteration (about 500 steps each)
+    assert len(steps) == 3 and steps[0] == 0 and steps[1] < steps[2]
     assert "numpy main.py agrees with the RLlib policy on" in run.stdout
     same = run.stdout.split("agrees with the RLlib policy on ")[1].split()[0]
     assert same.split("/")[0] == same.split("/")[1]

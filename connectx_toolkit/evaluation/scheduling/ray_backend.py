@@ -76,7 +76,7 @@ def run_games(pending: list[GameTask], on_record: OnRecord, settings: PlaySettin
     workers = settings.workers
     # each Ray task plays its games on one worker process of the default backend
     in_task = replace(settings, workers=1, pin_cores=settings.pin_cores is True)
-    started_here = _connect(workers)
+    started_here = connect(workers)
     try:
         play = ray.remote(num_cpus=1, max_retries=0)(play_isolated)
         capacity = max(1, workers or int(ray.cluster_resources().get("CPU", 1)))
@@ -104,7 +104,7 @@ def run_games(pending: list[GameTask], on_record: OnRecord, settings: PlaySettin
             ray.shutdown()
 
 
-def _connect(workers: int | None) -> bool:
+def connect(workers: int | None) -> bool:
     """Initialise Ray unless it already is; True when this call started it (and must shut it down)."""
     if ray.is_initialized():
         return False

@@ -7,7 +7,8 @@ One concept a module:
 - ``network``: the tables, the value, and the TD(λ) update with TCL step sizes;
 - ``selfplay``: whole self-play episodes in one compiled call, with their own seeded generator;
 - ``trainer``: the settings and the run (chunks, curve points, checkpoints, Ctrl-C, a wall budget);
-- ``checkpoints``: a run's whole state in one atomically written file; ``curve``: the learning curve's CSV and PNG.
+- ``checkpoints``: a run's whole state in one atomically written file; the learning curve's CSV and PNG are
+  ``training.curve``'s.
 
 The Python face::
 
@@ -21,9 +22,9 @@ The Python face::
 from __future__ import annotations
 
 from connectx_toolkit.atomic import write_atomically
+from connectx_toolkit.training.curve import write_csv, write_png
 
 from .checkpoints import TrainingState, load, save
-from .curve import write_csv, write_png
 from .trainer import NTupleSettings, new_state, tables, train
 from .tuples import TUPLES
 
