@@ -40,11 +40,11 @@ class NTupleSettings:
     lam: float = 0.5  # λ of the eligibility traces
     horizon: int = 8  # positions back a trace reaches (0.5**8 < 0.004)
     beta: float = 2.7  # TCL-EXP's exponent (0: plain TD(λ), one step size for all)
-    epsilon_start: float = 0.2  # share of exploring moves, from epsilon_start ...
-    epsilon_end: float = 0.05  # ... to epsilon_end,
+    epsilon_start: float = 0.95  # share of exploring moves, from epsilon_start ...
+    epsilon_end: float = 0.1  # ... to epsilon_end,
     epsilon_episodes: int = 2_000_000  # ... linearly over the first epsilon_episodes games, then constant
-    explore_learns: bool = False  # does the position an exploring move is chosen in learn (a trace of one)?
-    tactics: bool = False  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
+    explore_learns: bool = True  # does the position an exploring move is chosen in learn (a trace of one)?
+    tactics: bool = True  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
@@ -65,7 +65,9 @@ class NTupleSettings:
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in record.items() if k in known})
+        # A run recorded before these settings existed played without them: it goes on as it began.
+        before = {"explore_learns": False, "tactics": False}
+        return cls(**{**before, **{k: v for k, v in record.items() if k in known}})
 
 
 # measure(tables) -> the curve's figures at this point, e.g. {"all": 0.95, "critical": 0.88}; tables is
