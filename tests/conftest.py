@@ -51,6 +51,7 @@ INTEGRATION = (
     # --runs: two runs stopped by Ctrl-C and resumed; two runs on a local Ray cluster beside two on processes
     "tests/training/test_ntuple_runs.py::test_ctrl_c_to_the_command_alone",
     "tests/training/test_ntuple_runs.py::test_two_runs_on_a_local_ray_cluster",
+    "tests/training/test_ntuple_runs.py::test_two_runs_on_processes_keep_the_most_accurate_as_outs_agent",  # numba compiles in each process
     "tests/training/test_accuracy_callbacks.py",  # MaskablePPO trained twice (where requirements-train.txt is)
 )
 

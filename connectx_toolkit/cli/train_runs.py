@@ -155,6 +155,7 @@ def run_on_processes(orders: Sequence[RunOrder], worker: Worker, workers: int) -
                 try:
                     reports[order.name] = reader.recv()
                 except EOFError:  # it died without a word (kill -9, a crash): its last checkpoint stays
+                    process.join()  # its pipe can close before its exit code is known
                     reports[order.name] = RunReport(order.name, order.folder, "failed",
                                                     error=f"its process ended with exit code {process.exitcode}")
                 reader.close()
