@@ -29,6 +29,7 @@ success, 2 on bad input (one line).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -298,6 +299,7 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         raise UsageError("--alpha takes a list of values with --runs R (one a run): one run takes one")
     alpha = None if args.alpha is None else args.alpha[0]
     checkpoint_seconds = None if args.checkpoint_minutes is None else 60.0 * args.checkpoint_minutes
+    asked = args.episodes
     if args.resume is not None:
         if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise UsageError("--resume DIR trains on in DIR: give no other --out")
@@ -314,6 +316,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             raise UsageError("--resume keeps the run's --curve-every (its curve points so far)")
         settings = None
         started_at = state.episodes
+        if asked is None and args.minutes is None:
+            asked = state.target  # on to the games in all the run was asked for (None: a --minutes run)
     else:
         if args.out is None:
             raise UsageError("--out DIR is required (or --resume DIR)")
@@ -325,7 +329,7 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
                              "folder")
         started_at = 0
-    episodes = 0 if args.untrained else args.episodes
+    episodes = 0 if args.untrained else asked
     if episodes is None and args.minutes is None:
         episodes = NTUPLE_DEFAULT_EPISODES
     order = train_runs.RunOrder(
@@ -464,9 +468,11 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         for order in orders:
             if order.settings is None:
                 try:
-                    ntuple.load(order.folder)
+                    target = ntuple.load(order.folder).target
                 except ValueError as error:
                     raise UsageError(f"--resume {error}") from None
+                if args.episodes is None and args.minutes is None and target is not None:
+                    orders[orders.index(order)] = dataclasses.replace(order, episodes=target)  # as asked before
     else:
         if args.out is None:
             raise UsageError("--out DIR is required (or --resume DIR)")

@@ -97,6 +97,30 @@ def test_a_run_killed_and_resumed_ends_with_the_weights_of_one_that_never_stoppe
         assert a.read() == b.read()
 
 
+class Died(Exception):
+    """Stands for a run's process dying (kill -9, a power cut) just after a checkpoint."""
+
+
+def test_a_resume_asked_for_nothing_goes_on_to_the_games_the_run_was_asked_for(tmp_path):
+    """``--resume DIR`` alone ends where the interrupted command would have ended (not at the default), with its
+    weights."""
+    died = tmp_path / "died"
+    os.makedirs(died)
+    state = ntuple.new_state(ntuple.NTupleSettings(seed=5, curve_every=1000, checkpoint_seconds=0))
+
+    def die(state) -> None:
+        raise Died
+
+    with pytest.raises(Died):
+        ntuple.train(state, str(died), episodes=3000, after_checkpoint=die)
+    assert ntuple.load(str(died)).episodes == 1000
+    assert connectx.main(["train", "--quiet", "--resume", str(died)]) == 0
+    whole = trained(tmp_path / "whole", 5, 3000)
+    resumed = ntuple.load(str(died))
+    assert resumed.episodes == 3000
+    assert resumed.weights.tobytes() == whole.weights.tobytes()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--minutes", "5", "--out", "x"], "--minutes is the n-tuple learner's"),
     (["--learner", "ntuple", "--rows", "5", "--out", "x"], "plays 6x7"),

@@ -42,13 +42,14 @@ class TrainingState:
     cpu_seconds: float = 0.0  # training's CPU time so far (the curve's measurements not included)
     settings: dict = field(default_factory=dict)
     curve: list[dict] = field(default_factory=list)
+    target: int | None = None  # the games in all the run was last asked for: a resume asked for none goes there
 
 
 def save(state: TrainingState, folder: str) -> str:
     """Write ``folder``/checkpoint.npz whole; returns its path."""
     path = os.path.join(folder, CHECKPOINT_NAME)
     meta = {"episodes": state.episodes, "cpu_seconds": state.cpu_seconds, "settings": state.settings,
-            "curve": state.curve}
+            "curve": state.curve, "target": state.target}
     # Only the entries training has touched (coherence_size > 0 from an entry's first change on): most never are.
     touched = np.flatnonzero(state.coherence_size)
     write_atomically(path, npz_bytes({
@@ -80,6 +81,6 @@ def load(folder: str) -> TrainingState:
                 coherence_sum=_dense(size, touched, data["coherence_sum"]),
                 coherence_size=_dense(size, touched, data["coherence_size"]), generator=data["generator"].copy(),
                 episodes=int(meta["episodes"]), cpu_seconds=float(meta["cpu_seconds"]),
-                settings=dict(meta["settings"]), curve=list(meta["curve"]))
+                settings=dict(meta["settings"]), curve=list(meta["curve"]), target=meta.get("target"))
     except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a readable checkpoint ({error})") from None

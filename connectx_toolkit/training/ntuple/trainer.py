@@ -146,6 +146,8 @@ def train(
     if episodes is None and minutes is None:
         raise ValueError("give a number of episodes, a number of minutes, or both")
     settings = NTupleSettings.from_record(state.settings)
+    if episodes is not None:
+        state.target = episodes
     deadline = math.inf if minutes is None else time.monotonic() + 60.0 * minutes
     last_checkpoint = time.monotonic()
 
