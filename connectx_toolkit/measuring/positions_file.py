@@ -49,7 +49,8 @@ import os
 import random
 import signal
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from connectx_toolkit.measuring.benchmark import PHASES, Benchmark, LabelledPosition, SourceGame, phase_of
 from connectx_toolkit.agents.core import Config, Position
@@ -371,7 +372,7 @@ class _LabelPool:
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        self._workers = []
+        self._workers: list[tuple[Any, Connection]] = []
         for _ in range(workers):
             parent, child = context.Pipe()
             process = context.Process(target=_serve_labels, args=(child, settings), daemon=False)
@@ -379,19 +380,20 @@ class _LabelPool:
             child.close()
             self._workers.append((process, parent))
 
-    def run(self, items: Sequence[tuple[int, ...]]):
+    def run(self, items: Sequence[tuple[int, ...]]) -> Iterator[tuple[int, tuple | None, int]]:
         """Yield (index, label, searched) for every item, as the workers finish them."""
         from multiprocessing.connection import wait
 
         pending = list(enumerate(items))
         pending.reverse()  # popped from the end: in the file's order
-        busy: dict[Any, int] = {}
+        busy: dict[Connection, int] = {}
         for _, connection in self._workers:
             if pending:
                 connection.send(pending.pop())
                 busy[connection] = 1
         while busy:
-            for connection in wait(list(busy)):
+            for ready in wait(list(busy)):
+                connection = cast(Connection, ready)
                 try:
                     answer = connection.recv()
                 except EOFError:
