@@ -139,3 +139,20 @@ def test_bad_pons_options_are_one_line(tmp_path, monkeypatch, capfd, argv, says)
     code, out, err = accuracy(tmp_path, monkeypatch, capfd, "greedy", *argv, "--no-progress")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert says in err
+
+
+def test_pons_sets_give_their_early_positions_the_whole_budget(tmp_path, monkeypatch, capfd):
+    """Every line of a Pons set is asked on purpose (65 % of Begin-Hard has fewer than 8 stones): its early positions
+    get --analysis-budget, where a file of one's own gets 0.05 s unless --analysis-early-budget says otherwise."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "mine.txt").write_text("".join(f"{m}\n" for m, _ in lines_of("Test_L3_R1")[:2]))
+
+    def early_reason(*argv: str) -> str:
+        code, out, err = accuracy(tmp_path, monkeypatch, capfd, "greedy", *argv, "--sample", "2", *QUICK, "--json",
+                                  "--analysis-budget", "3", "--analysis-cache", "none")
+        assert code == 0, err
+        return json.loads(out)["positions_files"][0]["left_out"]["by_reason"]["early"]["reason"]
+
+    assert early_reason("--positions", "pons:end-easy").endswith("early budget, 3 s a column")
+    assert early_reason("--positions", "mine.txt").endswith("early budget, 0.05 s a column")
+    assert early_reason("--positions", "mine.txt", "--analysis-early-budget", "0.5").endswith("early budget, 0.5 s a column")
