@@ -9,7 +9,7 @@ FILE is one of:
    of each game is labelled, from the empty board to the last one before its final move, because an agent is
    asked a game's positions in order, as a Kaggle game asks them (``measuring.play``);
 3. a text file of move strings (Pons' notation, ``4453``), one position per line; blank lines and lines starting
-   with ``#`` are skipped, and a score after the moves (as Pons' test files have them: ``4453 -2``) is ignored.
+   with ``#`` are skipped, and a score after the moves (as Pons' test files have them: ``4453 -2``) is allowed.
    Each line is a game of its own whose one labelled position is the line's last one. Where a line gives the
    position's score, the label's best score is checked against it: a line whose label disagrees is counted
    (``["score_mismatches"]``: the line numbers), a sign of a wrong file or a wrong solver.
