@@ -235,14 +235,17 @@ def open_board(agent: Agent = "solver", *, game: str | None = None, position: st
     return BoardServer(options).start()
 
 
-def accuracy(agent: Agent, *others: Agent, positions: str | None = None, games: int | None = None, worst: int = 10,
+def accuracy(agent: Agent, *others: Agent, positions: str | Sequence[str] | None = None, games: int | None = None,
+             worst: int = 10,
              answers: str | None = None, plot: str | None = None, progress: bool = True,
              **options: Any) -> AccuracyReport:
     """How close to perfect play ``agent`` (and each of ``others``) is (``connectx accuracy AGENT ...``): the
     report ``--json`` prints, as an ``AccuracyReport`` (a notebook shows its table).
 
     Every agent is asked the shipped benchmark's positions (or ``positions``: a results file, a Kaggle episode
-    JSON or a file of move strings, labelled by the solver) as a Kaggle game asks them, on Kaggle's clock;
+    JSON or a file of move strings, labelled by the solver, or several such files, each reported on its own under
+    ``report["positions_files"]``; ``"pons"``: Pascal Pons' six test sets, with ``sample=N`` a seeded sample of N
+    positions each) as a Kaggle game asks them, on Kaggle's clock;
     ``games`` keeps the benchmark's first games only; ``worst`` positions are named; every answer goes to
     ``answers`` (JSON Lines) and the accuracy by ply to ``plot`` (PNG; both default under results/).
     ``options`` are ``measuring.settings.AccuracySettings``' other fields (``act_timeout``, ``workers``,
@@ -260,6 +263,7 @@ def accuracy(agent: Agent, *others: Agent, positions: str | None = None, games: 
     from connectx_toolkit.measuring.report import AccuracyReport
     from connectx_toolkit.measuring.settings import AccuracySettings
 
-    settings = AccuracySettings(agents=(agent, *others), positions=positions, games=games, worst=worst,
+    settings = AccuracySettings(agents=(agent, *others), positions=None if positions is None or isinstance(positions, str)
+                                else tuple(positions), games=games, worst=worst,
                                 answers=answers, plot=plot, progress=progress, **options)
     return AccuracyReport(run_accuracy(settings))

@@ -3,6 +3,7 @@
     connectx accuracy submissions/submission.py
     connectx accuracy new.py old.py --json                  # and whether one is significantly more accurate
     connectx accuracy my_bot.py --positions results/my_bot-vs-greedy-20250101-120000.jsonl
+    connectx accuracy my_bot.py --positions pons --sample 100 --seed 1   # Pons' six test sets, 100 positions each
 
 Each agent is asked every position of the shipped benchmark (docs/accuracy.md: games of real play, every move of
 every position scored exactly by the solver) as a Kaggle game asks it, in a process of its own on Kaggle's clock.
@@ -10,7 +11,10 @@ The report: outcome accuracy (the share of moves that keep the mover's win, draw
 overall and by phase, for all positions and the critical ones (where some move changes the outcome), the share of
 best moves, blunders by kind, time per move, forfeits with their reasons, the worst positions (each opens with
 `connectx board --position MOVES`), and with two agents or more McNemar's exact test, position by position. Every
-answer goes to a JSON Lines file and the accuracy by ply to a PNG beside it. Only 6x7, four in a row: other
+answer goes to a JSON Lines file and the accuracy by ply to a PNG beside it. With ``--positions`` (one file or
+several, ``pons`` for Pascal Pons' six public test sets) each file gets its own section: positions asked and left
+out, and each agent's accuracy and error rate there (AlphaZero.jl's measure), beside AlphaZero.jl's published
+figures for Pons' sets. Only 6x7, four in a row: other
 boards have no perfect labels. Exit 0, 2 bad input, 130 interrupted.
 """
 
@@ -21,7 +25,7 @@ import json
 import sys
 from typing import IO
 
-from connectx_toolkit.cli.options import ANALYSIS, OUTPUT, PLAY, RULES, integer
+from connectx_toolkit.cli.options import ANALYSIS, OUTPUT, PLAY, RULES, analysis_budget, integer
 from connectx_toolkit.cli.playing import check_before_play, play_settings
 
 HELP = "how close to perfect play agents are, on positions with exact values"
@@ -33,9 +37,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from connectx_toolkit.measuring.settings import DEFAULT_WORST
 
     own = parser.add_argument_group("positions and report")
-    own.add_argument("--positions", metavar="FILE",
-                     help="ask the positions of a results file, a Kaggle episode JSON or a file of move strings "
-                          "(labelled by the solver) instead of the benchmark")
+    own.add_argument("--positions", metavar="FILE", nargs="+", action="extend",
+                     help="ask the positions of results files, Kaggle episode JSONs or files of move strings "
+                          "(labelled by the solver) instead of the benchmark, each file reported on its own; "
+                          "'pons': Pascal Pons' six test sets (shipped), 'pons:begin-hard' one of them")
+    own.add_argument("--sample", type=integer, default=None, metavar="N",
+                     help="a seeded sample of N games (lines) of each --positions file (seeded by --seed)")
     own.add_argument("--benchmark", metavar="FILE", help="another benchmark file (default: the shipped one)")
     own.add_argument("-n", "--games", type=integer, default=None, metavar="N",
                      help="ask only the positions of the benchmark's first N games (default: all)")
@@ -49,6 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     OUTPUT.add_to(parser, "json", "no_progress")
     ANALYSIS.add_to(parser, "budget", "cache",
                     budget={"help": "CPU seconds of search per column when labelling --positions (default 10)"})
+    parser.add_argument("--analysis-early-budget", type=analysis_budget, default=None, metavar="SECONDS",
+                        help="CPU seconds a column for --positions' positions of fewer than 8 stones (default 0.05: "
+                             "those off the opening book take minutes; for Pons' sets, the --analysis-budget)")
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:
@@ -59,8 +69,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
 
     check_before_play(args, args.agents)
     settings = AccuracySettings(
-        agents=tuple(args.agents), positions=args.positions, benchmark=args.benchmark, games=args.games,
-        worst=args.worst, answers=args.answers, plot=args.plot, budget=args.analysis_budget,
+        agents=tuple(args.agents), positions=None if args.positions is None else tuple(args.positions),
+        benchmark=args.benchmark, games=args.games, sample=args.sample, worst=args.worst, answers=args.answers,
+        plot=args.plot, budget=args.analysis_budget, early_budget=args.analysis_early_budget,
         cache=args.analysis_cache, progress=not args.no_progress, **play_settings(args))
     log = None if args.json else (lambda line: print(line, file=out, flush=True))
     try:

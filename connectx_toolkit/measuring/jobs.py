@@ -1,5 +1,5 @@
 """An accuracy run from its settings to its report: the positions (the shipped benchmark, another benchmark
-file, or ``--positions``' games labelled by the solver), the agents asked every one of them
+file, or the games of ``--positions``' files labelled by the solver, each file reported on its own), the agents asked every one of them
 (``measuring.play``), the report (``measuring.report``) and its files: the JSON Lines of every answer and the PNG
 of accuracy by ply. Everything is checked before the first game; the files are written whole at the end (never
 half of one), and a run cut short writes none."""
@@ -9,53 +9,113 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from connectx_toolkit.measuring.answers import Answer
-from connectx_toolkit.measuring.benchmark import Benchmark, BenchmarkError, DEFAULT_BENCHMARK, load_benchmark
+from connectx_toolkit.measuring.benchmark import (Benchmark, BenchmarkError, DEFAULT_BENCHMARK, SourceGame,
+                                                  load_benchmark)
 from connectx_toolkit.measuring.play import game_task, play_benchmark
 from connectx_toolkit.measuring.settings import AccuracySettings
 from connectx_toolkit.errors import UsageError
 
-__all__ = ["default_output", "positions_of", "run_accuracy"]
+__all__ = ["default_output", "labelled_files", "positions_of", "run_accuracy"]
 
 
 def positions_of(settings: AccuracySettings) -> Benchmark:
-    """The positions the agents are asked: ``--positions``' (labelled here), another benchmark file, or the
-    shipped benchmark; cut to the first ``games`` games."""
+    """The positions the agents are asked: ``--positions``' files (labelled here: :func:`labelled_files`), another
+    benchmark file, or the shipped benchmark; cut to the first ``games`` games."""
     if settings.positions is not None:
-        from connectx_toolkit.measuring.positions_file import DEFAULT_BUDGET, PositionsSettings, read_positions
-
-        bar: list[Any] = []  # made at the first position, when the total is known
-
-        def on_position(done: int, total: int) -> None:
-            if settings.progress and not bar:
-                from connectx_toolkit.evaluation.reports.progress import progress_bar
-
-                bar.append(progress_bar(total, unit="position", desc="labelling"))
-            if bar and bar[0] is not None:
-                bar[0].update(1)
-
-        try:
-            benchmark = read_positions(settings.positions, PositionsSettings(budget=settings.budget or DEFAULT_BUDGET,
-                                                                              cache=settings.cache),
-                                       on_position=on_position, games=settings.games)
-        finally:
-            if bar and bar[0] is not None:
-                bar[0].close()
+        benchmark = labelled_files(settings)
     else:
         try:
             benchmark = load_benchmark(settings.benchmark or DEFAULT_BENCHMARK)
         except BenchmarkError as error:
             raise UsageError(str(error)) from None
-    if settings.games is not None:
-        benchmark = benchmark.only(game.id for game in benchmark.games[:settings.games])
+        if settings.games is not None:
+            benchmark = benchmark.only(game.id for game in benchmark.games[:settings.games])
     if not benchmark.positions:
         from connectx_toolkit.measuring.report import left_out_figures, left_out_line
 
         why = left_out_line(left_out_figures(benchmark.metadata))
         raise UsageError(f"{benchmark.source}: no position to ask" + (f" ({why})" if why else ""))
     return benchmark
+
+
+def labelled_files(settings: AccuracySettings) -> Benchmark:
+    """Every file of ``--positions`` labelled (``measuring.positions_file``: its first ``games`` games or a seeded
+    ``sample`` of them, on ``workers`` processes), as one benchmark whose ``metadata["files"]`` holds each file's
+    own metadata, with ``source``, its Pons set (``set``, ``title``: ``measuring.pons``) and the range of its game
+    ids (``first_id``, ``last_id``): with several files, file k's games are numbered k * stride + their own id
+    (stride a power of ten above every id), so that no two files share a game id."""
+    from connectx_toolkit.analysis.workers import default_workers
+    from connectx_toolkit.measuring.pons import pons_set
+    from connectx_toolkit.measuring.positions_file import (DEFAULT_BUDGET, DEFAULT_EARLY_BUDGET, PositionsSettings,
+                                                          read_positions)
+
+    budget = settings.budget or DEFAULT_BUDGET
+    parts = []
+    for path in settings.position_files:
+        found = pons_set(path)
+        # every position of a Pons set is asked on purpose (65 % of Begin-Hard has fewer than 8 stones): the budget
+        early = settings.early_budget or (budget if found is not None else DEFAULT_EARLY_BUDGET)
+        bar: list[Any] = []  # made at the first position, when the total is known
+
+        def on_position(done: int, total: int) -> None:
+            if settings.progress and not bar:
+                from connectx_toolkit.evaluation.reports.progress import progress_bar
+
+                name = found.name if found is not None else os.path.basename(path)
+                bar.append(progress_bar(total, unit="position", desc=f"labelling {name}"))
+            if bar and bar[0] is not None:
+                bar[0].update(1)
+
+        try:
+            part = read_positions(path, PositionsSettings(budget=budget, cache=settings.cache, early_budget=early),
+                                  on_position=on_position, games=settings.games, sample=settings.sample,
+                                  seed=settings.seed, workers=settings.workers or default_workers())
+        finally:
+            if bar and bar[0] is not None:
+                bar[0].close()
+        parts.append((part, found))
+    if len(parts) == 1:
+        part, found = parts[0]
+        ids = [game.id for game in part.games] or [0]
+        return Benchmark(part.games, dict(part.metadata, files=[_file_entry(part, found, min(ids), max(ids))]),
+                         part.source)
+    stride = 10 ** len(str(max((game.id for part, _ in parts for game in part.games), default=0)))
+    games, files = [], []
+    for index, (part, found) in enumerate(parts):
+        offset = index * stride
+        games += [SourceGame(game.id + offset, game.moves, game.agents,
+                             tuple(replace(p, game=p.game + offset) for p in game.positions)) for game in part.games]
+        files.append(_file_entry(part, found, offset, offset + stride - 1))
+    metadata = _merged_metadata([part.metadata for part, _ in parts])
+    metadata["files"] = files
+    return Benchmark(tuple(games), metadata, f"{len(parts)} files of positions")
+
+
+def _file_entry(part: Benchmark, found: Any, first_id: int, last_id: int) -> dict[str, Any]:
+    return dict(part.metadata, source=part.source, set=None if found is None else found.name,
+                title=None if found is None else f"{found.title} ({found.file})",
+                published=None if found is None else {"alphazero": found.alphazero, "minimax": found.minimax},
+                first_id=first_id, last_id=last_id)
+
+
+def _merged_metadata(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The files' metadata added up, for the report's left-out line over all of them."""
+    reasons = {key: dict(reason, by_phase=dict(reason["by_phase"])) for key, reason in parts[0]["left_out_by_reason"].items()}
+    for metadata in parts[1:]:
+        for key, reason in metadata["left_out_by_reason"].items():
+            reasons[key]["positions"] += reason["positions"]
+            if reason["reason"] != reasons[key]["reason"]:  # budgets differ between the files: the words only
+                reasons[key]["reason"] = reasons[key]["reason"].split(",")[0]
+            for phase, count in reason["by_phase"].items():
+                reasons[key]["by_phase"][phase] += count
+    summed = {key: sum(metadata[key] for metadata in parts)
+              for key in ("games", "positions", "file_positions", "distinct_positions", "left_out", "searched")}
+    return dict(summed, left_out_positions=[moves for metadata in parts for moves in metadata["left_out_positions"]],
+                left_out_by_reason=reasons)
 
 
 def default_output(names: Sequence[str], suffix: str) -> str:

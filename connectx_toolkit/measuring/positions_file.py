@@ -9,8 +9,10 @@ FILE is one of:
    of each game is labelled, from the empty board to the last one before its final move, because an agent is
    asked a game's positions in order, as a Kaggle game asks them (``measuring.play``);
 3. a text file of move strings (Pons' notation, ``4453``), one position per line; blank lines and lines starting
-   with ``#`` are skipped, and a score after the moves (as Pons' test files have them: ``4453 -2``) is ignored.
-   Each line is a game of its own whose one labelled position is the line's last one.
+   with ``#`` are skipped, and a score after the moves (as Pons' test files have them: ``4453 -2``) is allowed.
+   Each line is a game of its own whose one labelled position is the line's last one. Where a line gives the
+   position's score, the label's best score is checked against it: a line whose label disagrees is counted
+   (``["score_mismatches"]``: the line numbers), a sign of a wrong file or a wrong solver.
 
 Labels are the exact score of every legal column (``analysis.scores.PositionScorer`` with ``every_column``). A
 position whose columns are not all exact within the budget is left out, and counted
@@ -26,6 +28,15 @@ them spent 70 s to fail); with the early budget it took 49 s and left 21 out (th
 which 10 s a column labels). ``early_budget=10`` labels those, at that price; the cache keeps every label for
 the next run.
 
+Labelling runs on ``workers`` processes (each with its own scorer, all on the same cache file): the labels do not
+depend on how many (an exact score is an exact score), only the time does. Each position's searched columns go
+into the cache as soon as that position is labelled, so a run killed midway loses only the positions being
+labelled at that moment: the next run on the same cache searches none of the others again
+(``["searched"]`` counts the positions sent to a search, summed over the workers). ``sample`` asks a seeded sample
+of that many of the file's games (a line of move strings is a game): the first ``sample`` of the games in an order
+shuffled by ``random.Random(seed)``, so a larger sample of the same seed holds the smaller one (and its labels in
+the cache); ``["sample"]`` says ``{"size", "of", "seed"}``.
+
 Only 6x7, four in a row has perfect labels: a file of games on another board is one line (``UsageError``), as
 is a file that cannot be read, is no results file, episode nor move strings, or holds an illegal or finished
 move string (naming the file and the line).
@@ -35,8 +46,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import signal
 from dataclasses import dataclass
-from typing import Any, Callable
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from connectx_toolkit.measuring.benchmark import PHASES, Benchmark, LabelledPosition, SourceGame, phase_of
 from connectx_toolkit.agents.core import Config, Position
@@ -92,52 +106,94 @@ class PositionsSettings:
 
 
 def read_positions(path: str, settings: PositionsSettings = PositionsSettings(), *,
-                   on_position: Callable[[int, int], None] | None = None, games: int | None = None) -> Benchmark:
+                   on_position: Callable[[int, int], None] | None = None, games: int | None = None,
+                   sample: int | None = None, seed: int = 0, workers: int = 1) -> Benchmark:
     """The labelled positions of ``path`` (a results file, a Kaggle episode JSON or a file of move strings) as a
-    :class:`Benchmark` of its games (its first ``games`` games only, when given); ``metadata`` says where they
-    came from, how many positions were left out and why. ``on_position(done, total)`` is told after each position
+    :class:`Benchmark` of its games (its first ``games`` games only, when given; a seeded ``sample`` of that many
+    games, when given: see the module docstring); ``metadata`` says where they came from, how many positions were
+    left out and why. Labelled on ``workers`` processes. ``on_position(done, total)`` is told after each position
     (a progress bar). Raises ``UsageError`` (one line naming the file, and the line of a bad move string) for
     input it cannot use."""
     text = _read_text(path)
-    kind, wanted = _games(text, path)
+    kind, wanted, expected = _games(text, path)
     if not wanted:
         raise UsageError(f"{path}: no positions in it")
+    file_games = len(wanted)
     if games is not None:
         wanted = wanted[:games]
-    total = sum(len(plies) for *_, plies in wanted)
+    chosen = None
+    if sample is not None and sample < len(wanted):
+        order = list(range(len(wanted)))
+        random.Random(seed).shuffle(order)
+        wanted = [wanted[index] for index in sorted(order[:sample])]
+        chosen = {"size": sample, "of": file_games, "seed": seed}
+    items = [moves[:ply] for _, moves, _, plies in wanted for ply in plies]
+    labels, searched = label_positions(items, settings, workers=workers, on_position=on_position)
     labelled: list[SourceGame] = []
     left_out: list[str] = []
     reasons = left_out_reasons(settings)
     boards: set[int] = set()
-    done = 0
-    scorers = _Scorers(settings)
-    try:
-        for game_id, moves, agents, plies in wanted:
-            positions = []
-            for ply in plies:
-                boards.add(Position.from_moves(moves[:ply], STANDARD).key())
-                scores = _label(scorers.of(ply), moves[:ply])
-                if scores is None:
-                    left_out.append(move_string(moves[:ply]))
-                    reason = reasons["early" if ply < EARLY_STONES else "budget"]
-                    reason["positions"] += 1
-                    reason["by_phase"][phase_of(ply)] += 1
-                else:
-                    positions.append(LabelledPosition(game_id, ply, move_string(moves[:ply]), scores))
-                done += 1
-                if on_position is not None:
-                    on_position(done, total)
-            if positions:  # a game all of whose positions were left out asks the agent nothing
-                labelled.append(SourceGame(game_id, moves, agents, tuple(positions)))
-    finally:
-        scorers.close()
+    mismatches: list[int] = []
+    found = iter(labels)
+    for game_id, moves, agents, plies in wanted:
+        positions = []
+        for ply in plies:
+            boards.add(Position.from_moves(moves[:ply], STANDARD).key())
+            scores = next(found)
+            if scores is None:
+                left_out.append(move_string(moves[:ply]))
+                reason = reasons["early" if ply < EARLY_STONES else "budget"]
+                reason["positions"] += 1
+                reason["by_phase"][phase_of(ply)] += 1
+                continue
+            position = LabelledPosition(game_id, ply, move_string(moves[:ply]), scores)
+            if game_id in expected and position.best != expected[game_id]:
+                mismatches.append(game_id)
+            positions.append(position)
+        if positions:  # a game all of whose positions were left out asks the agent nothing
+            labelled.append(SourceGame(game_id, moves, agents, tuple(positions)))
+    total = len(items)
     metadata: dict[str, Any] = {
         "source": os.path.abspath(path), "format": kind, "budget": settings.budget,
         "early_budget": settings.early_budget, "early_stones": EARLY_STONES, "games": len(labelled),
         "positions": total - len(left_out), "file_positions": total, "distinct_positions": len(boards),
+        "file_games": file_games, "sample": chosen, "searched": searched,
+        "scores_checked": sum(game_id in expected for game_id, *_ in wanted), "score_mismatches": mismatches,
         "left_out": len(left_out), "left_out_positions": left_out, "left_out_by_reason": reasons,
         "labels": "analysis.scores.PositionScorer, every column exact within the budget (CPU s a column)"}
     return Benchmark(tuple(labelled), metadata, path)
+
+
+def label_positions(items: Sequence[tuple[int, ...]], settings: PositionsSettings, *, workers: int = 1,
+                    on_position: Callable[[int, int], None] | None = None) -> tuple[list[tuple | None], int]:
+    """Each position's label (every column's exact score, None for a full column; None for a position not exact
+    within its budget), in the order of ``items`` (move tuples), and the positions sent to a search. On
+    ``workers`` processes when there are several (:class:`_LabelPool`), else here; ``on_position(done, total)``
+    after each position, in the order they finish."""
+    total = len(items)
+    labels: list[tuple | None] = [None] * total
+    if workers <= 1 or total <= 1:
+        scorers = _Scorers(settings)
+        try:
+            for done, moves in enumerate(items, start=1):
+                labels[done - 1] = _label(scorers.of(len(moves)), moves)
+                if on_position is not None:
+                    on_position(done, total)
+        finally:
+            scorers.close()
+        return labels, scorers.searched
+    _Scorers(settings).close()  # an unusable cache: said before any worker starts
+    pool = _LabelPool(settings, min(workers, total))
+    searched = 0
+    try:
+        for done, (index, scores, count) in enumerate(pool.run(items), start=1):
+            labels[index] = scores
+            searched += count
+            if on_position is not None:
+                on_position(done, total)
+    finally:
+        pool.close()
+    return labels, searched
 
 
 def left_out_reasons(settings: PositionsSettings) -> dict[str, dict[str, Any]]:
@@ -168,10 +224,12 @@ def _read_text(path: str) -> str:
 Wanted = tuple[int, tuple[int, ...], tuple[str, str], tuple[int, ...]]  # game id, moves, agents, plies to label
 
 
-def _games(text: str, path: str) -> tuple[str, list[Wanted]]:
-    """The file's format and, per game, its moves and the plies whose positions are labelled."""
+def _games(text: str, path: str) -> tuple[str, list[Wanted], dict[int, int]]:
+    """The file's format and, per game, its moves and the plies whose positions are labelled; and the scores a
+    file of move strings gives (by game: its line number)."""
     if not text.lstrip().startswith("{"):
-        return "moves", _move_lines(text, path)
+        expected: dict[int, int] = {}
+        return "moves", _move_lines(text, path, expected), expected
     _check_board(text, path)
     document: Any = None
     try:
@@ -185,7 +243,7 @@ def _games(text: str, path: str) -> tuple[str, list[Wanted]]:
             kind, games = "results", read_results_file(text, path)
     except AnalysisInputError as error:
         raise UsageError(str(error)) from None
-    return kind, [_whole_game(game) for game in games]
+    return kind, [_whole_game(game) for game in games], {}
 
 
 def _whole_game(game: Game) -> Wanted:
@@ -193,7 +251,8 @@ def _whole_game(game: Game) -> Wanted:
     return game.game_id, game.moves, game.agents, tuple(range(len(game.moves)))
 
 
-def _move_lines(text: str, path: str) -> list[Wanted]:
+def _move_lines(text: str, path: str, expected: dict[int, int]) -> list[Wanted]:
+    """Each line's game; the score a line gives after its moves goes into ``expected`` (by line number)."""
     games = []
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
@@ -207,6 +266,8 @@ def _move_lines(text: str, path: str) -> list[Wanted]:
         except PositionError as error:
             raise UsageError(f"{path}:{number}: {error}") from None
         games.append((number, moves, ("", ""), (len(moves),)))
+        if len(fields) == 2:
+            expected[number] = int(fields[1])
     return games
 
 
@@ -263,6 +324,11 @@ class _Scorers:
                 raise UsageError(str(error)) from None
         return self._made[budget]
 
+    @property
+    def searched(self) -> int:
+        """Positions sent to a search so far, by every scorer."""
+        return sum(scorer.searched for scorer in self._made.values())
+
     def close(self) -> None:
         for scorer in self._made.values():
             scorer.close()
@@ -274,3 +340,79 @@ def _label(scorer: Any, moves: tuple[int, ...]) -> tuple[int | None, ...] | None
     if any(value is not None and not value.exact for value in columns):
         return None
     return tuple(None if value is None else value.score for value in columns)
+
+
+def _serve_labels(connection: Any, settings: PositionsSettings) -> None:
+    """A labelling worker: answer each (index, moves) with (index, label, positions searched for it) until the
+    pipe closes or says None; its own scorers, on the same cache file (each label committed as it is made)."""
+    from connectx_toolkit.analysis.workers import _die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
+    _die_with_parent()
+    scorers = _Scorers(settings)
+    try:
+        while True:
+            try:
+                message = connection.recv()
+            except EOFError:
+                return
+            if message is None:
+                return
+            index, moves = message
+            before = scorers.searched
+            connection.send((index, _label(scorers.of(len(moves)), moves), scorers.searched - before))
+    finally:
+        scorers.close()
+
+
+class _LabelPool:
+    """``workers`` forked processes labelling positions (:func:`_serve_labels`), one position per message."""
+
+    def __init__(self, settings: PositionsSettings, workers: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._workers: list[tuple[Any, Connection]] = []
+        for _ in range(workers):
+            parent, child = context.Pipe()
+            process = context.Process(target=_serve_labels, args=(child, settings), daemon=False)
+            process.start()
+            child.close()
+            self._workers.append((process, parent))
+
+    def run(self, items: Sequence[tuple[int, ...]]) -> Iterator[tuple[int, tuple | None, int]]:
+        """Yield (index, label, searched) for every item, as the workers finish them."""
+        from multiprocessing.connection import wait
+
+        pending = list(enumerate(items))
+        pending.reverse()  # popped from the end: in the file's order
+        busy: dict[Connection, int] = {}
+        for _, connection in self._workers:
+            if pending:
+                connection.send(pending.pop())
+                busy[connection] = 1
+        while busy:
+            for ready in wait(list(busy)):
+                connection = cast(Connection, ready)
+                try:
+                    answer = connection.recv()
+                except EOFError:
+                    raise RuntimeError("a labelling worker died") from None
+                del busy[connection]
+                if pending:
+                    connection.send(pending.pop())
+                    busy[connection] = 1
+                yield answer
+
+    def close(self) -> None:
+        for process, connection in self._workers:
+            try:
+                connection.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for process, connection in self._workers:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            connection.close()

@@ -8,6 +8,10 @@ a notebook shows as a table (the pattern of ``evaluation.display``). The object'
   ``--positions``, ``left_out``: the positions of the file not asked, and why (:func:`left_out_figures`);
 - ``agents``: one :func:`measuring.scoring.agent_accuracy` object per agent, in the order they answered;
 - ``comparisons``: every pair of agents per set (:func:`measuring.paired.compare`);
+- ``positions_files`` (with ``--positions``): one section per file (:func:`file_figures`): its positions asked and left out,
+  its sample, and each agent's accuracy and **error rate** there (AlphaZero.jl's measure on Pons' sets: a move is
+  an error when another move has a strictly better outcome; a forfeit is an error), beside AlphaZero.jl's
+  published figures for Pons' sets;
 - ``elapsed_s``: the run's wall time (when the caller gives it);
 - ``files``: {"answers": path, "plot": path} of the files written (absent until the caller writes them).
 """
@@ -23,11 +27,11 @@ from connectx_toolkit.measuring.answers import Answer
 from connectx_toolkit.measuring.benchmark import BLUNDERS, PHASES, SETS, Benchmark
 from connectx_toolkit.measuring.paired import ALPHA, comparisons
 from connectx_toolkit.measuring.plot import save_accuracy_plot
-from connectx_toolkit.measuring.scoring import TIME_NOTE, agent_accuracy
+from connectx_toolkit.measuring.scoring import TIME_NOTE, agent_accuracy, share
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.evaluation.display import Report, html_table, paragraph
 
-__all__ = ["AccuracyReport", "build_report", "left_out_figures", "left_out_line", "render_text", "write_answers",
+__all__ = ["AccuracyReport", "build_report", "file_figures", "left_out_figures", "left_out_line", "render_text", "write_answers",
            "write_plot"]
 
 PHASE_NAMES = tuple(name for name, _, _ in PHASES)
@@ -43,6 +47,9 @@ class AccuracyReport(Report):
         parts = [paragraph(benchmark_line(self)), *(paragraph(line) for line in left_out_lines(self)),
                  html_table(*summary_rows(self), text_columns=(1,)),
                  paragraph(f"Time per move in seconds ({TIME_NOTE}); forfeits:"), html_table(*time_rows(self))]
+        if self.get("positions_files"):
+            parts += [paragraph(f"Per file ({ERROR_NOTE}):"), html_table(*file_rows(self), text_columns=(1, 2)),
+                      *(paragraph(line) for line in file_lines(self))]
         for title, lines in sections(self):
             parts.append(f"<p>{html.escape(title)}</p><ul>"
                          + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
@@ -63,9 +70,88 @@ def build_report(benchmark: Benchmark, answers: dict[str, Sequence[Answer]], wor
         "agents": [dict(agent_accuracy(found, worst), agent=name) for name, found in answers.items()],
         "comparisons": comparisons(answers, alpha),
     })
+    if "files" in benchmark.metadata:
+        report["positions_files"] = [file_figures(entry, answers) for entry in benchmark.metadata["files"]]
     if elapsed_s is not None:
         report["elapsed_s"] = elapsed_s
     return report
+
+
+ERROR_NOTE = ("error rate: a move is an error when another move has a strictly better outcome (win, draw or loss "
+              "with perfect play; AlphaZero.jl's measure on Pons' sets); a forfeit is an error")
+
+
+def file_figures(entry: dict[str, Any], answers: dict[str, Sequence[Answer]]) -> dict[str, Any]:
+    """One file of ``--positions`` (its entry in the benchmark's ``metadata["files"]``): ``source``, ``set`` and
+    ``title`` (a Pons set, else None), ``published`` (AlphaZero.jl's error rates in %, for a Pons set), the file's
+    ``file_games``, the ``sample`` taken ({size, of, seed} or None), ``positions`` asked, ``left_out``
+    (:func:`left_out_figures`), ``searched`` (positions the labelling searched; 0 when all came from the cache),
+    ``scores_checked`` and ``score_mismatches`` (lines whose given score the label's best contradicts), and per
+    agent its ``positions``, ``accurate``, ``accuracy`` with ``low``/``high`` (Wilson 95 %), ``errors`` and
+    ``error_rate`` with ``error_low``/``error_high``, and ``forfeits``."""
+    first, last = entry["first_id"], entry["last_id"]
+    agents = []
+    for name, found in answers.items():
+        mine = [a for a in found if first <= a.position.game <= last]
+        figures = share(sum(a.accurate for a in mine), len(mine))
+        figures.update(agent=name, errors=len(mine) - figures["accurate"],
+                       error_rate=None if figures["accuracy"] is None else 1 - figures["accuracy"],
+                       error_low=None if figures["high"] is None else 1 - figures["high"],
+                       error_high=None if figures["low"] is None else 1 - figures["low"],
+                       forfeits=sum(a.forfeit is not None for a in mine))
+        agents.append(figures)
+    return {"source": entry["source"], "set": entry["set"], "title": entry["title"], "published": entry["published"],
+            "file_games": entry["file_games"], "sample": entry["sample"], "positions": entry["positions"],
+            "left_out": left_out_figures(entry), "searched": entry["searched"],
+            "scores_checked": entry["scores_checked"], "score_mismatches": entry["score_mismatches"],
+            "agents": agents}
+
+
+def file_name(section: dict[str, Any]) -> str:
+    return section["set"] or os.path.basename(section["source"])
+
+
+def sample_line(section: dict[str, Any]) -> str:
+    """What was asked of the file: "sample of 100 of 1000 (seed 1)" or "all 1000"."""
+    sample = section["sample"]
+    if sample is not None:
+        return f"sample of {sample['size']} of {sample['of']} (seed {sample['seed']})"
+    return f"all {section['file_games']}"
+
+
+def file_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """One row per file and agent: the file's games asked (all or a seeded sample), positions asked and left out,
+    accuracy and error rate with their 95 % intervals, and AlphaZero.jl's published error rates for a Pons set."""
+    head = ["file", "of the file", "agent", "asked", "left out", "accuracy (95% CI)", "error rate (95% CI)",
+            "AlphaZero.jl / its minimax"]
+    rows = []
+    for section in report.get("positions_files", []):
+        published = section["published"]
+        theirs = "-" if published is None else f"{published['alphazero']:g}% / {published['minimax']:g}%"
+        for agent in section["agents"]:
+            error = "-" if agent["error_rate"] is None else (
+                f"{percent(agent['error_rate'])} ({100 * agent['error_low']:.1f}-{100 * agent['error_high']:.1f})")
+            rows.append([file_name(section), sample_line(section), agent["agent"], str(agent["positions"]),
+                         str(section["left_out"]["positions"]), with_interval(agent), error, theirs])
+    return head, rows
+
+
+def file_lines(report: dict[str, Any]) -> list[str]:
+    """Under the per-file table: each file's source, what its left-out positions were, and any label that
+    contradicts the score the file gives."""
+    lines = []
+    for section in report.get("positions_files", []):
+        left = section["left_out"]
+        why = "; ".join(f"{reason['positions']} {reason['reason']}" for reason in left["by_reason"].values()
+                        if reason["positions"])
+        title = f"{section['title']}, " if section["title"] else ""
+        lines.append(f"{file_name(section)}: {title}{section['source']}; {sample_line(section)}; "
+                     f"{section['positions']} asked, {left['positions']} left out" + (f" ({why})" if why else "")
+                     + f"; {section['searched']} searched by the solver (the rest from the book, the rules or the cache)")
+        if section["score_mismatches"]:
+            lines.append(f"  WARNING: {len(section['score_mismatches'])} of {section['scores_checked']} labels "
+                         f"contradict the score the file gives (lines {', '.join(map(str, section['score_mismatches'][:10]))})")
+    return lines
 
 
 def left_out_figures(metadata: dict[str, Any]) -> dict[str, Any] | None:
@@ -203,6 +289,8 @@ def render_text(report: dict[str, Any]) -> str:
     """The report for a terminal: the accuracy table, time and forfeits, then the titled lists."""
     lines = [benchmark_line(report), *left_out_lines(report), *aligned(*summary_rows(report), left=2), "",
              f"time per move in seconds ({TIME_NOTE}); forfeits by kind:", *aligned(*time_rows(report))]
+    if report.get("positions_files"):
+        lines += ["", f"per file ({ERROR_NOTE}):", *aligned(*file_rows(report), left=3), *file_lines(report)]
     for title, items in sections(report):
         lines += ["", title, *(f"  {item}" for item in items)]
     return "\n".join(lines)

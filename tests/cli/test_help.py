@@ -35,8 +35,9 @@ OPTIONS = {
     | ANALYSIS - {"--analysis-dir"},
     "analyze": HELP | ANALYSIS | {"--workers", "--json", "--no-progress"},
     # newer than the old command: its own options, and of the shared groups those that its job reads
-    "accuracy": HELP | {"--positions", "--benchmark", "-n", "--games", "--worst", "--answers", "--plot"} | RULES
-    | PLAY - {"--openings", "--replays"} | {"--json", "--no-progress", "--analysis-budget", "--analysis-cache"},
+    "accuracy": HELP | {"--positions", "--sample", "--benchmark", "-n", "--games", "--worst", "--answers", "--plot"} | RULES
+    | PLAY - {"--openings", "--replays"} | {"--json", "--no-progress", "--analysis-budget", "--analysis-early-budget",
+                                           "--analysis-cache"},
     "build": HELP | {"-o", "--out", "--allow-import", "--path", "--data", "--sandbox", "--timeout", "--search-path", "--package",
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",

@@ -232,3 +232,86 @@ def test_labels_agree_with_an_independent_solver(tmp_path):
     assert len(sample) >= 10 and benchmark.metadata["left_out"] == 0
     assert [p.moves for p in benchmark.positions] == [entry["moves"] for entry in sample]
     assert [list(p.scores) for p in benchmark.positions] == [entry["scores"] for entry in sample]
+
+
+# Positions of Pons' Middle-Easy set (15-18 stones) with their scores: each labelled in milliseconds, each sending
+# some of its columns to a search (so that a label can come from the cache or not).
+SEARCHED = ["47611556754127222 12", "35531254275547623 -9", "175617344365477255 11", "137616613112365341 6",
+            "45542744735462742 -11", "212532617775164141 10"]
+AT_ONCE = ["7422341735647741166133573473242566 1", "5554224333234511764415115 4"]  # late: solved at once
+
+
+def test_labelling_on_two_workers_gives_the_labels_of_one(tmp_path):
+    path = tmp_path / "mixed.txt"
+    path.write_text("\n".join([*SEARCHED, "445", *AT_ONCE]) + "\n")  # 445: left out at its early budget
+    settings = PositionsSettings(budget=5.0, early_budget=0.001, cache="none")
+    alone = read_positions(str(path), settings)
+    told = []
+    shared = read_positions(str(path), settings, workers=2, on_position=lambda done, total: told.append((done, total)))
+    assert shared.games == alone.games and len(alone.positions) == 8
+    assert shared.metadata == alone.metadata and alone.metadata["left_out_positions"] == ["445"]
+    assert told == [(done, 9) for done in range(1, 10)]
+
+
+def test_a_run_killed_midway_resumes_from_the_cache(tmp_path):
+    """Each label goes into the cache as it is made: a run killed (SIGKILL, no clean-up) after its second position
+    leaves those two labelled, and the next run on the same cache searches only the others."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO
+
+    path, rest = tmp_path / "set.txt", tmp_path / "rest.txt"
+    path.write_text("\n".join(SEARCHED) + "\n")
+    rest.write_text("\n".join(SEARCHED[2:]) + "\n")
+    cache = str(tmp_path / "labels.sqlite")
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, sys\n"
+        "from connectx_toolkit.measuring.positions_file import PositionsSettings, read_positions\n"
+        "def told(done, total):\n"
+        "    if done == 2:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "read_positions(sys.argv[1], PositionsSettings(budget=5.0, cache=sys.argv[2]), on_position=told)\n"),
+        str(path), cache], cwd=REPO, env=dict(os.environ, PYTHONPATH=REPO), capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    whole = read_positions(str(path), PositionsSettings(budget=5.0, cache="none"))
+    others = read_positions(str(rest), PositionsSettings(budget=5.0, cache="none"))
+    resumed = read_positions(str(path), PositionsSettings(budget=5.0, cache=cache), workers=2)
+    assert [p.scores for p in resumed.positions] == [p.scores for p in whole.positions]
+    assert 0 < resumed.metadata["searched"] == others.metadata["searched"] < whole.metadata["searched"]
+    again = read_positions(str(path), PositionsSettings(budget=5.0, cache=cache))
+    assert again.metadata["searched"] == 0 and again.games == resumed.games  # every label from the cache now
+
+
+def test_a_seeded_sample_of_the_files_games(tmp_path):
+    import os
+    import random
+
+    from connectx_toolkit.measuring.pons import PONS_DIR
+
+    with open(os.path.join(PONS_DIR, "Test_L3_R1")) as handle:  # End-Easy: labelled at once
+        lines = handle.read().splitlines()[:10]
+    path = tmp_path / "ten.txt"
+    path.write_text("\n".join(lines) + "\n")
+    settings = PositionsSettings(budget=5.0, cache="none")
+    three = read_positions(str(path), settings, sample=3, seed=4)
+    order = list(range(10))
+    random.Random(4).shuffle(order)
+    assert [game.id for game in three.games] == sorted(index + 1 for index in order[:3])  # line numbers, in order
+    assert three.metadata["sample"] == {"size": 3, "of": 10, "seed": 4} and three.metadata["file_positions"] == 3
+    assert read_positions(str(path), settings, sample=3, seed=4).games == three.games  # the same seed, the same
+    five = read_positions(str(path), settings, sample=5, seed=4)
+    assert {g.id for g in three.games} < {g.id for g in five.games}  # a larger sample holds the smaller one
+    assert {g.id for g in read_positions(str(path), settings, sample=3, seed=5).games} != {g.id for g in three.games}
+    whole = read_positions(str(path), settings, sample=10, seed=4)
+    assert whole.metadata["sample"] is None and len(whole.games) == 10  # a sample of the whole file is the file
+
+
+def test_the_score_a_line_gives_is_checked_against_the_label(tmp_path):
+    wrong = SEARCHED[0].split()[0] + " 3"  # its score is 12
+    path = tmp_path / "scored.txt"
+    path.write_text("\n".join([*SEARCHED[:2], wrong, LATE]) + "\n")  # LATE gives no score: nothing to check
+    metadata = read_positions(str(path), PositionsSettings(budget=5.0, cache="none")).metadata
+    assert metadata["scores_checked"] == 3 and metadata["score_mismatches"] == [3]
