@@ -43,6 +43,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "'pons': Pascal Pons' six test sets (shipped), 'pons:begin-hard' one of them")
     own.add_argument("--sample", type=integer, default=None, metavar="N",
                      help="a seeded sample of N games (lines) of each --positions file (seeded by --seed)")
+    own.add_argument("--analysis-early-budget", type=analysis_budget, default=None, metavar="SECONDS",
+                     help="CPU seconds a column for --positions' positions of fewer than 8 stones (default 0.05: "
+                          "those off the opening book take minutes; for Pons' sets, the --analysis-budget)")
     own.add_argument("--benchmark", metavar="FILE", help="another benchmark file (default: the shipped one)")
     own.add_argument("-n", "--games", type=integer, default=None, metavar="N",
                      help="ask only the positions of the benchmark's first N games (default: all)")
@@ -56,9 +59,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     OUTPUT.add_to(parser, "json", "no_progress")
     ANALYSIS.add_to(parser, "budget", "cache",
                     budget={"help": "CPU seconds of search per column when labelling --positions (default 10)"})
-    parser.add_argument("--analysis-early-budget", type=analysis_budget, default=None, metavar="SECONDS",
-                        help="CPU seconds a column for --positions' positions of fewer than 8 stones (default 0.05: "
-                             "those off the opening book take minutes; for Pons' sets, the --analysis-budget)")
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:

@@ -312,6 +312,7 @@ def test_a_seeded_sample_of_the_files_games(tmp_path):
 def test_the_score_a_line_gives_is_checked_against_the_label(tmp_path):
     wrong = SEARCHED[0].split()[0] + " 3"  # its score is 12
     path = tmp_path / "scored.txt"
-    path.write_text("\n".join([*SEARCHED[:2], wrong, LATE]) + "\n")  # LATE gives no score: nothing to check
-    metadata = read_positions(str(path), PositionsSettings(budget=5.0, cache="none")).metadata
-    assert metadata["scores_checked"] == 3 and metadata["score_mismatches"] == [3]
+    # LATE gives no score: nothing to check; 445 is left out (its early budget): no label to check
+    path.write_text("\n".join([*SEARCHED[:2], wrong, LATE, "445 -2"]) + "\n")
+    metadata = read_positions(str(path), PositionsSettings(budget=5.0, early_budget=0.001, cache="none")).metadata
+    assert metadata["scores_checked"] == 3 and metadata["score_mismatches"] == [3] and metadata["left_out"] == 1

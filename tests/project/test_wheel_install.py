@@ -169,7 +169,8 @@ def test_the_wheel_holds_the_package_alone(installed):
     assert packaged == toolkit_files()  # every module and data file of the package, the agents' copied in
     for data in ("agents/data/connect4_outcomes.bin", "agents/data/td_lambda_6x7.json",
                  "analysis/data/outcomes_ply7.txt", "evaluation/scheduling/openings_6x7.txt",
-                 "measuring/data/benchmark.json.gz", "board/static/index.html", "py.typed"):
+                 "measuring/data/benchmark.json.gz", "measuring/data/pons/Test_L1_R3", "board/static/index.html",
+                 "py.typed"):
         assert f"{PACKAGE}/{data}" in packaged
     # Installed: the package and its dist-info, nothing else in site-packages; the link became a folder.
     assert installed.added == sorted([PACKAGE, *dist_info]), installed.added
