@@ -2,10 +2,13 @@
 
 Both players are the one network: the first player moves to the position of highest value, the second to the
 lowest (ties broken at random), a position that ends the game valued by the rules (+1, -1, 0), not the network.
-With probability ε a move is instead a uniformly random legal column: an exploring move. After each greedy move
-the previous position's value moves toward the new position's (after the last move, toward the game's result);
-an exploring move teaches nothing and cuts the eligibility traces (Thill et al. 2014: its position says nothing
-about the greedy player's), except when it ends the game (the result is the rules' verdict).
+With ``tactics`` the rules look one ply further, as the agent's tactical filter does at play time: a move that
+leaves the opponent a win on its next move is valued as that loss, and a position whose mover can win at once ends
+the game with that win. With probability ε a move is instead a random legal column (with ``tactics``, one that
+does not lose at once, when there is one): an exploring move. After each greedy move the previous position's
+value moves toward the new position's (after the last move, toward the game's result); an exploring move cuts
+the eligibility traces (Thill et al. 2014: its position says nothing about the greedy player's), and teaches
+nothing unless ``explore_learns``, when the one position it was chosen in still learns.
 
 Randomness is the kernels' own generator (xorshift64*), its one-word state kept in an array: a checkpoint holds
 it, and the same seed gives the same games and the same weights, bit for bit.
