@@ -29,7 +29,6 @@ success, 2 on bad input (one line).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 import time
@@ -461,18 +460,23 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
                 raise UsageError(f"--resume {args.resume}: its runs keep their settings; give no {option}")
         folder = args.resume
         runs = train_runs.read_manifest(folder) or []
-        orders = [train_runs.RunOrder(
-            run["name"], os.path.abspath(os.path.join(folder, run["name"])),
-            None if os.path.isfile(os.path.join(folder, run["name"], "checkpoint.npz")) else run["settings"],
-            episodes, args.minutes, changes, announce=not args.quiet) for run in runs]
-        for order in orders:
-            if order.settings is None:
-                try:
-                    target = ntuple.load(order.folder).target
-                except ValueError as error:
-                    raise UsageError(f"--resume {error}") from None
-                if args.episodes is None and args.minutes is None and target is not None:
-                    orders[orders.index(order)] = dataclasses.replace(order, episodes=target)  # as asked before
+
+        def on_from(run: dict) -> train_runs.RunOrder:
+            """A run of the folder resumed from its checkpoint (to the games it was asked for, unless told
+            otherwise), or begun anew with its settings when it had none yet."""
+            run_folder = os.path.abspath(os.path.join(folder, run["name"]))
+            if not os.path.isfile(os.path.join(run_folder, "checkpoint.npz")):
+                return train_runs.RunOrder(run["name"], run_folder, run["settings"], episodes, args.minutes, changes,
+                                           announce=not args.quiet)
+            try:
+                target = ntuple.load(run_folder).target
+            except ValueError as error:
+                raise UsageError(f"--resume {error}") from None
+            asked = target if args.episodes is None and args.minutes is None and target is not None else episodes
+            return train_runs.RunOrder(run["name"], run_folder, None, asked, args.minutes, changes,
+                                       announce=not args.quiet)
+
+        orders = [on_from(run) for run in runs]
     else:
         if args.out is None:
             raise UsageError("--out DIR is required (or --resume DIR)")
