@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 from connectx_toolkit.analysis.values import Value
 
-__all__ = ["Job", "SolverPool", "default_workers", "process_cpu_seconds"]
+__all__ = ["Job", "SolverPool", "default_workers", "die_with_parent", "process_cpu_seconds"]
 
 KILL_SLACK_SECONDS = 0.05  # a compiled search is stopped this long after its budget
 PYTHON_SLACK_SECONDS = 1.0  # the Python search stops itself; the kill is only a safety net
@@ -69,7 +69,7 @@ def _serve(connection: Connection, compiled: bool) -> None:
     """Worker main loop: answer (moves, budget) with a Value until the pipe closes, sending the bounds
     proven on the way as (low, high) tuples."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    die_with_parent()
     from connectx_toolkit.analysis.solving import PositionSolver
 
     solver = PositionSolver(compiled)
@@ -85,7 +85,8 @@ def _serve(connection: Connection, compiled: bool) -> None:
         connection.send(solver.solve(moves, budget, lambda low, high: connection.send((low, high))))
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a worker never outlives the run that started it)."""
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

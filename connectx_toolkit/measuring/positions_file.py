@@ -348,10 +348,10 @@ def _label(scorer: Any, moves: tuple[int, ...]) -> tuple[int | None, ...] | None
 def _serve_labels(connection: Any, settings: PositionsSettings) -> None:
     """A labelling worker: answer each (index, moves) with (index, label, positions searched for it) until the
     pipe closes or says None; its own scorers, on the same cache file (each label committed as it is made)."""
-    from connectx_toolkit.analysis.workers import _die_with_parent
+    from connectx_toolkit.analysis.workers import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
-    _die_with_parent()
+    die_with_parent()
     scorers = _Scorers(settings)
     try:
         while True:
