@@ -3,7 +3,8 @@
 The network (``connectx_toolkit/training/ntuple/``, where it is trained): 70 fixed 8-tuples of cells, each read
 on the board and on its mirror image; a cell is empty and not yet playable, the first player's, the second's,
 or empty and playable; the value of a position is ``tanh`` of the sum of the 140 table entries read, the first
-player's expected outcome (+1 a win, -1 a loss). It learned from self-play alone: no solver, no book.
+player's expected outcome (+1 a win, -1 a loss); with two sets of tables (one for each side to move, GBG's), a
+position reads the set of its stones' parity. It learned from self-play alone: no solver, no book.
 
 The agent: the tactical filter the other agents share (``td_lambda.candidate_moves``: take a win, block a win,
 never play under the opponent's winning cell), then a time-limited alpha-beta (``alphabeta.alphabeta_search``,
@@ -47,17 +48,23 @@ CELL_BITS = tuple(1 << (c * (ROWS + 1) + r) for c in range(COLUMNS) for r in ran
 @dataclass(frozen=True)
 class Network:
     """Decoded weights: the cells each of the 2n slots reads (the tuples, then their mirror images), each slot's
-    table offset into ``tables`` (flat, one 4**len table a tuple) and the training record."""
+    table offset into ``tables`` (flat, one 4**len table a tuple), ``side_shift`` (0: one set of tables for all
+    positions; else a position with an odd number of stones reads the set that starts that many entries on) and
+    the training record."""
 
     slot_cells: np.ndarray
     slot_offsets: np.ndarray
     tables: np.ndarray
     training: dict
+    side_shift: int = 0
 
     def values(self, states: np.ndarray) -> np.ndarray:
         """The first player's learned value of each position in ``states`` (positions x 42 cell states)."""
         powers = STATES ** np.arange(self.slot_cells.shape[1], dtype=np.int64)
         indices = (states[:, self.slot_cells] * powers).sum(axis=2) + self.slot_offsets
+        if self.side_shift:
+            odd = ((states == FIRST) | (states == SECOND)).sum(axis=1) % 2
+            indices += (odd * self.side_shift)[:, None]
         return np.tanh(self.tables[indices].astype(np.float64).sum(axis=1))
 
 
@@ -74,10 +81,12 @@ def slots(tuples: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def network_from(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict) -> Network:
-    """A network from its tuples (cells ``column * 6 + row``) and its tables (tuples x 4**length)."""
+    """A network from its tuples (cells ``column * 6 + row``) and its tables (tuples x 4**length; or twice as
+    many rows, the tables of the positions with an even number of stones, then those of the odd ones)."""
     cells, table_of_slot = slots(tuples)
     offsets = table_of_slot * tables.shape[1]
-    return Network(cells, offsets, np.ascontiguousarray(tables, dtype=np.float32).reshape(-1), training)
+    side_shift = len(tuples) * tables.shape[1] if len(tables) == 2 * len(tuples) else 0
+    return Network(cells, offsets, np.ascontiguousarray(tables, dtype=np.float32).reshape(-1), training, side_shift)
 
 
 def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = True) -> bytes:
@@ -110,7 +119,8 @@ def read_network(blob: bytes) -> Network:
             training = json.loads(data["training"].tobytes().decode("utf-8"))
     except Exception as error:  # a zip, npz or JSON problem, whichever layer finds it
         raise ValueError(f"not an n-tuple weights file: {error}") from None
-    if tuples.ndim != 2 or tables.shape != (len(tuples), STATES ** tuples.shape[1]) or not (
+    if tuples.ndim != 2 or tables.shape[1:] != (STATES ** tuples.shape[1],) or len(tables) not in (
+            len(tuples), 2 * len(tuples)) or not (
             (0 <= tuples).all() and (tuples < CELLS).all()):
         raise ValueError(f"not an n-tuple weights file: tuples {tuples.shape}, tables {tables.shape}")
     return network_from(tuples.tolist(), tables, training)

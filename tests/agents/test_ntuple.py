@@ -51,6 +51,27 @@ def test_the_value_reads_each_tuple_on_the_board_and_on_its_mirror_image():
         assert np.isclose(value, np.tanh(total), atol=1e-6)
 
 
+def test_a_network_with_a_set_of_tables_for_each_side_to_move_reads_the_set_of_the_stones_parity():
+    even_tables = np.random.default_rng(4).normal(0, 0.1, (len(TUPLES), 4 ** 8))
+    odd_tables = np.random.default_rng(5).normal(0, 0.1, (len(TUPLES), 4 ** 8))
+    both = ntuple.read_network(ntuple.write_network(TUPLES, np.concatenate([even_tables, odd_tables]), {}))
+    even = ntuple.read_network(ntuple.write_network(TUPLES, even_tables, {}))
+    odd = ntuple.read_network(ntuple.write_network(TUPLES, odd_tables, {}))
+    assert even.side_shift == 0 and both.side_shift == len(TUPLES) * 4 ** 8
+    positions = [Position.from_moves(moves) for moves in ([], [3], [3, 3], [0, 1, 2], [6, 5, 4, 3, 2, 1])]
+    states = np.array([ntuple.cell_states(position) for position in positions])
+    expected = [(odd if position.moves % 2 else even).values(states[k:k + 1])[0] for k, position in enumerate(positions)]
+    assert np.allclose(both.values(states), expected)
+    assert not np.allclose(even.values(states), expected)
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_tables_neither_one_nor_two_a_tuple_are_not_a_weights_file(rows):
+    tables = np.zeros((rows, 4 ** 8))
+    with pytest.raises(ValueError, match="not an n-tuple weights file"):
+        ntuple.read_network(ntuple.write_network(TUPLES, tables, {}))
+
+
 def test_cell_states_name_the_first_player_the_second_and_the_playable_cells():
     position = Position.from_moves([3, 3, 4])  # first: d1 and e1; second: d2
     states = ntuple.cell_states(position)

@@ -102,12 +102,15 @@ def test_the_line_test_sees_every_four_and_nothing_else():
     assert not rules.has_four(np.uint64(0b111 << 3 | 1 << 7))
 
 
-def test_the_kernels_value_positions_as_the_agent_does():
-    """The trainer's incremental sums (``moved_sum``, ``apply_move``) equal the agent's numpy values from scratch."""
+@pytest.mark.parametrize("sets", [1, 2])
+def test_the_kernels_value_positions_as_the_agent_does(sets):
+    """The trainer's incremental sums (``moved_sum``, ``apply_move``) equal the agent's numpy values from scratch,
+    with one set of tables and with a set for each side to move (the odd positions' set ``stride`` entries on)."""
     layout = make_layout()
     rng = np.random.default_rng(5)
-    weights = rng.normal(0, 0.05, layout.tables * tp.TABLE_SIZE)
-    network = agent.network_from(tp.TUPLES, weights.reshape(layout.tables, -1), {})
+    stride = layout.tables * tp.TABLE_SIZE if sets == 2 else 0
+    weights = rng.normal(0, 0.05, sets * layout.tables * tp.TABLE_SIZE)
+    network = agent.network_from(tp.TUPLES, weights.reshape(-1, tp.TABLE_SIZE), {})
     change = np.zeros(layout.slots, dtype=np.int64)
     for game in range(20):
         position = Position()
@@ -115,19 +118,22 @@ def test_the_kernels_value_positions_as_the_agent_does():
         heights = [0] * COLUMNS
         while not position.is_full():
             assert (indices == slot_indices(agent.cell_states(position), layout.slot_cells)).all()
-            total = table_sum(weights.astype(np.float32).astype(np.float64), layout.slot_offsets, indices)
+            shift, child_shift = (position.moves % 2) * stride, ((position.moves + 1) % 2) * stride
+            total = table_sum(weights.astype(np.float32).astype(np.float64), layout.slot_offsets, indices, shift)
             here = agent.cell_states(position)
             assert np.isclose(np.tanh(total), network.values(here[None, :])[0], atol=1e-6)
             colour = 1 if position.moves % 2 == 0 else 2
             for column in position.legal_moves():
                 cell = column * ROWS + heights[column]
                 above = cell + 1 if heights[column] + 1 < ROWS else -1
-                moved = moved_sum(weights, layout.slot_offsets, indices, table_sum(weights, layout.slot_offsets, indices),
-                                  cell, colour, above, layout.cell_slots, layout.cell_powers, change)
+                moved = moved_sum(weights, layout.slot_offsets, indices,
+                                  table_sum(weights, layout.slot_offsets, indices, child_shift),
+                                  cell, colour, above, layout.cell_slots, layout.cell_powers, change, child_shift)
                 assert not change.any()
                 after = agent.cell_states(position.played(column))
                 assert np.isclose(np.tanh(moved), float(np.tanh(weights[
-                    (after[layout.slot_cells] * 4 ** np.arange(8)).sum(axis=1) + layout.slot_offsets].sum())))
+                    (after[layout.slot_cells] * 4 ** np.arange(8)).sum(axis=1) + layout.slot_offsets
+                    + child_shift].sum())))
             column = int(rng.choice(position.legal_moves()))
             won = position.is_winning_move(column)
             cell = column * ROWS + heights[column]

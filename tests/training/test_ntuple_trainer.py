@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("numba")
 
+from connectx_toolkit.agents import ntuple as ntuple_agent  # noqa: E402
 from connectx_toolkit.cli import main as connectx  # noqa: E402
 from connectx_toolkit.training import ntuple  # noqa: E402
 from connectx_toolkit.training.ntuple import trainer  # noqa: E402
@@ -35,6 +36,22 @@ def test_the_same_seed_gives_the_same_weights(tmp_path):
     assert one.coherence_size.tobytes() == two.coherence_size.tobytes()
     assert ntuple.weights_bytes(one) == ntuple.weights_bytes(two)
     assert one.weights.tobytes() != other.weights.tobytes()
+
+
+def test_side_tables_learn_a_set_for_each_side_to_move_and_a_run_recorded_before_them_keeps_one(tmp_path):
+    state = trained(tmp_path / "sides", 3, 2000)
+    assert ntuple.tables(state).shape == (140, 4 ** 8)  # the even positions' 70 tables, then the odd ones'
+    even, odd = np.count_nonzero(state.weights[:70 * 4 ** 8]), np.count_nonzero(state.weights[70 * 4 ** 8:])
+    assert even > 1000 and odd > 1000  # both sides' positions learned, each in its own set
+    network = ntuple_agent.read_network(ntuple.weights_bytes(state))
+    assert network.side_shift == 70 * 4 ** 8
+    old = {k: v for k, v in ntuple.NTupleSettings(seed=3).record().items() if k != "side_tables"}
+    assert ntuple.NTupleSettings.from_record(old).side_tables is False
+    before = ntuple.new_state(ntuple.NTupleSettings.from_record(old))
+    os.makedirs(tmp_path / "old")
+    ntuple.train(before, str(tmp_path / "old"), episodes=2000)
+    assert ntuple.tables(before).shape == (70, 4 ** 8)
+    assert ntuple_agent.read_network(ntuple.weights_bytes(before)).side_shift == 0
 
 
 def test_ctrl_c_stops_after_the_chunk_and_keeps_a_checkpoint_to_resume_from(tmp_path):

@@ -3,7 +3,9 @@
 The value of a position is ``tanh(sum of the 140 slots' table entries)`` (70 tuples, each read on the board and
 on its mirror image, ``tuples.py``): the first player's expected outcome, +1 a win, -1 a loss, 0 a draw; the
 second player wants it low. A slot's entry is ``table[slot's tuple, slot's index]``, the tables stored as one
-flat array, entry ``tuple * 65536 + index``.
+flat array, entry ``tuple * 65536 + index``. With side tables (GBG's: one set of tables for each player to move)
+a position with an odd number of stones reads a second set, ``70 * 65536`` entries on (the kernels' ``shift``):
+whose turn it is changes what a pattern is worth, and no 8-tuple can see it.
 
 The kernels (numba, compiled at first call, no cache) keep a position's 140 slot indices and, to value the
 positions one move away, change only the slots that read the two cells a move changes (the cell the stone
@@ -71,10 +73,11 @@ def slot_indices(states: np.ndarray, slot_cells: np.ndarray) -> np.ndarray:
 
 
 @njit
-def table_sum(weights, offsets, indices):
+def table_sum(weights, offsets, indices, shift):
+    """The sum of the entries the slots read, in the table set that starts ``shift`` entries on."""
     total = 0.0
     for slot in range(indices.shape[0]):
-        total += weights[offsets[slot] + indices[slot]]
+        total += weights[shift + offsets[slot] + indices[slot]]
     return total
 
 
@@ -87,10 +90,10 @@ def entries_sum(weights, entries):
 
 
 @njit
-def moved_sum(weights, offsets, indices, total, cell, colour, cell_above, cell_slots, cell_powers, change):
+def moved_sum(weights, offsets, indices, total, cell, colour, cell_above, cell_slots, cell_powers, change, shift):
     """The table sum after a stone of ``colour`` lands on ``cell`` (``cell_above``, or -1 at the top, becomes
-    playable), from the sum ``total`` before; ``change`` is a zeroed scratch array of one entry a slot, left
-    zeroed."""
+    playable), from the sum ``total`` before, both in the table set that starts ``shift`` entries on; ``change``
+    is a zeroed scratch array of one entry a slot, left zeroed."""
     for k in range(cell_slots.shape[1]):
         slot = cell_slots[cell, k]
         if slot < 0:
@@ -110,7 +113,7 @@ def moved_sum(weights, offsets, indices, total, cell, colour, cell_above, cell_s
             if slot < 0:
                 break
             if change[slot] != 0:  # never 0 once touched: the two changes cannot cancel (powers of 4)
-                base = offsets[slot] + indices[slot]
+                base = shift + offsets[slot] + indices[slot]
                 total += weights[base + change[slot]] - weights[base]
                 change[slot] = 0
     return total

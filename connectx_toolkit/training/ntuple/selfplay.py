@@ -55,9 +55,10 @@ def below(state, n):
 @njit
 def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
                   alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_learns,
-                  tactics, offsets, cell_slots, cell_powers, empty_indices, results):
+                  tactics, offsets, side_stride, cell_slots, cell_powers, empty_indices, results):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
-    for the exploration schedule). ``results`` (3 counts) gains the first player's wins, the second's, draws."""
+    for the exploration schedule). A position with an odd number of stones reads the table set ``side_stride``
+    entries on (0: one set for both). ``results`` (3 counts) gains the first player's wins, the second's, draws."""
     slots = offsets.shape[0]
     history = np.zeros((CELLS, slots), dtype=np.int64)
     gradients = np.zeros(CELLS)
@@ -71,7 +72,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
         fraction = min(1.0, episode / alpha_episodes) if alpha_episodes > 0 else 1.0
         alpha = alpha_start * (alpha_end / alpha_start) ** fraction
         indices[:] = empty_indices
-        total = table_sum(weights, offsets, indices)
+        total = table_sum(weights, offsets, indices, 0)
         first = np.uint64(0)
         mask = np.uint64(0)
         heights[:] = 0
@@ -82,6 +83,9 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             colour = 1 if first_to_move else 2
             mover = first if first_to_move else first ^ mask
             other = mask ^ mover
+            shift = side_stride if first_to_move else 0  # the set of the positions one move on
+            if side_stride != 0:
+                total = table_sum(weights, offsets, indices, shift)
             # Every legal move's value, the first player's view; with tactics, a move that leaves the opponent a
             # win on its next move is valued as that loss (the rules one ply ahead, not the network).
             best = -1
@@ -107,7 +111,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     cell = column * ROWS + row
                     above = cell + 1 if row + 1 < ROWS else -1
                     value = np.tanh(moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
-                                              cell_powers, change))
+                                              cell_powers, change, shift))
                 score = value if first_to_move else -value
                 safe += 1 - losing[column]
                 if score > best_score:
@@ -153,7 +157,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     results[2] += 1
                 break
             apply_move(indices, cell, colour, above, cell_slots, cell_powers)
-            total = table_sum(weights, offsets, indices)
+            total = table_sum(weights, offsets, indices, shift)
             value = np.tanh(total)
             if exploring:
                 # The traces end here: the positions before say nothing of this one. With explore_learns the
@@ -163,9 +167,9 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                 error = value - np.tanh(entries_sum(weights, history[end - 1]))
                 td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha, lam,
                           horizon, beta)
-                total = table_sum(weights, offsets, indices)  # the update may have moved this position's entries
+                total = table_sum(weights, offsets, indices, shift)  # the update may have moved this position's entries
                 value = np.tanh(total)
             for slot in range(slots):
-                history[end, slot] = offsets[slot] + indices[slot]
+                history[end, slot] = shift + offsets[slot] + indices[slot]
             gradients[end] = 1.0 - value * value
             end += 1

@@ -25,6 +25,7 @@ from . import checkpoints
 from .checkpoints import TrainingState
 from .network import make_layout
 from .selfplay import play_episodes, seeded_state
+from .tuples import TABLE_SIZE
 
 CHUNK = 2000  # games a compiled call plays: about half a second, so Ctrl-C and the clock are heard promptly
 
@@ -45,6 +46,7 @@ class NTupleSettings:
     epsilon_episodes: int = 2_000_000  # ... linearly over the first epsilon_episodes games, then constant
     explore_learns: bool = True  # does the position an exploring move is chosen in learn (a trace of one)?
     tactics: bool = True  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
+    side_tables: bool = True  # one set of tables for each side to move (GBG's), chosen by the stones' parity?
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
@@ -66,7 +68,7 @@ class NTupleSettings:
     def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
         known = {f.name for f in fields(cls)}
         # A run recorded before these settings existed played without them: it goes on as it began.
-        before = {"explore_learns": False, "tactics": False}
+        before = {"explore_learns": False, "tactics": False, "side_tables": False}
         return cls(**{**before, **{k: v for k, v in record.items() if k in known}})
 
 
@@ -82,15 +84,15 @@ AfterCheckpoint = Callable[[TrainingState], None]
 def new_state(settings: NTupleSettings) -> TrainingState:
     """A run's state before its first game: all tables 0, the generator seeded."""
     layout = make_layout()
-    size = layout.tables * (4 ** layout.slot_cells.shape[1])
+    size = (2 if settings.side_tables else 1) * layout.tables * TABLE_SIZE
     return TrainingState(np.zeros(size), np.zeros(size), np.zeros(size), seeded_state(settings.seed),
                          settings=settings.record())
 
 
 def tables(state: TrainingState) -> np.ndarray:
-    """The network's tables, one row a tuple (a view of the state's weights)."""
-    layout = make_layout()
-    return state.weights.reshape(layout.tables, -1)
+    """The network's tables, one row a tuple (a view of the state's weights); with side tables the rows of the
+    positions with an even number of stones, then those of the odd ones."""
+    return state.weights.reshape(-1, TABLE_SIZE)
 
 
 class _StopOnInterrupt:
@@ -124,7 +126,7 @@ def play(state: TrainingState, episodes: int) -> None:
                   (settings.alpha if settings.alpha_end is None else settings.alpha_end) / layout.slots,
                   settings.alpha_episodes, settings.lam, settings.horizon, settings.beta,
                   settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, settings.explore_learns, settings.tactics,
-                  layout.slot_offsets,
+                  layout.slot_offsets, layout.tables * TABLE_SIZE if settings.side_tables else 0,
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
     state.cpu_seconds += time.process_time() - started
     state.episodes += episodes
