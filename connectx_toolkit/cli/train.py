@@ -92,8 +92,8 @@ HELP = "train an agent by self-play (TD(lambda) or the n-tuple learner) and writ
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--learner", choices=LEARNERS, default=None,
-                   help="td_lambda (default: linear TD(lambda) over coarse features) or ntuple (70 8-tuples, a set for each side to move, "
-                        "TD(lambda) with TCL step sizes; 6x7 only)")
+                   help="td_lambda (default: linear TD(lambda) over coarse features) or ntuple (70 8-tuples, "
+                        "a set for each side to move, TD(lambda) with TCL step sizes; 6x7 only)")
     p.add_argument("--out", metavar="DIR", help="the agent folder to write (main.py, data/); required unless --resume")
     p.add_argument("--episodes", type=integer, default=None,
                    help=f"self-play games to train on (default {DEFAULT_EPISODES}; ntuple: games in all, "

@@ -60,7 +60,8 @@ def test_a_network_with_a_set_of_tables_for_each_side_to_move_reads_the_set_of_t
     assert even.side_shift == 0 and both.side_shift == len(TUPLES) * 4 ** 8
     positions = [Position.from_moves(moves) for moves in ([], [3], [3, 3], [0, 1, 2], [6, 5, 4, 3, 2, 1])]
     states = np.array([ntuple.cell_states(position) for position in positions])
-    expected = [(odd if position.moves % 2 else even).values(states[k:k + 1])[0] for k, position in enumerate(positions)]
+    expected = [(odd if position.moves % 2 else even).values(states[k:k + 1])[0]
+                for k, position in enumerate(positions)]
     assert np.allclose(both.values(states), expected)
     assert not np.allclose(even.values(states), expected)
 

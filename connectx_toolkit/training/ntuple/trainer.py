@@ -125,7 +125,8 @@ def play(state: TrainingState, episodes: int) -> None:
                   state.episodes, settings.alpha / layout.slots,
                   (settings.alpha if settings.alpha_end is None else settings.alpha_end) / layout.slots,
                   settings.alpha_episodes, settings.lam, settings.horizon, settings.beta,
-                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, settings.explore_learns, settings.tactics,
+                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, settings.explore_learns,
+                  settings.tactics,
                   layout.slot_offsets, layout.tables * TABLE_SIZE if settings.side_tables else 0,
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
     state.cpu_seconds += time.process_time() - started
