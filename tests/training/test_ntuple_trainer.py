@@ -54,6 +54,18 @@ def test_side_tables_learn_a_set_for_each_side_to_move_and_a_run_recorded_before
     assert ntuple_agent.read_network(ntuple.weights_bytes(before)).side_shift == 0
 
 
+def test_a_run_recorded_before_greedy_targets_goes_on_teaching_the_explored_moves_value(tmp_path):
+    old = {k: v for k, v in ntuple.NTupleSettings(seed=3).record().items() if k != "greedy_target"}
+    assert ntuple.NTupleSettings.from_record(old).greedy_target is False
+    assert ntuple.NTupleSettings().greedy_target is True
+    runs = {}
+    for name, record in (("old", old), ("new", ntuple.NTupleSettings(seed=3).record())):
+        runs[name] = ntuple.new_state(ntuple.NTupleSettings.from_record(record))
+        os.makedirs(tmp_path / name)
+        ntuple.train(runs[name], str(tmp_path / name), episodes=2000)
+    assert not np.array_equal(runs["old"].weights, runs["new"].weights)
+
+
 def test_ctrl_c_stops_after_the_chunk_and_keeps_a_checkpoint_to_resume_from(tmp_path):
     state = ntuple.new_state(ntuple.NTupleSettings(seed=5))
     os.makedirs(tmp_path / "run")

@@ -7,8 +7,11 @@ leaves the opponent a win on its next move is valued as that loss, and a positio
 the game with that win. With probability ε a move is instead a random legal column (with ``tactics``, one that
 does not lose at once, when there is one): an exploring move. After each greedy move the previous position's
 value moves toward the new position's (after the last move, toward the game's result); an exploring move cuts
-the eligibility traces (Thill et al. 2014: its position says nothing about the greedy player's), and teaches
-nothing unless ``explore_learns``, when the one position it was chosen in still learns.
+the eligibility traces (Thill et al. 2014: its position says nothing about the greedy player's). What the
+positions before it learn is ``explore_target``'s: nothing (0); the explored position's value, the one position
+the move was chosen in only (1); or the value of the move the greedy player would have made (2: Watkins'
+Q(λ), the whole trace learns the greedy target, then is cut), so that a position is never taught the value of a
+random move.
 
 Randomness is the kernels' own generator (xorshift64*), its one-word state kept in an array: a checkpoint holds
 it, and the same seed gives the same games and the same weights, bit for bit.
@@ -54,7 +57,7 @@ def below(state, n):
 
 @njit
 def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
-                  alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_learns,
+                  alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_target,
                   tactics, offsets, side_stride, cell_slots, cell_powers, empty_indices, results):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
     for the exploration schedule). A position with an odd number of stones reads the table set ``side_stride``
@@ -120,6 +123,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     ties += 1
                     if below(state, ties) == 0:
                         best = column
+            greedy = best_score if first_to_move else -best_score  # the greedy move's value, the first player's view
             exploring = uniform(state) < epsilon
             column = best
             if exploring:
@@ -132,6 +136,8 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                             column = c
                             break
                         pick -= 1
+                if explore_target == 2 and column == best:
+                    exploring = False  # it chose the greedy move: nothing to cut
             bit = rules.move_bit(mask, column)
             won = rules.has_four(mover | bit)
             row = heights[column]
@@ -145,10 +151,13 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             lost = not won and moves + 1 < CELLS and tactics and rules.wins_now(other, mask)
             if won or lost or moves + 1 == CELLS:
                 reward = (1.0 if first_to_move else -1.0) if won else (-1.0 if first_to_move else 1.0) if lost else 0.0
-                if exploring and explore_learns and end > 0:
+                target = reward
+                if exploring and explore_target == 2:
+                    target = greedy
+                elif exploring and explore_target == 1 and end > 0:
                     start = end - 1
                 if end > start:
-                    error = reward - np.tanh(entries_sum(weights, history[end - 1]))
+                    error = target - np.tanh(entries_sum(weights, history[end - 1]))
                     td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha,
                               lam, horizon, beta)
                 if won or lost:
@@ -159,16 +168,22 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             apply_move(indices, cell, colour, above, cell_slots, cell_powers)
             total = table_sum(weights, offsets, indices, shift)
             value = np.tanh(total)
+            target = value
             if exploring:
-                # The traces end here: the positions before say nothing of this one. With explore_learns the
-                # position the exploring move was chosen in still learns its value (a trace of one position).
-                start = end - 1 if explore_learns and end > 0 else end
+                # The traces end here: the positions before say nothing of this one (explore_target: what the
+                # positions before it learn first).
+                if explore_target == 2:
+                    target = greedy
+                else:
+                    start = end - 1 if explore_target == 1 and end > 0 else end
             if end > start:
-                error = value - np.tanh(entries_sum(weights, history[end - 1]))
+                error = target - np.tanh(entries_sum(weights, history[end - 1]))
                 td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha, lam,
                           horizon, beta)
                 total = table_sum(weights, offsets, indices, shift)  # the update may have moved this position's entries
                 value = np.tanh(total)
+            if exploring and explore_target == 2:
+                start = end
             for slot in range(slots):
                 history[end, slot] = shift + offsets[slot] + indices[slot]
             gradients[end] = 1.0 - value * value

@@ -44,7 +44,9 @@ class NTupleSettings:
     epsilon_start: float = 0.95  # share of exploring moves, from epsilon_start ...
     epsilon_end: float = 0.1  # ... to epsilon_end,
     epsilon_episodes: int = 2_000_000  # ... linearly over the first epsilon_episodes games, then constant
-    explore_learns: bool = True  # does the position an exploring move is chosen in learn (a trace of one)?
+    explore_learns: bool = True  # do the positions before an exploring move learn (then the traces are cut)? ...
+    greedy_target: bool = True  # ... toward the greedy move's value, the whole trace (Watkins' Q(λ)), or (False)
+    # toward the explored move's, the one position it was chosen in
     tactics: bool = True  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
     side_tables: bool = True  # one set of tables for each side to move (GBG's), chosen by the stones' parity?
     curve_every: int = 100_000  # games between two points of the learning curve
@@ -68,7 +70,7 @@ class NTupleSettings:
     def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
         known = {f.name for f in fields(cls)}
         # A run recorded before these settings existed played without them: it goes on as it began.
-        before = {"explore_learns": False, "tactics": False, "side_tables": False}
+        before = {"explore_learns": False, "greedy_target": False, "tactics": False, "side_tables": False}
         return cls(**{**before, **{k: v for k, v in record.items() if k in known}})
 
 
@@ -125,7 +127,8 @@ def play(state: TrainingState, episodes: int) -> None:
                   state.episodes, settings.alpha / layout.slots,
                   (settings.alpha if settings.alpha_end is None else settings.alpha_end) / layout.slots,
                   settings.alpha_episodes, settings.lam, settings.horizon, settings.beta,
-                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes, settings.explore_learns,
+                  settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes,
+                  (2 if settings.greedy_target else 1) if settings.explore_learns else 0,
                   settings.tactics,
                   layout.slot_offsets, layout.tables * TABLE_SIZE if settings.side_tables else 0,
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results)

@@ -1,0 +1,141 @@
+"""The compiled self-play learns as its docstring says: a plain-Python reference of the same algorithm (move choice,
+tactics, exploration, the three ``explore_target`` modes, TD(λ) traces cut at the horizon, TCL-EXP step sizes)
+played from the same seed ends with the same weights. The reference takes the game's rules from the core's
+``Position`` and the values from the kernels' sums (their equality with the agent's values is
+``test_ntuple_rules.py``'s), so that both see the same ties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from connectx_toolkit.agents.core import Position  # noqa: E402
+from connectx_toolkit.training.ntuple import tuples as tp  # noqa: E402
+from connectx_toolkit.training.ntuple.network import make_layout, moved_sum, table_sum  # noqa: E402
+from connectx_toolkit.training.ntuple.selfplay import below, play_episodes, seeded_state, uniform  # noqa: E402
+
+ROWS, COLUMNS, CELLS = tp.ROWS, 7, tp.CELLS
+ALPHA, LAM, HORIZON, BETA, EPSILON = 0.5 / 140, 0.5, 4, 2.7, 0.4
+
+
+def opponent_wins_next(position: Position) -> bool:
+    return any(position.is_winning_move(c) for c in position.legal_moves())
+
+
+def height(position: Position, column: int) -> int:
+    return bin(position.mask >> (column * (ROWS + 1)) & ((1 << ROWS) - 1)).count("1")
+
+
+def reference_episode(weights, coherence_sum, coherence_size, state, layout, stride, explore_target):
+    """One self-play game and its learning, written out plainly; ``weights`` and the TCL sums change in place."""
+
+    def learn(trace: list, error: float) -> None:
+        # TD(λ): the newest position first, λ**age times its gradient, at most HORIZON positions back.
+        for age, (entries, gradient) in enumerate(reversed(trace[-HORIZON:])):
+            step = error * LAM ** age * gradient
+            for entry in entries:
+                rate = ALPHA
+                if coherence_size[entry] > 0.0:
+                    rate = ALPHA * math.exp(BETA * (abs(coherence_sum[entry]) / coherence_size[entry] - 1.0))
+                weights[entry] += rate * step
+                coherence_sum[entry] += step
+                coherence_size[entry] += abs(step)
+
+    def value_of(entries) -> float:
+        return math.tanh(sum(weights[e] for e in entries))
+
+    position, indices, trace = Position(), layout.empty_indices.copy(), []
+    change = np.zeros(layout.slots, dtype=np.int64)
+    for moves in range(CELLS):
+        sign = 1.0 if moves % 2 == 0 else -1.0  # the mover's view of the first player's value
+        shift = stride if moves % 2 == 0 else 0  # the set the positions one move on read
+        total = table_sum(weights, layout.slot_offsets, indices, shift)
+        scores, losing = {}, set()
+        for column in position.legal_moves():
+            child = position.played(column)
+            if position.is_winning_move(column):
+                scores[column] = 1.0
+            elif moves + 1 == CELLS:
+                scores[column] = 0.0
+            elif opponent_wins_next(child):
+                scores[column] = -1.0
+                losing.add(column)
+            else:
+                cell = column * ROWS + height(position, column)
+                above = cell + 1 if cell % ROWS + 1 < ROWS else -1
+                scores[column] = sign * math.tanh(moved_sum(weights, layout.slot_offsets, indices, total, cell,
+                                                            1 if sign > 0 else 2, above, layout.cell_slots,
+                                                            layout.cell_powers, change, shift))
+        best, best_score, ties = -1, -2.0, 0
+        for column, score in scores.items():  # ascending columns, ties broken as the kernel does
+            if score > best_score:
+                best, best_score, ties = column, score, 1
+            elif score == best_score:
+                ties += 1
+                if below(state, ties) == 0:
+                    best = column
+        greedy = sign * best_score
+        exploring = uniform(state) < EPSILON
+        column = best
+        if exploring:
+            choices = [c for c in scores if c not in losing] or list(scores)
+            column = choices[below(state, len(choices))]
+            if explore_target == 2 and column == best:
+                exploring = False
+        cell = column * ROWS + height(position, column)
+        above = cell + 1 if cell % ROWS + 1 < ROWS else -1
+        won = position.is_winning_move(column)
+        position.play(column)
+        lost = not won and moves + 1 < CELLS and opponent_wins_next(position)
+        if won or lost or moves + 1 == CELLS:
+            target = sign if won else -sign if lost else 0.0
+            if exploring and explore_target == 2:
+                target = greedy
+            elif exploring and explore_target == 1:
+                trace = trace[-1:]
+            if trace:
+                learn(trace, target - value_of(trace[-1][0]))
+            return
+        for k in range(layout.cell_slots.shape[1]):  # the moved cell's slots, and the cell above it's
+            if layout.cell_slots[cell, k] >= 0:
+                indices[layout.cell_slots[cell, k]] += ((1 if sign > 0 else 2) - 3) * layout.cell_powers[cell, k]
+            if above >= 0 and layout.cell_slots[above, k] >= 0:
+                indices[layout.cell_slots[above, k]] += 3 * layout.cell_powers[above, k]
+        entries = shift + layout.slot_offsets + indices
+        value = value_of(entries)
+        target = value
+        if exploring:
+            if explore_target == 2:
+                target = greedy
+            else:
+                trace = trace[-1:] if explore_target == 1 else []
+        if trace:
+            learn(trace, target - value_of(trace[-1][0]))
+            value = value_of(entries)
+        if exploring and explore_target == 2:
+            trace = []
+        trace.append((entries.copy(), 1.0 - value * value))
+
+
+@pytest.mark.parametrize("explore_target", [0, 1, 2])
+def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target):
+    layout = make_layout()
+    stride = layout.tables * tp.TABLE_SIZE
+    size = 2 * stride
+    compiled = [np.zeros(size) for _ in range(3)]
+    generator = seeded_state(7)
+    play_episodes(*compiled, generator, 60, 0, ALPHA, ALPHA, 1, LAM, HORIZON, BETA, EPSILON, EPSILON, 1,
+                  explore_target, True, layout.slot_offsets, stride, layout.cell_slots, layout.cell_powers,
+                  layout.empty_indices, np.zeros(3, dtype=np.int64))
+    reference = [np.zeros(size) for _ in range(3)]
+    state = seeded_state(7)
+    for _ in range(60):
+        reference_episode(*reference, state, layout, stride, explore_target)
+    assert state[0] == generator[0]  # the same random draws: the same games
+    assert np.count_nonzero(compiled[0]) > 1000
+    for ours, theirs in zip(compiled, reference):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
