@@ -3,8 +3,9 @@
 The network (``connectx_toolkit/training/ntuple/``, where it is trained): 70 fixed 8-tuples of cells, each read
 on the board and on its mirror image; a cell is empty and not yet playable, the first player's, the second's,
 or empty and playable; the value of a position is ``tanh`` of the sum of the 140 table entries read, the first
-player's expected outcome (+1 a win, -1 a loss); with two sets of tables (one for each side to move, GBG's), a
-position reads the set of its stones' parity. It learned from self-play alone: no solver, no book.
+player's expected outcome (+1 a win, -1 a loss); with several sets of tables (one for each side to move, GBG's;
+and for each stage of the game), a position reads the set of its count of stones. It learned from self-play alone:
+no solver, no book.
 
 The agent: the tactical filter the other agents share (``td_lambda.candidate_moves``: take a win, block a win,
 never play under the opponent's winning cell), then a time-limited alpha-beta (``alphabeta.alphabeta_search``,
@@ -48,23 +49,22 @@ CELL_BITS = tuple(1 << (c * (ROWS + 1) + r) for c in range(COLUMNS) for r in ran
 @dataclass(frozen=True)
 class Network:
     """Decoded weights: the cells each of the 2n slots reads (the tuples, then their mirror images), each slot's
-    table offset into ``tables`` (flat, one 4**len table a tuple), ``side_shift`` (0: one set of tables for all
-    positions; else a position with an odd number of stones reads the set that starts that many entries on) and
+    table offset into ``tables`` (flat, one 4**len table a tuple, set after set), ``set_shifts`` (for each count
+    of stones 0 .. 42, where the set of tables a position with that many stones reads starts in ``tables``) and
     the training record."""
 
     slot_cells: np.ndarray
     slot_offsets: np.ndarray
     tables: np.ndarray
     training: dict
-    side_shift: int = 0
+    set_shifts: np.ndarray
 
     def values(self, states: np.ndarray) -> np.ndarray:
         """The first player's learned value of each position in ``states`` (positions x 42 cell states)."""
         powers = STATES ** np.arange(self.slot_cells.shape[1], dtype=np.int64)
         indices = (states[:, self.slot_cells] * powers).sum(axis=2) + self.slot_offsets
-        if self.side_shift:
-            odd = ((states == FIRST) | (states == SECOND)).sum(axis=1) % 2
-            indices += (odd * self.side_shift)[:, None]
+        stones = ((states == FIRST) | (states == SECOND)).sum(axis=1)
+        indices += self.set_shifts[stones][:, None]
         return np.tanh(self.tables[indices].astype(np.float64).sum(axis=1))
 
 
@@ -80,13 +80,27 @@ def slots(tuples: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     return cells, np.concatenate([np.arange(len(tuples)), np.arange(len(tuples))]).astype(np.int64)
 
 
-def network_from(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict) -> Network:
-    """A network from its tuples (cells ``column * 6 + row``) and its tables (tuples x 4**length; or twice as
-    many rows, the tables of the positions with an even number of stones, then those of the odd ones)."""
+def table_sets(tuples: Sequence[Sequence[int]], tables: np.ndarray, sets: Sequence[int] | None) -> np.ndarray:
+    """The set of tables each count of stones 0 .. 42 reads: ``sets`` when given, else as many rows as tuples
+    is one set for all, twice as many the even positions' set then the odd ones'; ValueError when they disagree."""
+    count, rest = divmod(len(tables), max(len(tuples), 1))
+    if sets is None:
+        sets = [0] * (CELLS + 1) if count == 1 else [n % 2 for n in range(CELLS + 1)] if count == 2 else []
+    chosen = np.asarray(sets, dtype=np.int64)
+    if rest or chosen.shape != (CELLS + 1,) or chosen.min() < 0 or chosen.max() + 1 != count:
+        raise ValueError(f"tables {np.shape(tables)} are not one set of {len(tuples)} tuples' for each set of "
+                         f"{list(chosen)}")
+    return chosen
+
+
+def network_from(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict,
+                 sets: Sequence[int] | None = None) -> Network:
+    """A network from its tuples (cells ``column * 6 + row``) and its tables (tuples x 4**length for each set of
+    tables; ``sets``: the set each count of stones reads, as ``table_sets`` reads it)."""
     cells, table_of_slot = slots(tuples)
     offsets = table_of_slot * tables.shape[1]
-    side_shift = len(tuples) * tables.shape[1] if len(tables) == 2 * len(tuples) else 0
-    return Network(cells, offsets, np.ascontiguousarray(tables, dtype=np.float32).reshape(-1), training, side_shift)
+    shifts = table_sets(tuples, tables, sets) * (len(tuples) * tables.shape[1])
+    return Network(cells, offsets, np.ascontiguousarray(tables, dtype=np.float32).reshape(-1), training, shifts)
 
 
 def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = True) -> bytes:
@@ -104,10 +118,15 @@ def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = True) -> bytes:
     return buffer.getvalue()
 
 
-def write_network(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict) -> bytes:
-    """The weights file's bytes: the tuples, the tables as float16 and the training record, compressed."""
-    return npz_bytes({"tuples": np.array(tuples, dtype=np.int8), "tables": np.asarray(tables, dtype=np.float16),
-                      "training": np.frombuffer(json.dumps(training, sort_keys=True).encode("utf-8"), dtype=np.uint8)})
+def write_network(tuples: Sequence[Sequence[int]], tables: np.ndarray, training: dict,
+                  sets: Sequence[int] | None = None) -> bytes:
+    """The weights file's bytes: the tuples, the tables as float16, the training record and (when given: one
+    set, or the two sides', need none) the set of tables each count of stones reads, compressed."""
+    arrays = {"tuples": np.array(tuples, dtype=np.int8), "tables": np.asarray(tables, dtype=np.float16),
+              "training": np.frombuffer(json.dumps(training, sort_keys=True).encode("utf-8"), dtype=np.uint8)}
+    if sets is not None:
+        arrays["sets"] = np.asarray(sets, dtype=np.int8)
+    return npz_bytes(arrays)
 
 
 def read_network(blob: bytes) -> Network:
@@ -117,13 +136,16 @@ def read_network(blob: bytes) -> Network:
             tuples = data["tuples"].astype(np.int64)
             tables = data["tables"]
             training = json.loads(data["training"].tobytes().decode("utf-8"))
+            sets = data["sets"].tolist() if "sets" in data.files else None
     except Exception as error:  # a zip, npz or JSON problem, whichever layer finds it
         raise ValueError(f"not an n-tuple weights file: {error}") from None
-    if tuples.ndim != 2 or tables.shape[1:] != (STATES ** tuples.shape[1],) or len(tables) not in (
-            len(tuples), 2 * len(tuples)) or not (
+    if tuples.ndim != 2 or tables.shape[1:] != (STATES ** tuples.shape[1],) or not (
             (0 <= tuples).all() and (tuples < CELLS).all()):
         raise ValueError(f"not an n-tuple weights file: tuples {tuples.shape}, tables {tables.shape}")
-    return network_from(tuples.tolist(), tables, training)
+    try:
+        return network_from(tuples.tolist(), tables, training, sets)
+    except ValueError as error:
+        raise ValueError(f"not an n-tuple weights file: {error}") from None
 
 
 def cell_states(position: Position) -> np.ndarray:

@@ -105,6 +105,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=numbers, default=None,
                    help="ntuple: the step size of the value's sum, each of its 140 entries moving alpha/140 "
                         "(default 0.5); with --runs, a list gives each run its own (--alpha 0.3,0.5)")
+    p.add_argument("--stages", type=integer, default=None, metavar="S",
+                   help="ntuple: cut the game by its stones into S stages of equal length, each with its own tables "
+                        "(default 1)")
     p.add_argument("--curve-every", type=integer, default=None, metavar="GAMES",
                    help="ntuple: games between two points of the learning curve (default 100000)")
     p.add_argument("--checkpoint-minutes", type=number, default=None, metavar="M",
@@ -165,7 +168,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
                           ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
-                          ("--runs", args.runs), ("--backend", args.backend), ("--workers", args.workers)):
+                          ("--stages", args.stages), ("--runs", args.runs), ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
     if args.out is None:
@@ -307,7 +310,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             state = ntuple.load(folder)
         except (FileNotFoundError, ValueError) as error:
             raise UsageError(f"--resume {error}") from None
-        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", alpha, "alpha")):
+        for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", alpha, "alpha"),
+                                   ("--stages", args.stages, "stages")):
             if value is not None and value != state.settings.get(key):
                 raise UsageError(f"--resume {folder}: the run's {option[2:]} is {state.settings.get(key)}; give no "
                                  f"other {option}")
@@ -322,7 +326,7 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             raise UsageError("--out DIR is required (or --resume DIR)")
         check_out(args.out)
         folder = args.out
-        settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha,
+        settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha, stages=args.stages,
                                    curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
         if os.path.exists(os.path.join(folder, "checkpoint.npz")):
             raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
@@ -425,7 +429,8 @@ def train_run(order: train_runs.RunOrder, progress=None) -> train_runs.RunReport
 
     started_episodes, started = state.episodes, time.perf_counter()
     why = ntuple.train(state, order.folder, episodes=order.episodes, minutes=order.minutes,
-                       measure=benchmark_accuracy(), progress=on_chunk, after_checkpoint=write_agent)
+                       measure=benchmark_accuracy(ntuple.NTupleSettings.from_record(state.settings).table_sets()),
+                       progress=on_chunk, after_checkpoint=write_agent)
     with open(os.path.join(order.folder, "data", NTUPLE_WEIGHTS_NAME), "rb") as handle:
         weights = handle.read()
     return train_runs.RunReport(order.name, order.folder, why, state.episodes, state.episodes - started_episodes,
@@ -455,7 +460,7 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise UsageError("--resume DIR trains on in DIR: give no other --out")
         for option, value in (("--runs", args.runs), ("--seed", args.seed), ("--alpha", args.alpha),
-                              ("--curve-every", args.curve_every)):
+                              ("--stages", args.stages), ("--curve-every", args.curve_every)):
             if value is not None:
                 raise UsageError(f"--resume {args.resume}: its runs keep their settings; give no {option}")
         folder = args.resume
@@ -487,7 +492,7 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         alphas = args.alpha or [None]
         if len(alphas) not in (1, count):
             raise UsageError(f"--alpha gives {len(alphas)} values for {count} runs: give one, or one a run")
-        settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)],
+        settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)], stages=args.stages,
                                     curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
                     for index in range(count)]
         if os.path.exists(os.path.join(folder, train_runs.MANIFEST)) or os.path.exists(
@@ -537,9 +542,10 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     return 130 if any(r.why == "interrupted" for r in reports) else 0
 
 
-def benchmark_accuracy():
+def benchmark_accuracy(sets=None):
     """The n-tuple curve's measure: the network alone (the tactical filter, then the highest learned value) asked
-    every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones."""
+    every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones.
+    ``sets``: the set of tables each count of stones reads (``NTupleSettings.table_sets``; None: as the rows say)."""
     from connectx_toolkit.agents.ntuple import choose, network_from
     from connectx_toolkit.measuring.benchmark import load_benchmark
     from connectx_toolkit.measuring.learning_curve import accuracy_figures
@@ -548,7 +554,7 @@ def benchmark_accuracy():
     benchmark = load_benchmark()
 
     def measure(tables) -> dict[str, float]:
-        network = network_from(TUPLES, tables, {})
+        network = network_from(TUPLES, tables, {}, sets)
         return accuracy_figures(lambda position: choose(position, network), benchmark=benchmark, agent="ntuple")
 
     return measure

@@ -57,13 +57,29 @@ def test_a_network_with_a_set_of_tables_for_each_side_to_move_reads_the_set_of_t
     both = ntuple.read_network(ntuple.write_network(TUPLES, np.concatenate([even_tables, odd_tables]), {}))
     even = ntuple.read_network(ntuple.write_network(TUPLES, even_tables, {}))
     odd = ntuple.read_network(ntuple.write_network(TUPLES, odd_tables, {}))
-    assert even.side_shift == 0 and both.side_shift == len(TUPLES) * 4 ** 8
+    assert not even.set_shifts.any() and (both.set_shifts == np.arange(43) % 2 * len(TUPLES) * 4 ** 8).all()
     positions = [Position.from_moves(moves) for moves in ([], [3], [3, 3], [0, 1, 2], [6, 5, 4, 3, 2, 1])]
     states = np.array([ntuple.cell_states(position) for position in positions])
     expected = [(odd if position.moves % 2 else even).values(states[k:k + 1])[0]
                 for k, position in enumerate(positions)]
     assert np.allclose(both.values(states), expected)
     assert not np.allclose(even.values(states), expected)
+
+
+def test_a_network_with_stages_reads_the_set_its_count_of_stones_names_in_the_file():
+    rng = np.random.default_rng(6)
+    parts = [rng.normal(0, 0.1, (len(TUPLES), 4 ** 8)) for _ in range(4)]
+    sets = [2 * (n // 22) + n % 2 for n in range(43)]  # two stages (0-21, 22-42 stones), a set for each side in each
+    staged = ntuple.read_network(ntuple.write_network(TUPLES, np.concatenate(parts), {}, sets))
+    alone = [ntuple.read_network(ntuple.write_network(TUPLES, part, {})) for part in parts]
+    moves = [3, 3, 2, 4, 4, 2, 1, 5, 5, 1, 0, 6, 6, 0, 3, 3, 2, 4, 4, 2, 1, 5, 5, 1]
+    positions = [Position.from_moves(moves[:n]) for n in (0, 1, 20, 21, 22, 23, 24)]
+    states = np.array([ntuple.cell_states(position) for position in positions])
+    expected = [alone[sets[position.moves]].values(states[k:k + 1])[0] for k, position in enumerate(positions)]
+    assert np.allclose(staged.values(states), expected)
+    for wrong in (sets[:-1], [0] * 43, [s + 1 for s in sets]):  # too short; a set never read; a fifth set
+        with pytest.raises(ValueError, match="not an n-tuple weights file"):
+            ntuple.read_network(ntuple.write_network(TUPLES, np.concatenate(parts), {}, wrong))
 
 
 @pytest.mark.parametrize("rows", [1, 3])

@@ -1,6 +1,6 @@
 """The compiled self-play learns as its docstring says: a plain-Python reference of the same algorithm (move choice,
 tactics, exploration, the three ``explore_target`` modes, TD(λ) traces cut at the horizon, TCL-EXP step sizes)
-played from the same seed ends with the same weights. The reference takes the game's rules from the core's
+played from the same seed ends with the same weights, with one stage of the game and with two. The reference takes the game's rules from the core's
 ``Position`` and the values from the kernels' sums (their equality with the agent's values is
 ``test_ntuple_rules.py``'s), so that both see the same ties."""
 
@@ -16,6 +16,7 @@ pytest.importorskip("numba")
 from connectx_toolkit.agents.core import Position  # noqa: E402
 from connectx_toolkit.training.ntuple import tuples as tp  # noqa: E402
 from connectx_toolkit.training.ntuple.network import make_layout, moved_sum, table_sum  # noqa: E402
+from connectx_toolkit.training.ntuple.trainer import NTupleSettings  # noqa: E402
 from connectx_toolkit.training.ntuple.selfplay import below, play_episodes, seeded_state, uniform  # noqa: E402
 
 ROWS, COLUMNS, CELLS = tp.ROWS, 7, tp.CELLS
@@ -30,7 +31,7 @@ def height(position: Position, column: int) -> int:
     return bin(position.mask >> (column * (ROWS + 1)) & ((1 << ROWS) - 1)).count("1")
 
 
-def reference_episode(weights, coherence_sum, coherence_size, state, layout, stride, explore_target):
+def reference_episode(weights, coherence_sum, coherence_size, state, layout, set_shifts, explore_target):
     """One self-play game and its learning, written out plainly; ``weights`` and the TCL sums change in place."""
 
     def learn(trace: list, error: float) -> None:
@@ -52,7 +53,7 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, str
     change = np.zeros(layout.slots, dtype=np.int64)
     for moves in range(CELLS):
         sign = 1.0 if moves % 2 == 0 else -1.0  # the mover's view of the first player's value
-        shift = stride if moves % 2 == 0 else 0  # the set the positions one move on read
+        shift = set_shifts[moves + 1]  # the set the positions one move on read
         total = table_sum(weights, layout.slot_offsets, indices, shift)
         scores, losing = {}, set()
         for column in position.legal_moves():
@@ -121,20 +122,21 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, str
         trace.append((entries.copy(), 1.0 - value * value))
 
 
-@pytest.mark.parametrize("explore_target", [0, 1, 2])
-def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target):
+@pytest.mark.parametrize("explore_target, stages", [(0, 1), (1, 1), (2, 1), (2, 2)])
+def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target, stages):
     layout = make_layout()
-    stride = layout.tables * tp.TABLE_SIZE
-    size = 2 * stride
+    sets = NTupleSettings(stages=stages).table_sets()
+    set_shifts = sets * (layout.tables * tp.TABLE_SIZE)
+    size = (int(sets.max()) + 1) * layout.tables * tp.TABLE_SIZE
     compiled = [np.zeros(size) for _ in range(3)]
     generator = seeded_state(7)
     play_episodes(*compiled, generator, 60, 0, ALPHA, ALPHA, 1, LAM, HORIZON, BETA, EPSILON, EPSILON, 1,
-                  explore_target, True, layout.slot_offsets, stride, layout.cell_slots, layout.cell_powers,
+                  explore_target, True, layout.slot_offsets, set_shifts, layout.cell_slots, layout.cell_powers,
                   layout.empty_indices, np.zeros(3, dtype=np.int64))
     reference = [np.zeros(size) for _ in range(3)]
     state = seeded_state(7)
     for _ in range(60):
-        reference_episode(*reference, state, layout, stride, explore_target)
+        reference_episode(*reference, state, layout, set_shifts, explore_target)
     assert state[0] == generator[0]  # the same random draws: the same games
     assert np.count_nonzero(compiled[0]) > 1000
     for ours, theirs in zip(compiled, reference):

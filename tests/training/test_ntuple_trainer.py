@@ -44,14 +44,31 @@ def test_side_tables_learn_a_set_for_each_side_to_move_and_a_run_recorded_before
     even, odd = np.count_nonzero(state.weights[:70 * 4 ** 8]), np.count_nonzero(state.weights[70 * 4 ** 8:])
     assert even > 1000 and odd > 1000  # both sides' positions learned, each in its own set
     network = ntuple_agent.read_network(ntuple.weights_bytes(state))
-    assert network.side_shift == 70 * 4 ** 8
+    assert (network.set_shifts == np.arange(43) % 2 * 70 * 4 ** 8).all()
     old = {k: v for k, v in ntuple.NTupleSettings(seed=3).record().items() if k != "side_tables"}
     assert ntuple.NTupleSettings.from_record(old).side_tables is False
     before = ntuple.new_state(ntuple.NTupleSettings.from_record(old))
     os.makedirs(tmp_path / "old")
     ntuple.train(before, str(tmp_path / "old"), episodes=2000)
     assert ntuple.tables(before).shape == (70, 4 ** 8)
-    assert ntuple_agent.read_network(ntuple.weights_bytes(before)).side_shift == 0
+    assert not ntuple_agent.read_network(ntuple.weights_bytes(before)).set_shifts.any()
+
+
+def test_stages_give_each_stage_of_the_game_its_own_sets_of_tables_and_the_agent_reads_them(tmp_path):
+    settings = ntuple.NTupleSettings(seed=3, stages=2)
+    assert settings.table_sets().tolist() == [2 * (n // 22) + n % 2 for n in range(43)]
+    assert ntuple.NTupleSettings(seed=3, stages=2, side_tables=False).table_sets().tolist() == [
+        n // 22 for n in range(43)]
+    state = ntuple.new_state(settings)
+    os.makedirs(tmp_path / "run")
+    ntuple.train(state, str(tmp_path / "run"), episodes=4000)
+    assert ntuple.tables(state).shape == (280, 4 ** 8)
+    for part in np.split(state.weights, 4):
+        assert np.count_nonzero(part) > 100  # every set learned: both sides, early and late
+    network = ntuple_agent.read_network(ntuple.weights_bytes(state))
+    assert (network.set_shifts == settings.table_sets() * 70 * 4 ** 8).all()
+    with pytest.raises(ValueError, match="stages"):
+        ntuple.NTupleSettings(stages=0)
 
 
 def test_a_run_recorded_before_greedy_targets_goes_on_teaching_the_explored_moves_value(tmp_path):

@@ -41,7 +41,10 @@ def weights_bytes(state: TrainingState) -> bytes:
     # Nor how often the run measured or saved itself: only what the weights depend on.
     learning = {k: v for k, v in state.settings.items() if k not in ("curve_every", "checkpoint_seconds")}
     record = {"learner": "ntuple", "episodes": state.episodes, "settings": learning}
-    return write_network(TUPLES, tables(state), record)
+    settings = NTupleSettings.from_record(state.settings)
+    # One set, or the two sides' (the files before stages), say nothing of their sets: their bytes stay as they were.
+    sets = settings.table_sets().tolist() if settings.stages > 1 else None
+    return write_network(TUPLES, tables(state), record, sets)
 
 
 def write_weights(state: TrainingState, path: str) -> str:

@@ -58,10 +58,10 @@ def below(state, n):
 @njit
 def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
                   alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_target,
-                  tactics, offsets, side_stride, cell_slots, cell_powers, empty_indices, results):
+                  tactics, offsets, set_shifts, cell_slots, cell_powers, empty_indices, results):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
-    for the exploration schedule). A position with an odd number of stones reads the table set ``side_stride``
-    entries on (0: one set for both). ``results`` (3 counts) gains the first player's wins, the second's, draws."""
+    for the exploration schedule). A position with n stones reads the table set that starts ``set_shifts[n]``
+    entries on. ``results`` (3 counts) gains the first player's wins, the second's, draws."""
     slots = offsets.shape[0]
     history = np.zeros((CELLS, slots), dtype=np.int64)
     gradients = np.zeros(CELLS)
@@ -75,7 +75,6 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
         fraction = min(1.0, episode / alpha_episodes) if alpha_episodes > 0 else 1.0
         alpha = alpha_start * (alpha_end / alpha_start) ** fraction
         indices[:] = empty_indices
-        total = table_sum(weights, offsets, indices, 0)
         first = np.uint64(0)
         mask = np.uint64(0)
         heights[:] = 0
@@ -86,9 +85,8 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             colour = 1 if first_to_move else 2
             mover = first if first_to_move else first ^ mask
             other = mask ^ mover
-            shift = side_stride if first_to_move else 0  # the set of the positions one move on
-            if side_stride != 0:
-                total = table_sum(weights, offsets, indices, shift)
+            shift = set_shifts[moves + 1]  # the set of the positions one move on
+            total = table_sum(weights, offsets, indices, shift)
             # Every legal move's value, the first player's view; with tactics, a move that leaves the opponent a
             # win on its next move is valued as that loss (the rules one ply ahead, not the network).
             best = -1

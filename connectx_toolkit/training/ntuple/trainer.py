@@ -25,7 +25,7 @@ from . import checkpoints
 from .checkpoints import TrainingState
 from .network import make_layout
 from .selfplay import play_episodes, seeded_state
-from .tuples import TABLE_SIZE
+from .tuples import CELLS, TABLE_SIZE
 
 CHUNK = 2000  # games a compiled call plays: about half a second, so Ctrl-C and the clock are heard promptly
 
@@ -49,6 +49,7 @@ class NTupleSettings:
     # toward the explored move's, the one position it was chosen in
     tactics: bool = True  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
     side_tables: bool = True  # one set of tables for each side to move (GBG's), chosen by the stones' parity?
+    stages: int = 1  # the game cut by its stones into this many stages of equal length, each with its own set(s)
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
@@ -58,10 +59,17 @@ class NTupleSettings:
             ("alpha_episodes", self.alpha_episodes >= 1), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
             ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
             ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
-            ("curve_every", self.curve_every >= 1), ("checkpoint_seconds", self.checkpoint_seconds >= 0),
+            ("stages", 1 <= self.stages <= CELLS), ("curve_every", self.curve_every >= 1), ("checkpoint_seconds", self.checkpoint_seconds >= 0),
         ) if not ok]
         if problems:
             raise ValueError(f"n-tuple settings out of range: {', '.join(problems)}")
+
+    def table_sets(self) -> np.ndarray:
+        """The set of tables a position with n stones reads, for n = 0 .. 42: its stage (``n * stages // 43``),
+        and with side tables its stones' parity (``set = 2 * stage + n % 2``)."""
+        stones = np.arange(CELLS + 1)
+        stage = stones * self.stages // (CELLS + 1)
+        return (2 * stage + stones % 2 if self.side_tables else stage).astype(np.int64)
 
     def record(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,14 +94,14 @@ AfterCheckpoint = Callable[[TrainingState], None]
 def new_state(settings: NTupleSettings) -> TrainingState:
     """A run's state before its first game: all tables 0, the generator seeded."""
     layout = make_layout()
-    size = (2 if settings.side_tables else 1) * layout.tables * TABLE_SIZE
+    size = (int(settings.table_sets().max()) + 1) * layout.tables * TABLE_SIZE
     return TrainingState(np.zeros(size), np.zeros(size), np.zeros(size), seeded_state(settings.seed),
                          settings=settings.record())
 
 
 def tables(state: TrainingState) -> np.ndarray:
-    """The network's tables, one row a tuple (a view of the state's weights); with side tables the rows of the
-    positions with an even number of stones, then those of the odd ones."""
+    """The network's tables, one row a tuple (a view of the state's weights), set after set
+    (``NTupleSettings.table_sets``: with side tables and one stage, the even positions' then the odd ones')."""
     return state.weights.reshape(-1, TABLE_SIZE)
 
 
@@ -130,7 +138,7 @@ def play(state: TrainingState, episodes: int) -> None:
                   settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes,
                   (2 if settings.greedy_target else 1) if settings.explore_learns else 0,
                   settings.tactics,
-                  layout.slot_offsets, layout.tables * TABLE_SIZE if settings.side_tables else 0,
+                  layout.slot_offsets, settings.table_sets() * (layout.tables * TABLE_SIZE),
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
     state.cpu_seconds += time.process_time() - started
     state.episodes += episodes
