@@ -5,7 +5,8 @@ on its mirror image, ``tuples.py``): the first player's expected outcome, +1 a w
 second player wants it low. A slot's entry is ``table[slot's tuple, slot's index]``, the tables stored as one
 flat array, entry ``tuple * 65536 + index``. With side tables (GBG's: one set of tables for each player to move)
 a position with an odd number of stones reads a second set, ``70 * 65536`` entries on (the kernels' ``shift``):
-whose turn it is changes what a pattern is worth, and no 8-tuple can see it.
+whose turn it is changes what a pattern is worth, and no 8-tuple can see it. With stages, each stage of the game
+(by its count of stones) has its own set(s) as well (``NTupleSettings.table_sets``).
 
 The kernels (numba, compiled at first call, no cache) keep a position's 140 slot indices and, to value the
 positions one move away, change only the slots that read the two cells a move changes (the cell the stone
