@@ -120,6 +120,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "write the most accurate as OUT's agent: the highest accuracy on the critical positions at "
                         "its last curve point, then on all positions; a table, learning_curves.csv and .png show "
                         "every run's curve; --resume OUT goes on with all of them")
+    p.add_argument("--average", action="store_true",
+                   help="ntuple, with --runs R: OUT's agent is the mean of the runs' tables (one network, an ensemble "
+                        "of the runs at the cost of one), measured on the benchmark, instead of the most accurate run")
     p.add_argument("--backend", choices=(PROCESS, RAY), default=None,
                    help="--runs: local processes (default) or a Ray cluster (pip install -r requirements-ray.txt; "
                         "RAY_ADDRESS names a cluster, else a private local one starts): the runs' folders must be "
@@ -168,7 +171,7 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
                           ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
-                          ("--stages", args.stages), ("--runs", args.runs), ("--backend", args.backend), ("--workers", args.workers)):
+                          ("--stages", args.stages), ("--runs", args.runs), ("--average", args.average or None), ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
     if args.out is None:
@@ -297,6 +300,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     for option, value in (("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} runs several runs (--runs R): one run trains in this process")
+    if args.average:
+        raise UsageError("--average writes the mean of several runs (--runs R): one run has nothing to average")
     if args.alpha is not None and len(args.alpha) > 1:
         raise UsageError("--alpha takes a list of values with --runs R (one a run): one run takes one")
     alpha = None if args.alpha is None else args.alpha[0]
@@ -528,18 +533,45 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
     if chosen is None:
         print("no run reached a curve point: OUT's agent is not written", file=out)
         return 130 if any(r.why == "interrupted" for r in reports) else 1
-    print(f"* the most accurate run, by {train_runs.SELECTION_RULE}: {chosen.name}", file=out)
-    main_path, weights_path = write_ntuple_agent(
-        folder, chosen.weights, f"{chosen.name} of {len(reports)} runs (the most accurate), {chosen.episodes:,} "
-        f"self-play episodes, seed {chosen.settings.get('seed')}")
-    print(f"wrote {main_path}", file=out)
-    print(f"      {weights_path} ({len(chosen.weights):,} bytes): {chosen.name}'s weights", file=out)
+    if args.average:
+        main_path, weights_path = write_averaged_agent(folder, reports, out)
+    else:
+        print(f"* the most accurate run, by {train_runs.SELECTION_RULE}: {chosen.name}", file=out)
+        main_path, weights_path = write_ntuple_agent(
+            folder, chosen.weights, f"{chosen.name} of {len(reports)} runs (the most accurate), {chosen.episodes:,} "
+            f"self-play episodes, seed {chosen.settings.get('seed')}")
+        print(f"wrote {main_path}", file=out)
+        print(f"      {weights_path} ({len(chosen.weights):,} bytes): {chosen.name}'s weights", file=out)
     print(f"each run's folder holds its checkpoint, agent and curve ({os.path.join(folder, orders[0].name)}, ...); "
           f"go on with all: connectx train --resume {folder} ...", file=out)
     print(f"build it: connectx build {folder} -o submission.py", file=out)
     if any(r.why == "failed" for r in reports):
         return 1
     return 130 if any(r.why == "interrupted" for r in reports) else 0
+
+
+def write_averaged_agent(folder: str, reports: list[train_runs.RunReport], out: IO[str] | TextIO) -> tuple[str, str]:
+    """``--average``: OUT's agent is the mean of the tables of the runs that did not fail (from their checkpoints:
+    the tables as trained, not the agents' float16), measured on the benchmark as a curve point is."""
+    from connectx_toolkit.training import ntuple
+
+    kept = [r for r in reports if r.why != "failed"]
+    try:
+        states = [ntuple.load(r.folder) for r in kept]
+        weights = ntuple.averaged_weights_bytes(states, [r.name for r in kept])
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(f"--average: {error}") from None
+    mean, sets = ntuple.averaged_tables(states)
+    figures = benchmark_accuracy(sets)(mean)
+    print(f"* the mean of {len(kept)} runs' tables ({', '.join(r.name for r in kept)}): accuracy {figures['all']:.1%} "
+          f"all, {figures['critical']:.1%} critical (the network alone)", file=out)
+    main_path, weights_path = write_ntuple_agent(
+        folder, weights, f"the mean of {len(kept)} runs' tables, "
+        f"{', '.join(f'{r.episodes:,}' for r in kept)} self-play episodes, seeds "
+        f"{', '.join(str(r.settings.get('seed')) for r in kept)}")
+    print(f"wrote {main_path}", file=out)
+    print(f"      {weights_path} ({len(weights):,} bytes): the runs' mean", file=out)
+    return main_path, weights_path
 
 
 def benchmark_accuracy(sets=None):

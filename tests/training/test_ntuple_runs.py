@@ -13,10 +13,12 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("numba")
 
+from connectx_toolkit.agents import ntuple as ntuple_agent  # noqa: E402
 from connectx_toolkit.cli import main as connectx  # noqa: E402
 from connectx_toolkit.cli import train_runs  # noqa: E402
 from connectx_toolkit.cli.train_runs import RunReport  # noqa: E402
@@ -82,6 +84,26 @@ def test_two_runs_on_processes_keep_the_most_accurate_as_outs_agent(tmp_path, ca
     assert [run["name"] for run in manifest["runs"]] == ["run1", "run2"]
 
 
+def test_with_average_outs_agent_is_the_mean_of_the_runs_tables(tmp_path, capsys):
+    out = tmp_path / "runs"
+    assert train(out, "--runs", "2", "--average", "--episodes", "3000", "--curve-every", "1500") == 0
+    states = [ntuple.load(str(out / name)) for name in ("run1", "run2")]
+    network = ntuple_agent.read_network(read(out / WEIGHTS))
+    mean = (states[0].weights + states[1].weights) / 2
+    assert np.array_equal(network.tables, mean.astype(np.float16).astype(np.float32))
+    assert not np.array_equal(network.tables, states[0].weights.astype(np.float16).astype(np.float32))
+    assert [(r["name"], r["episodes"]) for r in network.training["averaged"]] == [("run1", 3000), ("run2", 3000)]
+    printed = capsys.readouterr().out
+    assert "* the mean of 2 runs' tables (run1, run2): accuracy" in printed
+    assert "the mean of 2 runs' tables" in (out / "main.py").read_text().splitlines()[0]
+
+
+def test_runs_laid_out_differently_cannot_be_averaged():
+    one, two = ntuple.new_state(ntuple.NTupleSettings()), ntuple.new_state(ntuple.NTupleSettings(stages=2))
+    with pytest.raises(ValueError, match="laid out differently"):
+        ntuple.averaged_tables([one, two])
+
+
 def report(name: str, *points: tuple[float, float], why: str = "episodes") -> RunReport:
     curve = [{"episodes": 1000 * i, "cpu_minutes": 0.1 * i, "all": a, "critical": c} for i, (a, c) in
              enumerate(points)]
@@ -118,6 +140,7 @@ def test_the_table_shows_the_settings_that_vary_and_marks_the_chosen_run():
     (["--alpha", "0.3,0.5"], "--alpha takes a list of values with --runs R"),
     (["--backend", "ray"], "--backend runs several runs (--runs R)"),
     (["--workers", "2"], "--workers runs several runs (--runs R)"),
+    (["--average"], "--average writes the mean of several runs (--runs R)"),
     (["--runs", "2", "--untrained"], "--untrained writes one agent's starting weights: it takes no --runs"),
     (["--runs", "2", "--alpha", "0.3,x"], "'x' is not a number"),
     (["--runs", "2", "--alpha", "0.3,-1"], "n-tuple settings out of range: alpha"),

@@ -21,15 +21,17 @@ The Python face::
 
 from __future__ import annotations
 
+import numpy as np
+
 from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.training.curve import write_csv, write_png
 
 from .checkpoints import TrainingState, load, save
 from .trainer import NTupleSettings, new_state, tables, train
-from .tuples import TUPLES
+from .tuples import TABLE_SIZE, TUPLES
 
-__all__ = ["NTupleSettings", "TrainingState", "load", "new_state", "save", "tables", "train", "weights_bytes",
-           "write_csv", "write_png", "write_weights"]
+__all__ = ["NTupleSettings", "TrainingState", "averaged_tables", "averaged_weights_bytes", "load", "new_state", "save",
+           "tables", "train", "weights_bytes", "write_csv", "write_png", "write_weights"]
 
 
 def weights_bytes(state: TrainingState) -> bytes:
@@ -45,6 +47,35 @@ def weights_bytes(state: TrainingState) -> bytes:
     # One set, or the two sides' (the files before stages), say nothing of their sets: their bytes stay as they were.
     sets = settings.table_sets().tolist() if settings.stages > 1 else None
     return write_network(TUPLES, tables(state), record, sets)
+
+
+def averaged_tables(states: "list[TrainingState]") -> tuple[np.ndarray, np.ndarray]:
+    """The mean of several runs' tables (float64, as trained) and the sets they read: one network whose value sums
+    the runs' mean, an ensemble of the runs at the cost of one. ValueError when the runs' tables are not laid out
+    alike (other stages or side tables)."""
+    if not states:
+        raise ValueError("no runs to average")
+    layouts = {tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()) for s in states}
+    if len(layouts) > 1 or len({s.weights.size for s in states}) > 1:
+        raise ValueError("the runs' tables are laid out differently (stages, side tables): they cannot be averaged")
+    mean = np.zeros_like(states[0].weights)
+    for state in states:
+        mean += state.weights
+    mean /= len(states)
+    return mean.reshape(-1, TABLE_SIZE), NTupleSettings.from_record(states[0].settings).table_sets()
+
+
+def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]") -> bytes:
+    """The agent's weights file for the mean of the runs ``states`` (``averaged_tables``), its record naming each
+    run's name, games and settings."""
+    from connectx_toolkit.agents.ntuple import write_network
+
+    mean, sets = averaged_tables(states)
+    runs = [{"name": name, "episodes": state.episodes,
+             "settings": {k: v for k, v in state.settings.items() if k not in ("curve_every", "checkpoint_seconds")}}
+            for name, state in zip(names, states)]
+    stages = NTupleSettings.from_record(states[0].settings).stages
+    return write_network(TUPLES, mean, {"learner": "ntuple", "averaged": runs}, sets.tolist() if stages > 1 else None)
 
 
 def write_weights(state: TrainingState, path: str) -> str:
