@@ -171,7 +171,8 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
                           ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
-                          ("--stages", args.stages), ("--runs", args.runs), ("--average", args.average or None), ("--backend", args.backend), ("--workers", args.workers)):
+                          ("--stages", args.stages), ("--runs", args.runs), ("--average", args.average or None),
+                          ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
     if args.out is None:

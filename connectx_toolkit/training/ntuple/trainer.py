@@ -59,7 +59,8 @@ class NTupleSettings:
             ("alpha_episodes", self.alpha_episodes >= 1), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
             ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
             ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
-            ("stages", 1 <= self.stages <= CELLS), ("curve_every", self.curve_every >= 1), ("checkpoint_seconds", self.checkpoint_seconds >= 0),
+            ("stages", 1 <= self.stages <= CELLS), ("curve_every", self.curve_every >= 1),
+            ("checkpoint_seconds", self.checkpoint_seconds >= 0),
         ) if not ok]
         if problems:
             raise ValueError(f"n-tuple settings out of range: {', '.join(problems)}")
