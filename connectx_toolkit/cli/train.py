@@ -559,10 +559,10 @@ def write_averaged_agent(folder: str, reports: list[train_runs.RunReport], out: 
     kept = [r for r in reports if r.why != "failed"]
     try:
         states = [ntuple.load(r.folder) for r in kept]
-        weights = ntuple.averaged_weights_bytes(states, [r.name for r in kept])
+        mean, sets = ntuple.averaged_tables(states)
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(f"--average: {error}") from None
-    mean, sets = ntuple.averaged_tables(states)
+    weights = ntuple.averaged_weights_bytes(states, [r.name for r in kept], mean)
     figures = benchmark_accuracy(sets)(mean)
     print(f"* the mean of {len(kept)} runs' tables ({', '.join(r.name for r in kept)}): accuracy {figures['all']:.1%} "
           f"all, {figures['critical']:.1%} critical (the network alone)", file=out)

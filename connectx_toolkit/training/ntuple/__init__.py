@@ -34,19 +34,26 @@ __all__ = ["NTupleSettings", "TrainingState", "averaged_tables", "averaged_weigh
            "tables", "train", "weights_bytes", "write_csv", "write_png", "write_weights"]
 
 
+def _learning_record(settings: dict) -> dict:
+    """The settings the weights depend on: not how often the run measured or saved itself."""
+    return {k: v for k, v in settings.items() if k not in ("curve_every", "checkpoint_seconds")}
+
+
+def _file_sets(settings: dict) -> "list[int] | None":
+    """The sets a weights file names for a run of ``settings``: one set, or the two sides' (the files before
+    stages), name none, so their bytes stay as they were."""
+    chosen = NTupleSettings.from_record(settings)
+    return chosen.table_sets().tolist() if chosen.stages > 1 else None
+
+
 def weights_bytes(state: TrainingState) -> bytes:
     """The agent's weights file for ``state``'s network (``agents.ntuple.write_network``: float16 tables), with
     the episodes and the settings it was trained with."""
     from connectx_toolkit.agents.ntuple import write_network
 
     # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).
-    # Nor how often the run measured or saved itself: only what the weights depend on.
-    learning = {k: v for k, v in state.settings.items() if k not in ("curve_every", "checkpoint_seconds")}
-    record = {"learner": "ntuple", "episodes": state.episodes, "settings": learning}
-    settings = NTupleSettings.from_record(state.settings)
-    # One set, or the two sides' (the files before stages), say nothing of their sets: their bytes stay as they were.
-    sets = settings.table_sets().tolist() if settings.stages > 1 else None
-    return write_network(TUPLES, tables(state), record, sets)
+    record = {"learner": "ntuple", "episodes": state.episodes, "settings": _learning_record(state.settings)}
+    return write_network(TUPLES, tables(state), record, _file_sets(state.settings))
 
 
 def averaged_tables(states: "list[TrainingState]") -> tuple[np.ndarray, np.ndarray]:
@@ -56,26 +63,23 @@ def averaged_tables(states: "list[TrainingState]") -> tuple[np.ndarray, np.ndarr
     if not states:
         raise ValueError("no runs to average")
     layouts = {tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()) for s in states}
-    if len(layouts) > 1 or len({s.weights.size for s in states}) > 1:
+    if len(layouts) > 1:
         raise ValueError("the runs' tables are laid out differently (stages, side tables): they cannot be averaged")
     mean = np.zeros_like(states[0].weights)
     for state in states:
         mean += state.weights
     mean /= len(states)
-    return mean.reshape(-1, TABLE_SIZE), NTupleSettings.from_record(states[0].settings).table_sets()
+    return mean.reshape(-1, TABLE_SIZE), np.array(layouts.pop(), dtype=np.int64)
 
 
-def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]") -> bytes:
-    """The agent's weights file for the mean of the runs ``states`` (``averaged_tables``), its record naming each
-    run's name, games and settings."""
+def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]", mean: np.ndarray) -> bytes:
+    """The agent's weights file for ``mean``, the runs ``states``' mean tables (``averaged_tables``), its record
+    naming each run's name, games and settings."""
     from connectx_toolkit.agents.ntuple import write_network
 
-    mean, sets = averaged_tables(states)
-    runs = [{"name": name, "episodes": state.episodes,
-             "settings": {k: v for k, v in state.settings.items() if k not in ("curve_every", "checkpoint_seconds")}}
+    runs = [{"name": name, "episodes": state.episodes, "settings": _learning_record(state.settings)}
             for name, state in zip(names, states)]
-    stages = NTupleSettings.from_record(states[0].settings).stages
-    return write_network(TUPLES, mean, {"learner": "ntuple", "averaged": runs}, sets.tolist() if stages > 1 else None)
+    return write_network(TUPLES, mean, {"learner": "ntuple", "averaged": runs}, _file_sets(states[0].settings))
 
 
 def write_weights(state: TrainingState, path: str) -> str:
