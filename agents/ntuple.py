@@ -21,19 +21,20 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import random
 import zipfile
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Sequence
 
 import numpy as np
 
-from .alphabeta import ConnectX, alphabeta_search
+from .alphabeta import ConnectX
 from .core import Config, Position
 from .core.clock import MoveClock, move_deadline
 from .core.resources import load_resource
-from .heuristic_search.deepening import deepen
+from .heuristic_search.deepening import OutOfTime, deepen
 from .td_lambda import candidate_moves
 
 ROWS, COLUMNS, STATES = 6, 7, 4
@@ -42,6 +43,7 @@ EMPTY, FIRST, SECOND, PLAYABLE = 0, 1, 2, 3  # a cell's states (training/ntuple/
 TIME_SHARE = 0.2  # of the act timeout: 0.4 s on Kaggle's 2 s, as alphabeta's
 TIME_CEILING = 0.4
 MAX_DEPTH = 42
+WIN = ConnectX.WIN  # a win by the rules: this plus the empty cells left after it
 # Bit b of the core's bitboards (column c owns bits 7c .. 7c + 5) for each cell column * 6 + row.
 CELL_BITS = tuple(1 << (c * (ROWS + 1) + r) for c in range(COLUMNS) for r in range(ROWS))
 
@@ -66,6 +68,24 @@ class Network:
         stones = ((states == FIRST) | (states == SECOND)).sum(axis=1)
         indices += self.set_shifts[stones][:, None]
         return np.tanh(self.tables[indices].astype(np.float64).sum(axis=1))
+
+    def indices(self, states: np.ndarray) -> np.ndarray:
+        """The entries the slots read for one position's 42 cell states, in the first set of tables (int64)."""
+        powers = STATES ** np.arange(self.slot_cells.shape[1], dtype=np.int64)
+        return (states[self.slot_cells] * powers).sum(axis=1) + self.slot_offsets
+
+    @cached_property
+    def move_deltas(self) -> np.ndarray:
+        """How each slot's index changes when a stone lands on a cell: ``[colour, cell]`` (colour 0 the first
+        player's) adds the stone (``PLAYABLE`` to ``FIRST`` or ``SECOND``) and makes the cell above playable."""
+        deltas = np.zeros((2, CELLS, len(self.slot_cells)), dtype=np.int64)
+        for slot, cells in enumerate(self.slot_cells.tolist()):
+            for j, cell in enumerate(cells):
+                for colour, stone in enumerate((FIRST, SECOND)):
+                    deltas[colour, cell, slot] += (stone - PLAYABLE) * STATES ** j
+                if cell % ROWS:  # the cell becomes playable when a stone lands on the one below
+                    deltas[:, cell - 1, slot] += (PLAYABLE - EMPTY) * STATES ** j
+        return deltas
 
 
 def mirror_cell(cell: int) -> int:
@@ -191,41 +211,144 @@ def choose(position: Position, network: Network, rng: random.Random | None = Non
     return rng.choice(top) if rng is not None else top[0]
 
 
-class LearnedConnectX(ConnectX):
-    """The alpha-beta game with the learned value at the depth cut (the mover's view, in [-1, 1]; a win by the
-    rules is ``ConnectX.WIN`` and more, so it always outweighs a learned value). At ``root`` the moves are
-    ``root_moves`` only (the tactical filter's candidates)."""
+class LearnedSearch:
+    """Negamax alpha-beta over the core's bitboards with the learned value at the depth cut.
 
-    def __init__(self, config: Config, network: Network, root: Position | None = None,
-                 root_moves: Sequence[int] = ()) -> None:
-        super().__init__(config)
-        self.network = network
-        self.root, self.root_moves = root, list(root_moves)
+    A node's value, for its player to move: a win by the rules when that player can win at once (``WIN`` plus
+    the empty cells left after it, so sooner wins are worth more); a draw when one move fills the board; a loss by
+    the rules when every move hands the opponent a win (``Position.non_losing_moves`` is empty); at the depth cut
+    the learned value (in [-1, 1], so any result of the rules outweighs it); else the best of its children over
+    the non-losing moves only. The slots' indices are carried down the tree: a move changes only the slots that
+    read its cell and the cell above it (``Network.move_deltas``), and the children of a node one ply above the
+    cut are valued in one numpy call. A transposition table keeps each position's bound at each depth and its
+    best move, searched first next time.
+    """
 
-    def actions(self, state: Position) -> list[int]:
-        return self.root_moves if state is self.root else super().actions(state)
+    EXACT, LOWER, UPPER = 0, 1, 2
 
-    def evaluate(self, state: Position, player: int) -> float:
-        first_value = float(self.network.values(cell_states(state)[None, :])[0])
-        return first_value if player == 0 else -first_value
+    def __init__(self, network: Network, position: Position, deadline: MoveClock | None = None) -> None:
+        self.network, self.deadline = network, deadline
+        self.geometry = position.geometry
+        self.deltas = network.move_deltas
+        self.table: dict[int, tuple[int, int, float, int]] = {}  # key -> (depth, bound, value, best column)
+        self.nodes = 0
+
+    def rules(self, current: int, mask: int, moves: int) -> tuple[float | None, int]:
+        """The node's value when the rules decide it (else None), and its non-losing moves (a bitmask)."""
+        g = self.geometry
+        possible = (mask + g.bottom) & g.board
+        if g.winning_cells(current, mask) & possible:
+            return WIN + CELLS - moves - 1, 0
+        if moves + 1 >= CELLS:
+            return 0.0, 0
+        threats = g.winning_cells(current ^ mask, mask)
+        forced = possible & threats
+        if forced:
+            possible = 0 if forced & (forced - 1) else forced  # two threats cannot both be blocked
+        candidates = possible & ~(threats >> 1)
+        return (None, candidates) if candidates else (-(WIN + CELLS - moves - 2), 0)
+
+    def leaves(self, moves: int, indices: np.ndarray) -> np.ndarray:
+        """The learned values of positions of ``moves + 1`` stones (rows of slot indices), for the player who
+        made the last move."""
+        network = self.network
+        totals = network.tables[indices + network.set_shifts[moves + 1]].astype(np.float64).sum(axis=1)
+        return np.tanh(totals) * (1.0 if moves % 2 == 0 else -1.0)
+
+    def value(self, current: int, mask: int, moves: int, indices: np.ndarray, depth: int, alpha: float,
+              beta: float) -> float:
+        """The node's value for its player to move (fail-soft: outside (alpha, beta) a bound of it)."""
+        self.nodes += 1
+        if self.deadline is not None and not self.nodes & 255 and self.deadline.expired():
+            raise OutOfTime
+        ruled, candidates = self.rules(current, mask, moves)
+        if ruled is not None:
+            return ruled
+        if depth == 0:
+            return -float(self.leaves(moves - 1, indices[None, :])[0])
+        key = current + mask
+        entry = self.table.get(key)
+        if entry is not None and entry[0] == depth:
+            _, bound, stored, _ = entry
+            if bound == self.EXACT or (bound == self.LOWER and stored >= beta) or (
+                    bound == self.UPPER and stored <= alpha):
+                return stored
+        first = entry[3] if entry is not None else -1  # the best move found before, searched first
+        order = [c for c in [first] + list(self.geometry.center_order)
+                 if c >= 0 and candidates & self.geometry.column_masks[c]]
+        order = list(dict.fromkeys(order))
+        g, colour, opponent = self.geometry, moves % 2, current ^ mask
+        cells = [self.cell(mask, column) for column in order]
+        if depth == 1:  # every child is a leaf: value them all at once
+            values: list[float | None] = []
+            for c in order:
+                ruled, _ = self.rules(opponent, mask | (mask + g.bottom_masks[c]), moves + 1)
+                values.append(None if ruled is None else -ruled)
+            learned = [k for k, v in enumerate(values) if v is None]
+            if learned:
+                rows = indices[None, :] + self.deltas[colour, [cells[k] for k in learned]]
+                for k, v in zip(learned, self.leaves(moves, rows).tolist()):
+                    values[k] = v
+            known = [float(v) for v in values if v is not None]
+            best = max(known)
+            column = order[known.index(best)]
+        else:
+            best, column, low = -math.inf, order[0], alpha
+            for c, cell in zip(order, cells):
+                v = -self.value(opponent, mask | (mask + g.bottom_masks[c]), moves + 1, indices + self.deltas[
+                    colour, cell], depth - 1, -beta, -low)
+                if v > best:
+                    best, column = v, c
+                    low = max(low, v)
+                    if low >= beta:
+                        break
+        bound = self.LOWER if best >= beta else self.UPPER if best <= alpha else self.EXACT
+        self.table[key] = (depth, bound, float(best), column)
+        return float(best)
+
+    def cell(self, mask: int, column: int) -> int:
+        """The cell (``column * 6 + row``) a stone dropped into ``column`` lands on."""
+        g = self.geometry
+        return column * ROWS + (((mask + g.bottom_masks[column]) & g.column_masks[column]).bit_length() - 1
+                                - column * g.height)
+
+    def root(self, position: Position, moves: Sequence[int], depth: int) -> tuple[list[int], float]:
+        """Every one of ``moves`` whose value at ``depth`` plies is the best, and that value (the root's window
+        kept just below the best, so that ties are computed exactly)."""
+        g = self.geometry
+        indices = self.network.indices(cell_states(position))
+        best, best_moves = -math.inf, []
+        for column in moves:
+            if position.is_winning_move(column):
+                v = WIN + CELLS - position.moves - 1
+            else:
+                v = -self.value(position.current ^ position.mask,
+                                position.mask | (position.mask + g.bottom_masks[column]), position.moves + 1,
+                                indices + self.deltas[position.moves % 2, self.cell(position.mask, column)],
+                                depth - 1, -math.inf, -(best - 1e-9))
+            if v > best:
+                best, best_moves = v, [column]
+            elif v == best:
+                best_moves.append(column)
+        return best_moves, best
 
 
 def search(position: Position, network: Network, deadline: MoveClock) -> int:
-    """The best candidate of the deepest alpha-beta over the learned values finished before ``deadline``; the
-    network alone's choice when not even depth 1 finishes."""
+    """The best candidate of the deepest search (``LearnedSearch``) finished before ``deadline``; the network
+    alone's choice when not even depth 1 finishes (or among equally good moves)."""
     moves = candidate_moves(position)
     if len(moves) == 1:
         return moves[0]
     alone = choose(position, network)
-    order = [alone] + [c for c in position.geometry.center_order if c in moves and c != alone]
-    game = LearnedConnectX(position.config, network, position, order)
+    searcher = LearnedSearch(network, position, deadline)
 
     def at_depth(depth: int, previous: Sequence[int]) -> tuple[list[int], float]:
-        decision = alphabeta_search(game, position, depth, deadline, previous[0])
-        return decision.actions, decision.value
+        order = [previous[0]] + [c for c in [alone] + list(position.geometry.center_order)
+                                 if c in moves and c != previous[0]]
+        return searcher.root(position, list(dict.fromkeys(order)), depth)
 
     best, _ = deepen(at_depth, [alone], deadline, min(MAX_DEPTH, CELLS - position.moves),
-                     decided=lambda value: abs(value) >= ConnectX.WIN)
+                     decided=lambda value: abs(value) >= WIN)
     return alone if alone in best else best[0]
 
 

@@ -157,3 +157,58 @@ def test_the_built_submission_is_one_file_under_10_mb_that_plays_with_the_shippe
     move = namespace["agent"](Struct(board=board, mark=1, remainingOverageTime=60),
                               Struct(rows=6, columns=7, inarow=4, actTimeout=0.2))
     assert type(move) is int and 0 <= move < 7
+
+
+def reference_value(position: Position, network: ntuple.Network, depth: int) -> float:
+    """``LearnedSearch``'s value of a node written out as plain minimax over the core's ``Position``, every child
+    searched, the learned value read from the cell states afresh."""
+    cells = position.config.cells
+    if position.immediate_wins():
+        return ntuple.WIN + cells - position.moves - 1
+    if position.moves + 1 >= cells:
+        return 0.0
+    moves = position.non_losing_columns()
+    if not moves:
+        return -(ntuple.WIN + cells - position.moves - 2)
+    if depth == 0:
+        first_value = float(network.values(ntuple.cell_states(position)[None, :])[0])
+        return first_value if position.moves % 2 == 0 else -first_value
+    return max(-reference_value(position.played(c), network, depth - 1) for c in moves)
+
+
+def random_position(rng: random.Random, stones: int) -> Position:
+    position = Position()
+    while position.moves < stones:
+        safe = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        if not safe or position.moves + 1 >= position.config.cells:
+            break
+        position.play(rng.choice(safe))
+    return position
+
+
+@pytest.mark.parametrize("network", [small_network(), ntuple.shipped_network()], ids=["random", "shipped"])
+def test_the_search_equals_plain_minimax_over_the_same_rules_and_values_at_every_depth(network):
+    rng = random.Random(7)
+    for stones in (2, 9, 16, 23, 30, 36):
+        position = random_position(rng, stones)
+        moves = ntuple.candidate_moves(position)
+        searcher = ntuple.LearnedSearch(network, position)
+        for depth in (1, 2, 3):  # one searcher for all depths: its table must not carry a value across depths
+            best, value = searcher.root(position, moves, depth)
+            expected = {c: -reference_value(position.played(c), network, depth - 1)
+                        if not position.is_winning_move(c) else ntuple.WIN + 41 - position.moves for c in moves}
+            top = max(expected.values())
+            assert value == pytest.approx(top, abs=1e-9), (position, depth)
+            assert sorted(best) == sorted(c for c in moves if abs(expected[c] - top) <= 1e-9), (position, depth)
+
+
+def test_a_move_carries_the_slot_indices_as_reading_the_new_position_afresh_does():
+    network = ntuple.shipped_network()
+    rng = random.Random(8)
+    for stones in range(0, 40, 3):
+        position = random_position(rng, stones)
+        searcher = ntuple.LearnedSearch(network, position)
+        for column in position.legal_moves():
+            moved = network.indices(ntuple.cell_states(position)) + network.move_deltas[
+                position.moves % 2, searcher.cell(position.mask, column)]
+            assert (moved == network.indices(ntuple.cell_states(position.played(column)))).all()
