@@ -8,9 +8,9 @@ and for each stage of the game), a position reads the set of its count of stones
 no solver, no book.
 
 The agent: the tactical filter the other agents share (``td_lambda.candidate_moves``: take a win, block a win,
-never play under the opponent's winning cell), then a time-limited alpha-beta (``alphabeta.alphabeta_search``,
-deepened while Kaggle's clock allows) whose evaluation at the depth cut is the learned value. ``choose`` is the
-network alone: the candidate whose resulting position has the best learned value (no search). numpy only.
+never play under the opponent's winning cell), then a time-limited negamax alpha-beta (``LearnedSearch``, deepened
+while Kaggle's clock allows) whose evaluation at the depth cut is the learned value. ``choose`` is the network
+alone: the candidate whose resulting position has the best learned value (no search). numpy only.
 
 The weights: ``data/ntuple_6x7.npz`` (``write_network``/``read_network``): the tuples, and the tables as float16,
 compressed (most entries are never visited and stay 0). On a board other than 6x7 four in a row the agent plays
