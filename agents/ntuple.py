@@ -66,8 +66,12 @@ class Network:
         powers = STATES ** np.arange(self.slot_cells.shape[1], dtype=np.int64)
         indices = (states[:, self.slot_cells] * powers).sum(axis=2) + self.slot_offsets
         stones = ((states == FIRST) | (states == SECOND)).sum(axis=1)
-        indices += self.set_shifts[stones][:, None]
-        return np.tanh(self.tables[indices].astype(np.float64).sum(axis=1))
+        return self.first_values(indices, stones[:, None])
+
+    def first_values(self, indices: np.ndarray, stones) -> np.ndarray:
+        """The first player's learned value of positions given by their slots' entries in the first set of tables
+        (one row a position, ``indices``' rows) and their count of stones (one for all, or a column of counts)."""
+        return np.tanh(self.tables[indices + self.set_shifts[stones]].astype(np.float64).sum(axis=1))
 
     def indices(self, states: np.ndarray) -> np.ndarray:
         """The entries the slots read for one position's 42 cell states, in the first set of tables (int64)."""
@@ -241,6 +245,7 @@ class LearnedSearch:
             return WIN + CELLS - moves - 1, 0
         if moves + 1 >= CELLS:
             return 0.0, 0
+        # Inlined for speed: a copy of Position.non_losing_moves (tests/agents/test_core.py checks they agree).
         threats = g.winning_cells(current ^ mask, mask)
         forced = possible & threats
         if forced:
@@ -251,9 +256,7 @@ class LearnedSearch:
     def leaves(self, moves: int, indices: np.ndarray) -> np.ndarray:
         """The learned values of positions of ``moves + 1`` stones (rows of slot indices), for the player who
         made the last move."""
-        network = self.network
-        totals = network.tables[indices + network.set_shifts[moves + 1]].astype(np.float64).sum(axis=1)
-        return np.tanh(totals) * (1.0 if moves % 2 == 0 else -1.0)
+        return self.network.first_values(indices, moves + 1) * (1.0 if moves % 2 == 0 else -1.0)
 
     def value(self, current: int, mask: int, moves: int, indices: np.ndarray, depth: int, alpha: float,
               beta: float) -> float:
@@ -289,7 +292,7 @@ class LearnedSearch:
                 rows = indices[None, :] + self.deltas[colour, [cells[k] for k in learned]]
                 for k, v in zip(learned, self.leaves(moves, rows).tolist()):
                     values[k] = v
-            known = [float(v) for v in values if v is not None]
+            known = [float(v) for v in values if v is not None]  # every child valued now, by the rules or learned
             best = max(known)
             column = order[known.index(best)]
         else:
@@ -308,9 +311,7 @@ class LearnedSearch:
 
     def cell(self, mask: int, column: int) -> int:
         """The cell (``column * 6 + row``) a stone dropped into ``column`` lands on."""
-        g = self.geometry
-        return column * ROWS + (((mask + g.bottom_masks[column]) & g.column_masks[column]).bit_length() - 1
-                                - column * g.height)
+        return column * ROWS + self.geometry.move_bit(mask, column).bit_length() - 1 - column * self.geometry.height
 
     def root(self, position: Position, moves: Sequence[int], depth: int) -> tuple[list[int], float]:
         """Every one of ``moves`` whose value at ``depth`` plies is the best, and that value (the root's window

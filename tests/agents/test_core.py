@@ -343,6 +343,22 @@ def test_exact_solver_inlines_non_losing_moves(cfg, min_moves):
         assert candidates == Position(cfg, current, mask).non_losing_moves()
 
 
+def test_the_ntuple_search_inlines_non_losing_moves():
+    from connectx_toolkit.agents.ntuple import WIN, LearnedSearch, shipped_network
+
+    cfg = Config()
+    search = LearnedSearch(shipped_network(), Position(cfg))
+    positions = [p for p in quiet_positions(cfg, 300, seed=3, min_moves=4) if p.moves + 1 < cfg.cells]
+    for position in positions:
+        ruled, candidates = search.rules(position.current, position.mask, position.moves)
+        expected = position.non_losing_moves()
+        assert candidates == expected
+        # The copy's "no candidate" exit: a loss by the rules.
+        assert ruled == (None if expected else -(WIN + cfg.cells - position.moves - 2))
+    assert any(not p.non_losing_moves() for p in positions) and any(
+        p.non_losing_moves() != p.possible() for p in positions)
+
+
 @pytest.mark.parametrize("cfg", SEARCH_CONFIGS)
 def test_depth_search_inlines_non_losing_moves(cfg):
     from connectx_toolkit.agents.solver_engine.depth_search import WIN, DepthSearch
