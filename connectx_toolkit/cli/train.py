@@ -108,6 +108,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stages", type=integer, default=None, metavar="S",
                    help="ntuple: cut the game by its stones into S stages of equal length, each with its own tables "
                         "(default 1)")
+    p.add_argument("--no-threats", dest="threats", action="store_const", const=False, default=None,
+                   help="ntuple: the tuples' tables alone, without the threat tables (each column's winning cells, "
+                        "by side to move)")
     p.add_argument("--curve-every", type=integer, default=None, metavar="GAMES",
                    help="ntuple: games between two points of the learning curve (default 100000)")
     p.add_argument("--checkpoint-minutes", type=number, default=None, metavar="M",
@@ -171,7 +174,8 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
                           ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
-                          ("--stages", args.stages), ("--runs", args.runs), ("--average", args.average or None),
+                          ("--stages", args.stages), ("--no-threats", args.threats), ("--runs", args.runs),
+                          ("--average", args.average or None),
                           ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
             raise UsageError(f"{option} is the n-tuple learner's (--learner ntuple)")
@@ -316,11 +320,11 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             state = ntuple.load(folder)
         except (FileNotFoundError, ValueError) as error:
             raise UsageError(f"--resume {error}") from None
+        kept = ntuple.NTupleSettings.from_record(state.settings)
         for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", alpha, "alpha"),
-                                   ("--stages", args.stages, "stages")):
-            if value is not None and value != state.settings.get(key):
-                raise UsageError(f"--resume {folder}: the run's {option[2:]} is {state.settings.get(key)}; give no "
-                                 f"other {option}")
+                                   ("--stages", args.stages, "stages"), ("--no-threats", args.threats, "threats")):
+            if value is not None and value != getattr(kept, key):
+                raise UsageError(f"--resume {folder}: the run's {key} is {getattr(kept, key)}; give no other {option}")
         if args.curve_every not in (None, state.settings.get("curve_every")):
             raise UsageError("--resume keeps the run's --curve-every (its curve points so far)")
         settings = None
@@ -333,7 +337,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         check_out(args.out)
         folder = args.out
         settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha, stages=args.stages,
-                                   curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
+                                   threats=args.threats, curve_every=args.curve_every,
+                                   checkpoint_seconds=checkpoint_seconds)
         if os.path.exists(os.path.join(folder, "checkpoint.npz")):
             raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
                              "folder")
@@ -435,7 +440,7 @@ def train_run(order: train_runs.RunOrder, progress=None) -> train_runs.RunReport
 
     started_episodes, started = state.episodes, time.perf_counter()
     why = ntuple.train(state, order.folder, episodes=order.episodes, minutes=order.minutes,
-                       measure=benchmark_accuracy(ntuple.NTupleSettings.from_record(state.settings).table_sets()),
+                       measure=benchmark_accuracy(),
                        progress=on_chunk, after_checkpoint=write_agent)
     with open(os.path.join(order.folder, "data", NTUPLE_WEIGHTS_NAME), "rb") as handle:
         weights = handle.read()
@@ -466,7 +471,8 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise UsageError("--resume DIR trains on in DIR: give no other --out")
         for option, value in (("--runs", args.runs), ("--seed", args.seed), ("--alpha", args.alpha),
-                              ("--stages", args.stages), ("--curve-every", args.curve_every)):
+                              ("--stages", args.stages), ("--no-threats", args.threats),
+                              ("--curve-every", args.curve_every)):
             if value is not None:
                 raise UsageError(f"--resume {args.resume}: its runs keep their settings; give no {option}")
         folder = args.resume
@@ -499,7 +505,8 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         if len(alphas) not in (1, count):
             raise UsageError(f"--alpha gives {len(alphas)} values for {count} runs: give one, or one a run")
         settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)], stages=args.stages,
-                                    curve_every=args.curve_every, checkpoint_seconds=checkpoint_seconds)
+                                    threats=args.threats, curve_every=args.curve_every,
+                                    checkpoint_seconds=checkpoint_seconds)
                     for index in range(count)]
         if os.path.exists(os.path.join(folder, train_runs.MANIFEST)) or os.path.exists(
                 os.path.join(folder, "checkpoint.npz")):
@@ -559,11 +566,11 @@ def write_averaged_agent(folder: str, reports: list[train_runs.RunReport], out: 
     kept = [r for r in reports if r.why != "failed"]
     try:
         states = [ntuple.load(r.folder) for r in kept]
-        mean, sets = ntuple.averaged_tables(states)
+        mean = ntuple.averaged_state(states)
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(f"--average: {error}") from None
     weights = ntuple.averaged_weights_bytes(states, [r.name for r in kept], mean)
-    figures = benchmark_accuracy(sets)(mean)
+    figures = benchmark_accuracy()(ntuple.network(mean))
     print(f"* the mean of {len(kept)} runs' tables ({', '.join(r.name for r in kept)}): accuracy {figures['all']:.1%} "
           f"all, {figures['critical']:.1%} critical (the network alone)", file=out)
     main_path, weights_path = write_ntuple_agent(
@@ -575,19 +582,16 @@ def write_averaged_agent(folder: str, reports: list[train_runs.RunReport], out: 
     return main_path, weights_path
 
 
-def benchmark_accuracy(sets=None):
+def benchmark_accuracy():
     """The n-tuple curve's measure: the network alone (the tactical filter, then the highest learned value) asked
-    every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones.
-    ``sets``: the set of tables each count of stones reads (``NTupleSettings.table_sets``; None: as the rows say)."""
-    from connectx_toolkit.agents.ntuple import choose, network_from
+    every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones."""
+    from connectx_toolkit.agents.ntuple import choose
     from connectx_toolkit.measuring.benchmark import load_benchmark
     from connectx_toolkit.measuring.learning_curve import accuracy_figures
-    from connectx_toolkit.training.ntuple import TUPLES
 
     benchmark = load_benchmark()
 
-    def measure(tables) -> dict[str, float]:
-        network = network_from(TUPLES, tables, {}, sets)
+    def measure(network) -> dict[str, float]:
         return accuracy_figures(lambda position: choose(position, network), benchmark=benchmark, agent="ntuple")
 
     return measure

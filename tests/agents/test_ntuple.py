@@ -15,9 +15,11 @@ from connectx_toolkit.agents.core.clock import MoveClock
 TUPLES = [[0, 6, 12, 18, 24, 30, 36, 1], [5, 11, 17, 23, 29, 35, 41, 4]]  # two 8-tuples: cells column * 6 + row
 
 
-def small_network(seed: int = 1) -> ntuple.Network:
-    tables = np.random.default_rng(seed).normal(0, 0.1, (len(TUPLES), 4 ** 8))
-    return ntuple.read_network(ntuple.write_network(TUPLES, tables, {"made": "by a test"}))
+def small_network(seed: int = 1, threats: bool = False) -> ntuple.Network:
+    rng = np.random.default_rng(seed)
+    tables = rng.normal(0, 0.1, (len(TUPLES), 4 ** 8))
+    threat_tables = rng.normal(0, 0.3, ntuple.THREAT_SHAPE) if threats else None
+    return ntuple.read_network(ntuple.write_network(TUPLES, tables, {"made": "by a test"}, threats=threat_tables))
 
 
 def test_the_weights_file_round_trips_as_float16_and_the_same_network_gives_the_same_bytes():
@@ -49,6 +51,22 @@ def test_the_value_reads_each_tuple_on_the_board_and_on_its_mirror_image():
                                                                        for j, c in enumerate(network.slot_cells[s]))])
                     for s in range(4))
         assert np.isclose(value, np.tanh(total), atol=1e-6)
+
+
+def test_a_network_with_threat_tables_adds_each_columns_entry_to_the_sum():
+    network, without = small_network(threats=True), small_network()
+    assert network.threats is not None and without.threats is None
+    assert np.array_equal(network.tables, without.tables)
+    rng = random.Random(4)
+    for stones in (0, 5, 12, 19, 26, 33):
+        position = random_position(rng, stones)
+        first = position.current if position.moves % 2 == 0 else position.current ^ position.mask
+        entries = ntuple.threat_entries(first, position.mask, position.moves)
+        states = ntuple.cell_states(position)[None, :]
+        expected = np.arctanh(without.values(states)[0]) + sum(float(network.threats[e]) for e in entries)
+        assert np.isclose(network.values(states)[0], np.tanh(expected), atol=1e-6)
+    with pytest.raises(ValueError, match="threat tables"):
+        ntuple.network_from(TUPLES, np.zeros((len(TUPLES), 4 ** 8)), {}, threats=np.zeros((2, 4, 100)))
 
 
 def test_a_network_with_a_set_of_tables_for_each_side_to_move_reads_the_set_of_the_stones_parity():
@@ -186,7 +204,8 @@ def random_position(rng: random.Random, stones: int) -> Position:
     return position
 
 
-@pytest.mark.parametrize("network", [small_network(), ntuple.shipped_network()], ids=["random", "shipped"])
+@pytest.mark.parametrize("network", [small_network(), small_network(threats=True), ntuple.shipped_network()],
+                         ids=["random", "random-threats", "shipped"])
 def test_the_search_equals_plain_minimax_over_the_same_rules_and_values_at_every_depth(network):
     rng = random.Random(7)
     for stones in (2, 9, 16, 23, 30, 36):

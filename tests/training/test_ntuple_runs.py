@@ -89,9 +89,12 @@ def test_with_average_outs_agent_is_the_mean_of_the_runs_tables(tmp_path, capsys
     assert train(out, "--runs", "2", "--average", "--episodes", "3000", "--curve-every", "1500") == 0
     states = [ntuple.load(str(out / name)) for name in ("run1", "run2")]
     network = ntuple_agent.read_network(read(out / WEIGHTS))
-    mean = (states[0].weights + states[1].weights) / 2
-    assert np.array_equal(network.tables, mean.astype(np.float16).astype(np.float32))
-    assert not np.array_equal(network.tables, states[0].weights.astype(np.float16).astype(np.float32))
+    mean = ((states[0].weights + states[1].weights) / 2).astype(np.float16).astype(np.float32)
+    tuples = network.tables.size  # the tuples' tables, then the threat tables
+    assert np.array_equal(network.tables, mean[:tuples])
+    assert network.threats is not None and np.array_equal(network.threats, mean[tuples:])
+    assert network.threats.any()
+    assert not np.array_equal(network.tables, states[0].weights[:tuples].astype(np.float16).astype(np.float32))
     assert [(r["name"], r["episodes"]) for r in network.training["averaged"]] == [("run1", 3000), ("run2", 3000)]
     printed = capsys.readouterr().out
     assert "* the mean of 2 runs' tables (run1, run2): accuracy" in printed
@@ -101,7 +104,9 @@ def test_with_average_outs_agent_is_the_mean_of_the_runs_tables(tmp_path, capsys
 def test_runs_laid_out_differently_cannot_be_averaged():
     one, two = ntuple.new_state(ntuple.NTupleSettings()), ntuple.new_state(ntuple.NTupleSettings(stages=2))
     with pytest.raises(ValueError, match="laid out differently"):
-        ntuple.averaged_tables([one, two])
+        ntuple.averaged_state([one, two])
+    with pytest.raises(ValueError, match="laid out differently"):
+        ntuple.averaged_state([one, ntuple.new_state(ntuple.NTupleSettings(threats=False))])
 
 
 def report(name: str, *points: tuple[float, float], why: str = "episodes") -> RunReport:

@@ -1,8 +1,10 @@
 """The compiled self-play learns as its docstring says: a plain-Python reference of the same algorithm (move choice,
 tactics, exploration, the three ``explore_target`` modes, TD(λ) traces cut at the horizon, TCL-EXP step sizes)
-played from the same seed ends with the same weights, with one stage of the game and with two. The reference takes
-the game's rules from the core's ``Position`` and the values from the kernels' sums (their equality with the
-agent's values is ``test_ntuple_rules.py``'s), so that both see the same ties."""
+played from the same seed ends with the same weights, with one stage of the game and with two, with threat tables
+and without. The reference takes the game's rules from the core's ``Position``, the tuples' values from the
+kernels' sums (their equality with the agent's values is ``test_ntuple_rules.py``'s) and the threat tables'
+entries from the agent's ``threat_entries`` (the kernel's equality with it is ``test_ntuple_threats.py``'s), so
+that both see the same ties."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import pytest
 
 pytest.importorskip("numba")
 
+from connectx_toolkit.agents import ntuple as agent  # noqa: E402
 from connectx_toolkit.agents.core import Position  # noqa: E402
 from connectx_toolkit.training.ntuple import tuples as tp  # noqa: E402
 from connectx_toolkit.training.ntuple.network import make_layout, moved_sum, table_sum  # noqa: E402
 from connectx_toolkit.training.ntuple.trainer import NTupleSettings  # noqa: E402
 from connectx_toolkit.training.ntuple.selfplay import below, play_episodes, seeded_state, uniform  # noqa: E402
+from connectx_toolkit.training.ntuple.threats import THREAT_SIZE  # noqa: E402
 
 ROWS, COLUMNS, CELLS = tp.ROWS, 7, tp.CELLS
 ALPHA, LAM, HORIZON, BETA, EPSILON = 0.5 / 140, 0.5, 4, 2.7, 0.4
@@ -31,8 +35,18 @@ def height(position: Position, column: int) -> int:
     return bin(position.mask >> (column * (ROWS + 1)) & ((1 << ROWS) - 1)).count("1")
 
 
-def reference_episode(weights, coherence_sum, coherence_size, state, layout, set_shifts, explore_target):
-    """One self-play game and its learning, written out plainly; ``weights`` and the TCL sums change in place."""
+def threat_entries(position: Position, threat_base: int | None) -> list[int]:
+    """The position's threat-table entries (none without threat tables)."""
+    if threat_base is None:
+        return []
+    first = position.current if position.moves % 2 == 0 else position.current ^ position.mask
+    return [e + threat_base for e in agent.threat_entries(first, position.mask, position.moves)]
+
+
+def reference_episode(weights, coherence_sum, coherence_size, state, layout, set_shifts, explore_target,
+                      threat_base=None):
+    """One self-play game and its learning, written out plainly; ``weights`` and the TCL sums change in place;
+    with ``threat_base``, the threat tables start that many entries on."""
 
     def learn(trace: list, error: float) -> None:
         # TD(λ): the newest position first, λ**age times its gradient, at most HORIZON positions back.
@@ -68,9 +82,11 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
             else:
                 cell = column * ROWS + height(position, column)
                 above = cell + 1 if cell % ROWS + 1 < ROWS else -1
-                scores[column] = sign * math.tanh(moved_sum(weights, layout.slot_offsets, indices, total, cell,
-                                                            1 if sign > 0 else 2, above, layout.cell_slots,
-                                                            layout.cell_powers, change, shift))
+                moved = moved_sum(weights, layout.slot_offsets, indices, total, cell, 1 if sign > 0 else 2, above,
+                                  layout.cell_slots, layout.cell_powers, change, shift)
+                if threat_base is not None:
+                    moved += sum(weights[e] for e in threat_entries(child, threat_base))
+                scores[column] = sign * math.tanh(moved)
         best, best_score, ties = -1, -2.0, 0
         for column, score in scores.items():  # ascending columns, ties broken as the kernel does
             if score > best_score:
@@ -106,7 +122,8 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
                 indices[layout.cell_slots[cell, k]] += ((1 if sign > 0 else 2) - 3) * layout.cell_powers[cell, k]
             if above >= 0 and layout.cell_slots[above, k] >= 0:
                 indices[layout.cell_slots[above, k]] += 3 * layout.cell_powers[above, k]
-        entries = shift + layout.slot_offsets + indices
+        entries = np.concatenate([shift + layout.slot_offsets + indices,
+                                  np.array(threat_entries(position, threat_base), dtype=np.int64)])
         value = value_of(entries)
         target = value
         if exploring:
@@ -122,22 +139,25 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
         trace.append((entries.copy(), 1.0 - value * value))
 
 
-@pytest.mark.parametrize("explore_target, stages", [(0, 1), (1, 1), (2, 1), (2, 2)])
-def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target, stages):
+@pytest.mark.parametrize("explore_target, stages, threats", [(0, 1, False), (1, 1, False), (2, 1, False),
+                                                               (2, 2, False), (2, 1, True), (0, 2, True)])
+def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target, stages, threats):
     layout = make_layout()
     sets = NTupleSettings(stages=stages).table_sets()
     set_shifts = sets * (layout.tables * tp.TABLE_SIZE)
-    size = (int(sets.max()) + 1) * layout.tables * tp.TABLE_SIZE
+    tuple_size = (int(sets.max()) + 1) * layout.tables * tp.TABLE_SIZE
+    size = tuple_size + (THREAT_SIZE if threats else 0)
     compiled = [np.zeros(size) for _ in range(3)]
     generator = seeded_state(7)
     play_episodes(*compiled, generator, 60, 0, ALPHA, ALPHA, 1, LAM, HORIZON, BETA, EPSILON, EPSILON, 1,
                   explore_target, True, layout.slot_offsets, set_shifts, layout.cell_slots, layout.cell_powers,
-                  layout.empty_indices, np.zeros(3, dtype=np.int64))
+                  layout.empty_indices, np.zeros(3, dtype=np.int64), threats, tuple_size)
     reference = [np.zeros(size) for _ in range(3)]
     state = seeded_state(7)
     for _ in range(60):
-        reference_episode(*reference, state, layout, set_shifts, explore_target)
+        reference_episode(*reference, state, layout, set_shifts, explore_target, tuple_size if threats else None)
     assert state[0] == generator[0]  # the same random draws: the same games
     assert np.count_nonzero(compiled[0]) > 1000
+    assert np.count_nonzero(compiled[0][tuple_size:]) > (100 if threats else -1)
     for ours, theirs in zip(compiled, reference):
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)

@@ -54,6 +54,27 @@ def test_side_tables_learn_a_set_for_each_side_to_move_and_a_run_recorded_before
     assert not ntuple_agent.read_network(ntuple.weights_bytes(before)).set_shifts.any()
 
 
+def test_threat_tables_are_learned_written_and_read_and_a_run_recorded_before_them_has_none(tmp_path):
+    state = trained(tmp_path / "threats", 3, 2000)
+    threats = ntuple.threat_tables(state)
+    assert threats is not None and threats.shape == ntuple_agent.THREAT_SHAPE
+    assert np.count_nonzero(threats) > 300  # both sides' columns and lowest winning cells learned
+    assert np.count_nonzero(threats[:, ntuple_agent.LOWEST_BASE:]) > 20
+    assert ntuple.tables(state).shape == (140, 4 ** 8)
+    network = ntuple_agent.read_network(ntuple.weights_bytes(state))
+    assert network.threats is not None
+    assert np.array_equal(network.threats, threats.astype(np.float16).astype(np.float32).reshape(-1))
+    # The agent values positions as the run does: its weights, as trained, give its values.
+    live = ntuple.network(state)
+    position = ntuple_agent.Position.from_moves([3, 3, 2, 4, 2, 2, 4])
+    states = ntuple_agent.cell_states(position)[None, :]
+    assert np.isclose(live.values(states)[0], network.values(states)[0], atol=2e-3)
+    old = {k: v for k, v in ntuple.NTupleSettings(seed=3).record().items() if k != "threats"}
+    before = ntuple.new_state(ntuple.NTupleSettings.from_record(old))
+    assert ntuple.threat_tables(before) is None and before.weights.size == 140 * 4 ** 8
+    assert ntuple_agent.read_network(ntuple.weights_bytes(before)).threats is None
+
+
 def test_stages_give_each_stage_of_the_game_its_own_sets_of_tables_and_the_agent_reads_them(tmp_path):
     settings = ntuple.NTupleSettings(seed=3, stages=2)
     assert settings.table_sets().tolist() == [2 * (n // 22) + n % 2 for n in range(43)]
@@ -172,6 +193,7 @@ def test_a_resume_asked_for_nothing_goes_on_to_the_games_the_run_was_asked_for(t
     (["--learner", "ntuple", "--rows", "5", "--out", "x"], "plays 6x7"),
     (["--learner", "ntuple", "--alpha", "0", "--out", "x"], "n-tuple settings out of range: alpha"),
     (["--alpha", "1", "--out", "x"], "--alpha is the n-tuple learner's"),
+    (["--no-threats", "--out", "x"], "--no-threats is the n-tuple learner's"),
     (["--learner", "ntuple", "--minutes", "0", "--out", "x"], "--minutes must be more than 0"),
     (["--learner", "ntuple", "--episodes", "-1", "--out", "x"], "--episodes must be at least 0"),
     (["--resume", "nowhere"], "no checkpoint.npz"),
@@ -184,3 +206,18 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, m
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not (tmp_path / "x").exists()
+
+
+def test_no_threats_trains_the_tuples_alone_and_a_resume_keeps_the_runs_choice(tmp_path, capsys):
+    plain, threats = tmp_path / "plain", tmp_path / "threats"
+    assert connectx.main(["train", "--learner", "ntuple", "--quiet", "--no-threats", "--episodes", "1000",
+                          "--curve-every", "1000", "--out", str(plain)]) == 0
+    assert ntuple.load(str(plain)).settings["threats"] is False
+    assert ntuple.threat_tables(ntuple.load(str(plain))) is None
+    assert ntuple_agent.read_network((plain / "data" / "ntuple_6x7.npz").read_bytes()).threats is None
+    assert connectx.main(["train", "--quiet", "--resume", str(plain), "--no-threats", "--episodes", "2000"]) == 0
+    assert connectx.main(["train", "--learner", "ntuple", "--quiet", "--episodes", "1000", "--curve-every", "1000",
+                          "--out", str(threats)]) == 0
+    capsys.readouterr()
+    assert connectx.main(["train", "--quiet", "--resume", str(threats), "--no-threats"]) == 2
+    assert "the run's threats is True" in capsys.readouterr().err

@@ -5,6 +5,7 @@ One concept a module:
 - ``rules``: the game's rules compiled with numba (the game core's bitboards; proven equal to Kaggle's by
   ``tests/training/test_ntuple_rules.py``);
 - ``network``: the tables, the value, and the TD(λ) update with TCL step sizes;
+- ``threats``: the threat tables' entries (each column's winning cells), compiled;
 - ``selfplay``: whole self-play episodes in one compiled call, with their own seeded generator;
 - ``trainer``: the settings and the run (chunks, curve points, checkpoints, Ctrl-C, a wall budget);
 - ``checkpoints``: a run's whole state in one atomically written file; the learning curve's CSV and PNG are
@@ -27,11 +28,11 @@ from connectx_toolkit.atomic import write_atomically
 from connectx_toolkit.training.curve import write_csv, write_png
 
 from .checkpoints import TrainingState, load, save
-from .trainer import NTupleSettings, new_state, tables, train
-from .tuples import TABLE_SIZE, TUPLES
+from .trainer import NTupleSettings, network, new_state, tables, threat_tables, train
+from .tuples import TUPLES
 
-__all__ = ["NTupleSettings", "TrainingState", "averaged_tables", "averaged_weights_bytes", "load", "new_state", "save",
-           "tables", "train", "weights_bytes", "write_csv", "write_png", "write_weights"]
+__all__ = ["NTupleSettings", "TrainingState", "averaged_state", "averaged_weights_bytes", "load", "network", "new_state",
+           "save", "tables", "threat_tables", "train", "weights_bytes", "write_csv", "write_png", "write_weights"]
 
 
 def _learning_record(settings: dict) -> dict:
@@ -53,33 +54,36 @@ def weights_bytes(state: TrainingState) -> bytes:
 
     # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).
     record = {"learner": "ntuple", "episodes": state.episodes, "settings": _learning_record(state.settings)}
-    return write_network(TUPLES, tables(state), record, _file_sets(state.settings))
+    return write_network(TUPLES, tables(state), record, _file_sets(state.settings), threat_tables(state))
 
 
-def averaged_tables(states: "list[TrainingState]") -> tuple[np.ndarray, np.ndarray]:
-    """The mean of several runs' tables (float64, as trained) and the sets they read: one network whose value sums
-    the runs' mean, an ensemble of the runs at the cost of one. ValueError when the runs' tables are not laid out
-    alike (other stages or side tables)."""
+def averaged_state(states: "list[TrainingState]") -> TrainingState:
+    """A state whose tables are the mean of several runs' (float64, as trained), with the first run's settings:
+    one network whose value sums the runs' mean, an ensemble of the runs at the cost of one (``network``,
+    ``tables``, ``threat_tables`` read it; it is not for training on). ValueError when the runs' tables are not
+    laid out alike (other stages, side tables or threat tables)."""
     if not states:
         raise ValueError("no runs to average")
-    layouts = {tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()) for s in states}
+    layouts = {(tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()), s.weights.size) for s in states}
     if len(layouts) > 1:
-        raise ValueError("the runs' tables are laid out differently (stages, side tables): they cannot be averaged")
+        raise ValueError("the runs' tables are laid out differently (stages, side tables, threat tables): they "
+                         "cannot be averaged")
     mean = np.zeros_like(states[0].weights)
     for state in states:
         mean += state.weights
     mean /= len(states)
-    return mean.reshape(-1, TABLE_SIZE), np.array(layouts.pop(), dtype=np.int64)
+    return TrainingState(mean, np.zeros(0), np.zeros(0), states[0].generator.copy(), settings=dict(states[0].settings))
 
 
-def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]", mean: np.ndarray) -> bytes:
-    """The agent's weights file for ``mean``, the runs ``states``' mean tables (``averaged_tables``), its record
-    naming each run's name, games and settings."""
+def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]", mean: TrainingState) -> bytes:
+    """The agent's weights file for ``mean``, the runs ``states``' mean (``averaged_state``), its record naming
+    each run's name, games and settings."""
     from connectx_toolkit.agents.ntuple import write_network
 
     runs = [{"name": name, "episodes": state.episodes, "settings": _learning_record(state.settings)}
             for name, state in zip(names, states)]
-    return write_network(TUPLES, mean, {"learner": "ntuple", "averaged": runs}, _file_sets(states[0].settings))
+    return write_network(TUPLES, tables(mean), {"learner": "ntuple", "averaged": runs}, _file_sets(mean.settings),
+                         threat_tables(mean))
 
 
 def write_weights(state: TrainingState, path: str) -> str:

@@ -71,3 +71,20 @@ def wins_now(stones, mask):
         if can_play(mask, column) and has_four(stones | move_bit(mask, column)):
             return True
     return False
+
+
+@njit
+def winning_cells(stones, mask):
+    """The empty cells where one more of ``stones`` completes four in a row (``mask``: every stone on the board):
+    the core's ``winning_cells.four_in_a_row`` (Pons' shifts), as ``uint64``."""
+    p = stones
+    r = (p << np.uint64(1)) & (p << np.uint64(2)) & (p << np.uint64(3))
+    for step in (HEIGHT, HEIGHT - 1, HEIGHT + 1):
+        s = np.uint64(step)
+        q = (p << s) & (p << (s + s))
+        r |= q & (p << (s + s + s))
+        r |= q & (p >> s)
+        q = (p >> s) & (p >> (s + s))
+        r |= q & (p << s)
+        r |= q & (p >> (s + s + s))
+    return r & (BOARD ^ mask)

@@ -11,7 +11,8 @@ the eligibility traces (Thill et al. 2014: its position says nothing about the g
 positions before it learn is ``explore_target``'s: nothing (0); the explored position's value, the one position
 the move was chosen in only (1); or the value of the move the greedy player would have made (2: Watkins'
 Q(λ), the whole trace learns the greedy target, then is cut), so that a position is never taught the value of a
-random move.
+random move. With ``threats`` each position's value also sums its eight threat-table entries (``threats.py``),
+the tables starting ``threat_base`` entries on.
 
 Randomness is the kernels' own generator (xorshift64*), its one-word state kept in an array: a checkpoint holds
 it, and the same seed gives the same games and the same weights, bit for bit.
@@ -24,6 +25,7 @@ from numba import njit
 
 from . import rules
 from .network import apply_move, entries_sum, moved_sum, table_sum, td_update
+from .threats import THREAT_SLOTS, threat_entries
 
 ROWS, COLUMNS, CELLS = rules.ROWS, rules.COLUMNS, rules.CELLS
 
@@ -58,12 +60,15 @@ def below(state, n):
 @njit
 def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
                   alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_target,
-                  tactics, offsets, set_shifts, cell_slots, cell_powers, empty_indices, results):
+                  tactics, offsets, set_shifts, cell_slots, cell_powers, empty_indices, results, threats=False,
+                  threat_base=0):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
     for the exploration schedule). A position with n stones reads the table set that starts ``set_shifts[n]``
     entries on. ``results`` (3 counts) gains the first player's wins, the second's, draws."""
     slots = offsets.shape[0]
-    history = np.zeros((CELLS, slots), dtype=np.int64)
+    width = slots + THREAT_SLOTS if threats else slots  # a position's entries: its slots', then its threats'
+    history = np.zeros((CELLS, width), dtype=np.int64)
+    scratch = np.zeros(THREAT_SLOTS, dtype=np.int64)
     gradients = np.zeros(CELLS)
     indices = np.zeros(slots, dtype=np.int64)
     change = np.zeros(slots, dtype=np.int64)
@@ -111,8 +116,13 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     row = heights[column]
                     cell = column * ROWS + row
                     above = cell + 1 if row + 1 < ROWS else -1
-                    value = np.tanh(moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
-                                              cell_powers, change, shift))
+                    moved = moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
+                                      cell_powers, change, shift)
+                    if threats:
+                        threat_entries(first | bit if first_to_move else first, mask | bit, moves + 1, threat_base,
+                                       scratch, 0)
+                        moved += entries_sum(weights, scratch)
+                    value = np.tanh(moved)
                 score = value if first_to_move else -value
                 safe += 1 - losing[column]
                 if score > best_score:
@@ -164,8 +174,11 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     results[2] += 1
                 break
             apply_move(indices, cell, colour, above, cell_slots, cell_powers)
-            total = table_sum(weights, offsets, indices, shift)
-            value = np.tanh(total)
+            for slot in range(slots):
+                history[end, slot] = shift + offsets[slot] + indices[slot]
+            if threats:
+                threat_entries(first, mask, moves + 1, threat_base, history[end], slots)
+            value = np.tanh(entries_sum(weights, history[end]))
             target = value
             if exploring:
                 # The traces end here: the positions before say nothing of this one (explore_target: what the
@@ -178,11 +191,8 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                 error = target - np.tanh(entries_sum(weights, history[end - 1]))
                 td_update(weights, coherence_sum, coherence_size, history, gradients, start, end, error, alpha, lam,
                           horizon, beta)
-                total = table_sum(weights, offsets, indices, shift)  # the update may have moved this position's entries
-                value = np.tanh(total)
+                value = np.tanh(entries_sum(weights, history[end]))  # the update may have moved its entries
             if exploring and explore_target == 2:
                 start = end
-            for slot in range(slots):
-                history[end, slot] = shift + offsets[slot] + indices[slot]
             gradients[end] = 1.0 - value * value
             end += 1

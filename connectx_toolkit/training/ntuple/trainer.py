@@ -25,7 +25,8 @@ from . import checkpoints
 from .checkpoints import TrainingState
 from .network import make_layout
 from .selfplay import play_episodes, seeded_state
-from .tuples import CELLS, TABLE_SIZE
+from .threats import THREAT_SHAPE, THREAT_SIZE, THREAT_SLOTS
+from .tuples import CELLS, TABLE_SIZE, TUPLES
 
 CHUNK = 2000  # games a compiled call plays: about half a second, so Ctrl-C and the clock are heard promptly
 
@@ -35,7 +36,7 @@ class NTupleSettings:
     """How the n-tuple network learns (kept in the checkpoint: a resumed run keeps them)."""
 
     seed: int = 1
-    alpha: float = 0.5  # the step size of the whole sum: each of the 140 slots' entries moves alpha / 140
+    alpha: float = 0.5  # the step size of the whole sum: each of the 140 (148) slots' entries moves alpha / 140 (148)
     alpha_end: float | None = None  # None: alpha throughout; else alpha decays exponentially to alpha_end ...
     alpha_episodes: int = 2_000_000  # ... over the first alpha_episodes games, then stays there
     lam: float = 0.5  # λ of the eligibility traces
@@ -50,6 +51,7 @@ class NTupleSettings:
     tactics: bool = True  # does self-play see one ply ahead (a move leaving the opponent a win is that loss)?
     side_tables: bool = True  # one set of tables for each side to move (GBG's), chosen by the stones' parity?
     stages: int = 1  # the game cut by its stones into this many stages of equal length, each with its own set(s)
+    threats: bool = True  # eight threat-table entries in the sum (the columns' winning cells, by side to move)?
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
@@ -79,23 +81,28 @@ class NTupleSettings:
     def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
         known = {f.name for f in fields(cls)}
         # A run recorded before these settings existed played without them: it goes on as it began.
-        before = {"explore_learns": False, "greedy_target": False, "tactics": False, "side_tables": False}
+        before = {"explore_learns": False, "greedy_target": False, "tactics": False, "side_tables": False,
+                  "threats": False}
         return cls(**{**before, **{k: v for k, v in record.items() if k in known}})
 
 
-# measure(tables) -> the curve's figures at this point, e.g. {"all": 0.95, "critical": 0.88}; tables is
-# (tuples x 65536) float64, to be read, never changed.
-Measure = Callable[[np.ndarray], dict[str, float]]
+# measure(network) -> the curve's figures at this point, e.g. {"all": 0.95, "critical": 0.88}; network is the
+# agent's ``Network`` of the state's tables (``network``), to be read, never changed.
+Measure = Callable[[Any], dict[str, float]]
 # progress(state, figures or None): after every chunk (figures when the chunk ended on a curve point)
 Progress = Callable[[TrainingState, "dict[str, float] | None"], None]
 # after_checkpoint(state): after every checkpoint written (e.g. to write the agent's weights beside it)
 AfterCheckpoint = Callable[[TrainingState], None]
 
 
+def tuple_entries(settings: NTupleSettings) -> int:
+    """How many of the weights are the tuples' tables (the threat tables, when there are, come after them)."""
+    return (int(settings.table_sets().max()) + 1) * len(TUPLES) * TABLE_SIZE
+
+
 def new_state(settings: NTupleSettings) -> TrainingState:
     """A run's state before its first game: all tables 0, the generator seeded."""
-    layout = make_layout()
-    size = (int(settings.table_sets().max()) + 1) * layout.tables * TABLE_SIZE
+    size = tuple_entries(settings) + (THREAT_SIZE if settings.threats else 0)
     return TrainingState(np.zeros(size), np.zeros(size), np.zeros(size), seeded_state(settings.seed),
                          settings=settings.record())
 
@@ -103,7 +110,23 @@ def new_state(settings: NTupleSettings) -> TrainingState:
 def tables(state: TrainingState) -> np.ndarray:
     """The network's tables, one row a tuple (a view of the state's weights), set after set
     (``NTupleSettings.table_sets``: with side tables and one stage, the even positions' then the odd ones')."""
-    return state.weights.reshape(-1, TABLE_SIZE)
+    return state.weights[:tuple_entries(NTupleSettings.from_record(state.settings))].reshape(-1, TABLE_SIZE)
+
+
+def threat_tables(state: TrainingState) -> np.ndarray | None:
+    """The network's threat tables (``agents.ntuple.THREAT_SHAPE``, a view of the state's weights), or None."""
+    settings = NTupleSettings.from_record(state.settings)
+    if not settings.threats:
+        return None
+    return state.weights[tuple_entries(settings):].reshape(THREAT_SHAPE)
+
+
+def network(state: TrainingState):
+    """The agent's ``Network`` of the state's tables as trained (float32; the weights file's are float16)."""
+    from connectx_toolkit.agents.ntuple import network_from
+
+    settings = NTupleSettings.from_record(state.settings)
+    return network_from(TUPLES, tables(state), {}, settings.table_sets().tolist(), threat_tables(state))
 
 
 class _StopOnInterrupt:
@@ -131,16 +154,18 @@ def play(state: TrainingState, episodes: int) -> None:
     settings = NTupleSettings.from_record(state.settings)
     layout = make_layout()
     results = np.zeros(3, dtype=np.int64)
+    slots = layout.slots + (THREAT_SLOTS if settings.threats else 0)  # the entries a value sums
     started = time.process_time()
     play_episodes(state.weights, state.coherence_sum, state.coherence_size, state.generator, episodes,
-                  state.episodes, settings.alpha / layout.slots,
-                  (settings.alpha if settings.alpha_end is None else settings.alpha_end) / layout.slots,
+                  state.episodes, settings.alpha / slots,
+                  (settings.alpha if settings.alpha_end is None else settings.alpha_end) / slots,
                   settings.alpha_episodes, settings.lam, settings.horizon, settings.beta,
                   settings.epsilon_start, settings.epsilon_end, settings.epsilon_episodes,
                   (2 if settings.greedy_target else 1) if settings.explore_learns else 0,
                   settings.tactics,
                   layout.slot_offsets, settings.table_sets() * (layout.tables * TABLE_SIZE),
-                  layout.cell_slots, layout.cell_powers, layout.empty_indices, results)
+                  layout.cell_slots, layout.cell_powers, layout.empty_indices, results, settings.threats,
+                  tuple_entries(settings))
     state.cpu_seconds += time.process_time() - started
     state.episodes += episodes
 
@@ -170,7 +195,7 @@ def train(
         if measure is None or state.episodes % settings.curve_every or any(
                 row["episodes"] == state.episodes for row in state.curve):
             return None
-        figures = dict(measure(tables(state)))
+        figures = dict(measure(network(state)))
         state.curve.append({"episodes": state.episodes, "cpu_minutes": round(state.cpu_seconds / 60.0, 4), **figures})
         return figures
 
