@@ -10,6 +10,7 @@ import sys
 import time
 
 import numpy as np
+from kaggle_environments.utils import Struct
 import pytest
 
 pytest.importorskip("numba")
@@ -221,3 +222,26 @@ def test_no_threats_trains_the_tuples_alone_and_a_resume_keeps_the_runs_choice(t
     capsys.readouterr()
     assert connectx.main(["train", "--quiet", "--resume", str(threats), "--no-threats"]) == 2
     assert "the run's threats is True" in capsys.readouterr().err
+
+
+def test_a_trained_folder_builds_into_one_file_with_its_own_weights_only(tmp_path):
+    """The folder's main.py reads the player with its own weights: the build embeds those, not the shipped ones
+    (which bear the same name: the build stopped at that conflict when the folder imported the built-in agent)."""
+    from connectx_toolkit.cli import build_submission
+
+    folder = tmp_path / "run"
+    assert connectx.main(["train", "--learner", "ntuple", "--quiet", "--episodes", "1000", "--curve-every", "1000",
+                          "--out", str(folder)]) == 0
+    text, _, resources = build_submission.build_text(str(folder))
+    weights = (folder / "data" / "ntuple_6x7.npz").read_bytes()
+    assert resources["ntuple_6x7.npz"] == weights
+    assert set(resources) == {"ntuple_6x7.npz", "td_lambda_6x7.json"}  # the tactical filter is td_lambda's module's
+    namespace: dict = {}
+    exec(compile(text, "submission.py", "exec"), namespace)
+    embedded = namespace["_module"]("main").NETWORK
+    assert "agents.ntuple" not in namespace["_SOURCES"]  # the built-in agent, and its shipped weights, left out
+    assert embedded.threats is not None
+    assert np.array_equal(embedded.tables, ntuple_agent.read_network(weights).tables)
+    move = namespace["agent"](Struct(board=[0] * 42, mark=1, remainingOverageTime=60),
+                              Struct(rows=6, columns=7, inarow=4, actTimeout=0.2))
+    assert type(move) is int and 0 <= move < 7
