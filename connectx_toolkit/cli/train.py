@@ -75,7 +75,8 @@ Evaluate it with `connectx match <this folder> random`; build it into one submis
 """
 
 from agents.core.resources import load_resource
-from agents.ntuple_player import play, read_network
+from agents.ntuple_engine.network import read_network
+from agents.ntuple_engine.search import play
 
 NETWORK = read_network(load_resource("{weights}"))  # decoded once, at load; every move reuses it
 
@@ -585,7 +586,7 @@ def write_averaged_agent(folder: str, reports: list[train_runs.RunReport], out: 
 def benchmark_accuracy():
     """The n-tuple curve's measure: the network alone (the tactical filter, then the highest learned value) asked
     every position of the shipped benchmark in this process; its accuracy on all positions and the critical ones."""
-    from connectx_toolkit.agents.ntuple_player import choose
+    from connectx_toolkit.agents.ntuple_engine.search import choose
     from connectx_toolkit.measuring.benchmark import load_benchmark
     from connectx_toolkit.measuring.learning_curve import accuracy_figures
 

@@ -16,7 +16,7 @@ The Python face::
     from connectx_toolkit.training import ntuple
     state = ntuple.new_state(ntuple.NTupleSettings(seed=1))
     ntuple.train(state, "my_run", episodes=200_000)        # checkpoints into my_run/ (which must exist)
-    ntuple.write_weights(state, "my_run/data/ntuple_6x7.npz")   # the agent's weights (agents/ntuple_player.py reads them)
+    ntuple.write_weights(state, "my_run/data/ntuple_6x7.npz")   # the agent's weights (agents/ntuple_engine reads them)
     state = ntuple.load("my_run")                            # ... and later, from its checkpoint
 """
 
@@ -48,9 +48,9 @@ def _file_sets(settings: dict) -> "list[int] | None":
 
 
 def weights_bytes(state: TrainingState) -> bytes:
-    """The agent's weights file for ``state``'s network (``agents.ntuple_player.write_network``: float16 tables), with
+    """The agent's weights file for ``state``'s network (``agents.ntuple_engine.network.write_network``: float16 tables), with
     the episodes and the settings it was trained with."""
-    from connectx_toolkit.agents.ntuple_player import write_network
+    from connectx_toolkit.agents.ntuple_engine.network import write_network
 
     # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).
     record = {"learner": "ntuple", "episodes": state.episodes, "settings": _learning_record(state.settings)}
@@ -78,7 +78,7 @@ def averaged_state(states: "list[TrainingState]") -> TrainingState:
 def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]", mean: TrainingState) -> bytes:
     """The agent's weights file for ``mean``, the runs ``states``' mean (``averaged_state``), its record naming
     each run's name, games and settings."""
-    from connectx_toolkit.agents.ntuple_player import write_network
+    from connectx_toolkit.agents.ntuple_engine.network import write_network
 
     runs = [{"name": name, "episodes": state.episodes, "settings": _learning_record(state.settings)}
             for name, state in zip(names, states)]

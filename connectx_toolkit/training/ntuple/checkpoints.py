@@ -3,7 +3,7 @@
 ``checkpoint.npz`` in the run's folder holds the network's tables and its two TCL accumulators (float64, as
 trained; only the entries training has touched), the generator's state, the episodes played, the CPU seconds they
 took, the settings and the learning curve so far. It is written whole or not at all (``atomic.write_atomically``), so a run killed at any moment
-(``kill -9`` included) leaves the previous checkpoint intact. The file is an npz (``agents.ntuple_player.npz_bytes``,
+(``kill -9`` included) leaves the previous checkpoint intact. The file is an npz (``agents.ntuple_engine.network.npz_bytes``,
 stored, not compressed: it is written every few minutes).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from connectx_toolkit.agents.ntuple_player import npz_bytes
+from connectx_toolkit.agents.ntuple_engine.network import npz_bytes
 from connectx_toolkit.atomic import write_atomically
 
 CHECKPOINT_NAME = "checkpoint.npz"

@@ -114,7 +114,7 @@ def tables(state: TrainingState) -> np.ndarray:
 
 
 def threat_tables(state: TrainingState) -> np.ndarray | None:
-    """The network's threat tables (``agents.ntuple_player.THREAT_SHAPE``, a view of the state's weights), or None."""
+    """The network's threat tables (``agents.ntuple_engine.network.THREAT_SHAPE``, a view of the state's weights), or None."""
     settings = NTupleSettings.from_record(state.settings)
     if not settings.threats:
         return None
@@ -123,7 +123,7 @@ def threat_tables(state: TrainingState) -> np.ndarray | None:
 
 def network(state: TrainingState):
     """The agent's ``Network`` of the state's tables as trained (float32; the weights file's are float16)."""
-    from connectx_toolkit.agents.ntuple_player import network_from
+    from connectx_toolkit.agents.ntuple_engine.network import network_from
 
     settings = NTupleSettings.from_record(state.settings)
     return network_from(TUPLES, tables(state), {}, settings.table_sets().tolist(), threat_tables(state))

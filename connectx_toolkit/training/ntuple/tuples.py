@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 # The encoding's one home is the agent that reads it at play time.
-from connectx_toolkit.agents.ntuple_player import (CELLS, COLUMNS, EMPTY, FIRST, PLAYABLE, ROWS, SECOND, STATES,
+from connectx_toolkit.agents.ntuple_engine.network import (CELLS, COLUMNS, EMPTY, FIRST, PLAYABLE, ROWS, SECOND, STATES,
                                             mirror_cell, slots)
 
 __all__ = ["CELLS", "COLUMNS", "EMPTY", "FIRST", "PLAYABLE", "ROWS", "SECOND", "STATES", "TABLE_SIZE", "TUPLES",
