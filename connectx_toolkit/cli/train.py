@@ -93,8 +93,8 @@ HELP = "train an agent by self-play (TD(lambda) or the n-tuple learner) and writ
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--learner", choices=LEARNERS, default=None,
-                   help="td_lambda (default: linear TD(lambda) over coarse features) or ntuple (70 8-tuples, "
-                        "a set for each side to move, TD(lambda) with TCL step sizes; 6x7 only)")
+                   help="td_lambda (default: linear TD(lambda) over coarse features) or ntuple (70 8-tuples and the "
+                        "threat tables, a set for each side to move, TD(lambda) with TCL step sizes; 6x7 only)")
     p.add_argument("--out", metavar="DIR", help="the agent folder to write (main.py, data/); required unless --resume")
     p.add_argument("--episodes", type=integer, default=None,
                    help=f"self-play games to train on (default {DEFAULT_EPISODES}; ntuple: games in all, "
@@ -104,7 +104,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="DIR", default=None,
                    help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
     p.add_argument("--alpha", type=numbers, default=None,
-                   help="ntuple: the step size of the value's sum, each of its 140 entries moving alpha/140 "
+                   help="ntuple: the step size of the value's sum, each of its 148 entries moving alpha/148 "
                         "(default 0.5); with --runs, a list gives each run its own (--alpha 0.3,0.5)")
     p.add_argument("--stages", type=integer, default=None, metavar="S",
                    help="ntuple: cut the game by its stones into S stages of equal length, each with its own tables "
