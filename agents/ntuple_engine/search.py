@@ -127,15 +127,15 @@ class LearnedSearch:
         g, colour, opponent = self.geometry, moves % 2, current ^ mask
         cells = [self.cell(mask, column) for column in order]
         if depth == 1:  # every child is a leaf: value them all at once
+            children = [mask | (mask + g.bottom_masks[c]) for c in order]  # each child's stones
             values: list[float | None] = []
-            for c in order:
-                ruled, _ = self.rules(opponent, mask | (mask + g.bottom_masks[c]), moves + 1)
+            for child in children:
+                ruled, _ = self.rules(opponent, child, moves + 1)
                 values.append(None if ruled is None else -ruled)
             learned = [k for k, v in enumerate(values) if v is None]
             if learned:
                 rows = indices[None, :] + self.deltas[colour, [cells[k] for k in learned]]
-                masks = [mask | (mask + g.bottom_masks[order[k]]) for k in learned]
-                boards = [(current | (m ^ mask) if colour == 0 else opponent, m) for m in masks]
+                boards = [(current | (children[k] ^ mask) if colour == 0 else opponent, children[k]) for k in learned]
                 for k, v in zip(learned, self.leaves(moves, rows, boards).tolist()):
                     values[k] = v
             known = [float(v) for v in values if v is not None]  # every child valued now, by the rules or learned

@@ -105,7 +105,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
     p.add_argument("--alpha", type=numbers, default=None,
                    help="ntuple: the step size of the value's sum, each of its 148 entries moving alpha/148 "
-                        "(default 0.5); with --runs, a list gives each run its own (--alpha 0.3,0.5)")
+                        "(140 with --no-threats; default 0.5); with --runs, a list gives each run its own "
+                        "(--alpha 0.3,0.5)")
     p.add_argument("--stages", type=integer, default=None, metavar="S",
                    help="ntuple: cut the game by its stones into S stages of equal length, each with its own tables "
                         "(default 1)")

@@ -95,9 +95,9 @@ def resolve_positions(names: Sequence[str]) -> list[str]:
 def pons_error_rates(choose: Callable[[Position], int], sets: Sequence[str] = tuple(s.name for s in PONS_SETS), *,
                      sample: int | None = None, seed: int = 0, budget: float | None = None, cache: str | None = None,
                      workers: int = 1, agent: str = "agent") -> dict[str, dict[str, Any]]:
-    """The error rate of ``choose`` (a function of the position, as ``agents.ntuple_engine.search.choose`` with its network) on
-    each of Pons' sets named in ``sets``, asked in this process (``measuring.in_process``: no agent process, no
-    clock), in AlphaZero.jl's sense (a move is an error when another has a strictly better outcome).
+    """The error rate of ``choose`` (a function of the position, as ``agents.ntuple_engine.search.choose`` with its
+    network) on each of Pons' sets named in ``sets``, asked in this process (``measuring.in_process``: no agent
+    process, no clock), in AlphaZero.jl's sense (a move is an error when another has a strictly better outcome).
 
     The positions are labelled as ``connectx accuracy --positions`` labels them (``measuring.positions_file``:
     ``budget`` CPU seconds a column, the analysis ``cache`` file, on ``workers`` processes; a seeded ``sample`` of

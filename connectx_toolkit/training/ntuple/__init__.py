@@ -31,8 +31,9 @@ from .checkpoints import TrainingState, load, save
 from .trainer import NTupleSettings, network, new_state, tables, threat_tables, train
 from .tuples import TUPLES
 
-__all__ = ["NTupleSettings", "TrainingState", "averaged_state", "averaged_weights_bytes", "load", "network", "new_state",
-           "save", "tables", "threat_tables", "train", "weights_bytes", "write_csv", "write_png", "write_weights"]
+__all__ = ["NTupleSettings", "TrainingState", "averaged_state", "averaged_weights_bytes", "load", "network",
+           "new_state", "save", "tables", "threat_tables", "train", "weights_bytes", "write_csv", "write_png",
+           "write_weights"]
 
 
 def _learning_record(settings: dict) -> dict:
@@ -48,8 +49,8 @@ def _file_sets(settings: dict) -> "list[int] | None":
 
 
 def weights_bytes(state: TrainingState) -> bytes:
-    """The agent's weights file for ``state``'s network (``agents.ntuple_engine.network.write_network``: float16 tables), with
-    the episodes and the settings it was trained with."""
+    """The agent's weights file for ``state``'s network (``agents.ntuple_engine.network.write_network``: float16
+    tables), with the episodes and the settings it was trained with."""
     from connectx_toolkit.agents.ntuple_engine.network import write_network
 
     # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).

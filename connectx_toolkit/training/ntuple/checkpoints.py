@@ -3,8 +3,8 @@
 ``checkpoint.npz`` in the run's folder holds the network's tables and its two TCL accumulators (float64, as
 trained; only the entries training has touched), the generator's state, the episodes played, the CPU seconds they
 took, the settings and the learning curve so far. It is written whole or not at all (``atomic.write_atomically``), so a run killed at any moment
-(``kill -9`` included) leaves the previous checkpoint intact. The file is an npz (``agents.ntuple_engine.network.npz_bytes``,
-stored, not compressed: it is written every few minutes).
+(``kill -9`` included) leaves the previous checkpoint intact. The file is an npz
+(``agents.ntuple_engine.network.npz_bytes``, stored, not compressed: it is written every few minutes).
 """
 
 from __future__ import annotations

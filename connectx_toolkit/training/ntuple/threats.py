@@ -7,7 +7,8 @@ row's parity at once; these features do: for each column, the pattern of its emp
 winning cell it is (the rules' ``winning_cells``), in a table shared with its mirror column; and for the board,
 how many columns' lowest winning cell is of each kind (whose, which row parity); one set of tables for each side
 to move. The encoding's one home is the agent that reads it at play time
-(``agents.ntuple_engine.network.threat_entries``, numpy); ``tests/training/test_ntuple_threats.py`` proves the two equal.
+(``agents.ntuple_engine.network.threat_entries``, numpy); ``tests/training/test_ntuple_threats.py`` proves the two
+equal.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from connectx_toolkit.agents.ntuple_engine.network import (COLUMN_BASE, COLUMN_SIZE, COLUMN_TABLES, LOWEST_BASE, THREAT_SHAPE,
-                                            THREAT_SIDE, THREAT_SLOTS)
+from connectx_toolkit.agents.ntuple_engine.network import (COLUMN_BASE, COLUMN_SIZE, COLUMN_TABLES, LOWEST_BASE,
+                                                           THREAT_SHAPE, THREAT_SIDE, THREAT_SLOTS)
 
 from . import rules
 
@@ -34,7 +35,7 @@ def threat_entries(first, mask, stones, base, out, offset):
     own = rules.winning_cells(first, mask)
     their = rules.winning_cells(first ^ mask, mask)
     side = base + (stones % 2) * THREAT_SIDE
-    kinds = np.zeros(6, dtype=np.int64)  # columns by their lowest winning cell's kind (agents.ntuple_engine.network.column_lookup)
+    kinds = np.zeros(6, dtype=np.int64)  # columns by their lowest winning cell's kind (network.column_lookup's)
     for column in range(rules.COLUMNS):
         height = 0
         while height < rules.ROWS and (mask >> np.uint64(column * rules.HEIGHT + height)) & np.uint64(1):

@@ -36,7 +36,7 @@ class NTupleSettings:
     """How the n-tuple network learns (kept in the checkpoint: a resumed run keeps them)."""
 
     seed: int = 1
-    alpha: float = 0.5  # the step size of the whole sum: each of the 140 (148) slots' entries moves alpha / 140 (148)
+    alpha: float = 0.5  # the sum's step size: each of its n entries (148; 140 without threats) moves alpha/n
     alpha_end: float | None = None  # None: alpha throughout; else alpha decays exponentially to alpha_end ...
     alpha_episodes: int = 2_000_000  # ... over the first alpha_episodes games, then stays there
     lam: float = 0.5  # λ of the eligibility traces
@@ -114,7 +114,8 @@ def tables(state: TrainingState) -> np.ndarray:
 
 
 def threat_tables(state: TrainingState) -> np.ndarray | None:
-    """The network's threat tables (``agents.ntuple_engine.network.THREAT_SHAPE``, a view of the state's weights), or None."""
+    """The network's threat tables (``agents.ntuple_engine.network.THREAT_SHAPE``, a view of the state's weights),
+    or None."""
     settings = NTupleSettings.from_record(state.settings)
     if not settings.threats:
         return None
