@@ -87,11 +87,12 @@ class Network:
     def first_values(self, indices: np.ndarray, stones, boards: Sequence[tuple[int, int]] | None) -> np.ndarray:
         """The first player's learned value of positions given by their slots' entries in the first set of tables
         (one row a position, ``indices``' rows), their count of stones (one for all, or a column of counts) and,
-        for the threat tables, their bitboards (the first player's stones, all stones; one pair a position)."""
+        for the threat tables, their bitboards (the first player's stones, all stones; one pair a position, or a
+        quadruple with both players' winning cells, the first's then the second's, when the caller has them)."""
         total = self.tables[indices + self.set_shifts[stones]].astype(np.float64).sum(axis=1)
         if self.threats is not None:
             assert boards is not None, "a network with threat tables values positions from their bitboards"
-            entries = [threat_entries(first, mask, mask.bit_count()) for first, mask in boards]
+            entries = [threat_entries(board[0], board[1], board[1].bit_count(), board[2:]) for board in boards]
             total += self.threats[entries].astype(np.float64).sum(axis=1)
         return np.tanh(total)
 
@@ -135,11 +136,14 @@ COLUMN_OFFSETS = tuple(t * COLUMN_SIZE for t in COLUMN_TABLES)
 STANDARD = geometry(Config())  # 6x7, four in a row: the only board the network plays
 
 
-def threat_entries(first: int, mask: int, stones: int) -> list[int]:
+def threat_entries(first: int, mask: int, stones: int, wins: Sequence[int] = ()) -> list[int]:
     """The threat tables' eight entries (one a column, then the board's) of the position whose first player's
-    stones are ``first`` and whose stones are ``mask`` (the core's bitboards), ``stones`` of them."""
-    wins = STANDARD.winning_cells  # the rules' one home
-    own, their = wins(first, mask), wins(first ^ mask, mask)
+    stones are ``first`` and whose stones are ``mask`` (the core's bitboards), ``stones`` of them; ``wins``, when
+    given, the first player's and the second's winning cells there (else computed by the rules)."""
+    if wins:
+        own, their = wins
+    else:
+        own, their = STANDARD.winning_cells(first, mask), STANDARD.winning_cells(first ^ mask, mask)  # the rules'
     lookup, side = column_lookup(), (stones & 1) * THREAT_SIDE
     entries, kinds = [], [0] * 6
     for column, offset in enumerate(COLUMN_OFFSETS):

@@ -82,23 +82,33 @@ class LearnedSearch:
 
     def rules(self, current: int, mask: int, moves: int) -> tuple[float | None, int]:
         """The node's value when the rules decide it (else None), and its non-losing moves (a bitmask)."""
+        ruled, candidates, _ = self.judge(current, mask, moves)
+        return ruled, candidates
+
+    def judge(self, current: int, mask: int, moves: int) -> tuple[float | None, int, tuple[int, int]]:
+        """``rules``, and when they leave the node undecided both players' winning cells (the first player's, then
+        the second's) for its threat entries, which would otherwise compute them again."""
         g = self.geometry
         possible = (mask + g.bottom) & g.board
-        if g.winning_cells(current, mask) & possible:
-            return WIN + CELLS - moves - 1, 0
+        own = g.winning_cells(current, mask)
+        if own & possible:
+            return WIN + CELLS - moves - 1, 0, (0, 0)
         if moves + 1 >= CELLS:
-            return 0.0, 0
+            return 0.0, 0, (0, 0)
         # Inlined for speed: a copy of Position.non_losing_moves (tests/agents/test_core.py checks they agree).
         threats = g.winning_cells(current ^ mask, mask)
         forced = possible & threats
         if forced:
             possible = 0 if forced & (forced - 1) else forced  # two threats cannot both be blocked
         candidates = possible & ~(threats >> 1)
-        return (None, candidates) if candidates else (-(WIN + CELLS - moves - 2), 0)
+        if not candidates:
+            return -(WIN + CELLS - moves - 2), 0, (0, 0)
+        return None, candidates, ((own, threats) if moves % 2 == 0 else (threats, own))
 
-    def leaves(self, moves: int, indices: np.ndarray, boards: list[tuple[int, int]]) -> np.ndarray:
+    def leaves(self, moves: int, indices: np.ndarray, boards: list[tuple[int, ...]]) -> np.ndarray:
         """The learned values of positions of ``moves + 1`` stones (rows of slot indices; their bitboards: the
-        first player's stones and all stones), for the player who made the last move."""
+        first player's stones and all stones, then both players' winning cells), for the player who made the last
+        move."""
         return self.network.first_values(indices, moves + 1, boards) * (1.0 if moves % 2 == 0 else -1.0)
 
     def value(self, current: int, mask: int, moves: int, indices: np.ndarray, depth: int, alpha: float,
@@ -107,12 +117,12 @@ class LearnedSearch:
         self.nodes += 1
         if self.deadline is not None and not self.nodes & 255 and self.deadline.expired():
             raise OutOfTime
-        ruled, candidates = self.rules(current, mask, moves)
+        ruled, candidates, wins = self.judge(current, mask, moves)
         if ruled is not None:
             return ruled
         if depth == 0:
             first = current if moves % 2 == 0 else current ^ mask
-            return -float(self.leaves(moves - 1, indices[None, :], [(first, mask)])[0])
+            return -float(self.leaves(moves - 1, indices[None, :], [(first, mask, *wins)])[0])
         key = current + mask
         entry = self.table.get(key)
         if entry is not None and entry[0] == depth:
@@ -129,13 +139,16 @@ class LearnedSearch:
         if depth == 1:  # every child is a leaf: value them all at once
             children = [mask | (mask + g.bottom_masks[c]) for c in order]  # each child's stones
             values: list[float | None] = []
+            wins = []
             for child in children:
-                ruled, _ = self.rules(opponent, child, moves + 1)
+                ruled, _, child_wins = self.judge(opponent, child, moves + 1)
                 values.append(None if ruled is None else -ruled)
+                wins.append(child_wins)
             learned = [k for k, v in enumerate(values) if v is None]
             if learned:
                 rows = indices[None, :] + self.deltas[colour, [cells[k] for k in learned]]
-                boards = [(current | (children[k] ^ mask) if colour == 0 else opponent, children[k]) for k in learned]
+                boards = [(current | (children[k] ^ mask) if colour == 0 else opponent, children[k], *wins[k])
+                          for k in learned]
                 for k, v in zip(learned, self.leaves(moves, rows, boards).tolist()):
                     values[k] = v
             known = [float(v) for v in values if v is not None]  # every child valued now, by the rules or learned
