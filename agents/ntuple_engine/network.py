@@ -84,7 +84,7 @@ class Network:
             boards = [(int(f), int(f) | int(m)) for f, m in zip(first, mask)]
         return self.first_values(indices, stones[:, None], boards)
 
-    def first_values(self, indices: np.ndarray, stones, boards: Sequence[tuple[int, int]] | None) -> np.ndarray:
+    def first_values(self, indices: np.ndarray, stones, boards: Sequence[tuple[int, ...]] | None) -> np.ndarray:
         """The first player's learned value of positions given by their slots' entries in the first set of tables
         (one row a position, ``indices``' rows), their count of stones (one for all, or a column of counts) and,
         for the threat tables, their bitboards (the first player's stones, all stones; one pair a position, or a
