@@ -25,7 +25,7 @@ from .network import CELLS, ROWS, Network, cell_states
 # Half of the act timeout, 1 s on Kaggle's 2 s: the rest is the margin for a slower machine (the deadline is the
 # agent's own wall clock, checked every 256 nodes), and the bank is never touched. The learned values' errors are
 # the long game's, which depth reaches: at 0.4 s (alphabeta's budget) 4 errors in 100 of Pons' Middle-Medium, at
-# 1 s none (docs/agents.md).
+# 1 s 0 and 1 in two runs (docs/agents.md).
 TIME_SHARE = 0.5
 TIME_CEILING = 1.0
 MAX_DEPTH = 42

@@ -358,7 +358,8 @@ def test_the_ntuple_search_inlines_non_losing_moves():
         # What it hands the threat entries of an undecided node: the first player's winning cells, the second's.
         first = position.current if position.moves % 2 == 0 else position.current ^ position.mask
         if ruled is None:
-            wins = tuple(position.geometry.winning_cells(stones, position.mask) for stones in (first, first ^ position.mask))
+            wins = tuple(position.geometry.winning_cells(stones, position.mask)
+                         for stones in (first, first ^ position.mask))
             assert search.judge(position.current, position.mask, position.moves) == (None, candidates, wins)
     assert any(not p.non_losing_moves() for p in positions) and any(
         p.non_losing_moves() != p.possible() for p in positions)
