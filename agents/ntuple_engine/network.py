@@ -143,7 +143,7 @@ def threat_entries(first: int, mask: int, stones: int, wins: Sequence[int] = ())
     if wins:
         own, their = wins
     else:
-        own, their = STANDARD.winning_cells(first, mask), STANDARD.winning_cells(first ^ mask, mask)  # the rules'
+        own, their = STANDARD.winning_cells(first, mask), STANDARD.winning_cells(first ^ mask, mask)  # rules' home
     lookup, side = column_lookup(), (stones & 1) * THREAT_SIDE
     entries, kinds = [], [0] * 6
     for column, offset in enumerate(COLUMN_OFFSETS):

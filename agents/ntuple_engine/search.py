@@ -84,14 +84,10 @@ class LearnedSearch:
         self.table: dict[int, tuple[int, int, float, int]] = {}  # key -> (depth, bound, value, best column)
         self.nodes = 0
 
-    def rules(self, current: int, mask: int, moves: int) -> tuple[float | None, int]:
-        """The node's value when the rules decide it (else None), and its non-losing moves (a bitmask)."""
-        ruled, candidates, _ = self.judge(current, mask, moves)
-        return ruled, candidates
-
-    def judge(self, current: int, mask: int, moves: int) -> tuple[float | None, int, tuple[int, int]]:
-        """``rules``, and when they leave the node undecided both players' winning cells (the first player's, then
-        the second's) for its threat entries, which would otherwise compute them again."""
+    def rules(self, current: int, mask: int, moves: int) -> tuple[float | None, int, tuple[int, int]]:
+        """The node's value when the rules decide it (else None), its non-losing moves (a bitmask) and, when it is
+        undecided, both players' winning cells (the first player's, then the second's; else zeros): its threat
+        entries read them rather than compute them again."""
         g = self.geometry
         possible = (mask + g.bottom) & g.board
         own = g.winning_cells(current, mask)
@@ -121,7 +117,7 @@ class LearnedSearch:
         self.nodes += 1
         if self.deadline is not None and not self.nodes & 255 and self.deadline.expired():
             raise OutOfTime
-        ruled, candidates, wins = self.judge(current, mask, moves)
+        ruled, candidates, wins = self.rules(current, mask, moves)
         if ruled is not None:
             return ruled
         if depth == 0:
@@ -145,7 +141,7 @@ class LearnedSearch:
             values: list[float | None] = []
             wins = []
             for child in children:
-                ruled, _, child_wins = self.judge(opponent, child, moves + 1)
+                ruled, _, child_wins = self.rules(opponent, child, moves + 1)
                 values.append(None if ruled is None else -ruled)
                 wins.append(child_wins)
             learned = [k for k, v in enumerate(values) if v is None]

@@ -350,17 +350,16 @@ def test_the_ntuple_search_inlines_non_losing_moves():
     search = LearnedSearch(shipped_network(), Position(cfg))
     positions = [p for p in quiet_positions(cfg, 300, seed=3, min_moves=4) if p.moves + 1 < cfg.cells]
     for position in positions:
-        ruled, candidates = search.rules(position.current, position.mask, position.moves)
+        ruled, candidates, wins = search.rules(position.current, position.mask, position.moves)
         expected = position.non_losing_moves()
         assert candidates == expected
         # The copy's "no candidate" exit: a loss by the rules.
         assert ruled == (None if expected else -(WIN + cfg.cells - position.moves - 2))
         # What it hands the threat entries of an undecided node: the first player's winning cells, the second's.
-        first = position.current if position.moves % 2 == 0 else position.current ^ position.mask
         if ruled is None:
-            wins = tuple(position.geometry.winning_cells(stones, position.mask)
-                         for stones in (first, first ^ position.mask))
-            assert search.judge(position.current, position.mask, position.moves) == (None, candidates, wins)
+            first = position.current if position.moves % 2 == 0 else position.current ^ position.mask
+            assert wins == tuple(position.geometry.winning_cells(stones, position.mask)
+                                 for stones in (first, first ^ position.mask))
     assert any(not p.non_losing_moves() for p in positions) and any(
         p.non_losing_moves() != p.possible() for p in positions)
 
