@@ -104,9 +104,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="DIR", default=None,
                    help="ntuple: go on training the run in DIR from its last checkpoint, with its settings")
     p.add_argument("--alpha", type=numbers, default=None,
-                   help="ntuple: the step size of the value's sum, each of its 148 entries moving alpha/148 "
-                        "(140 with --no-threats; default 0.5); with --runs, a list gives each run its own "
+                   help="ntuple: the step size of the value's sum, each of its n entries moving alpha/n (two a "
+                        "tuple and 8 threat entries: 148 for 70 tuples; default 0.5); with --runs, a list gives each run its own "
                         "(--alpha 0.3,0.5)")
+    p.add_argument("--tuples", type=integer, default=None, metavar="N",
+                   help="ntuple: the network's 8-tuples, the first N of the 140 fixed ones (default 70); more see more "
+                        "patterns, at about half the games a CPU-second for 140")
     p.add_argument("--stages", type=integer, default=None, metavar="S",
                    help="ntuple: cut the game by its stones into S stages of equal length, each with its own tables "
                         "(default 1)")
@@ -176,7 +179,8 @@ def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
         raise UsageError("--resume goes on with an n-tuple learner's run (--learner ntuple)")
     for option, value in (("--minutes", args.minutes), ("--curve-every", args.curve_every),
                           ("--checkpoint-minutes", args.checkpoint_minutes), ("--alpha", args.alpha),
-                          ("--stages", args.stages), ("--no-threats", args.threats), ("--runs", args.runs),
+                          ("--tuples", args.tuples), ("--stages", args.stages), ("--no-threats", args.threats),
+                          ("--runs", args.runs),
                           ("--average", args.average or None),
                           ("--backend", args.backend), ("--workers", args.workers)):
         if value is not None:
@@ -324,7 +328,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             raise UsageError(f"--resume {error}") from None
         kept = ntuple.NTupleSettings.from_record(state.settings)
         for option, value, key in (("--seed", args.seed, "seed"), ("--alpha", alpha, "alpha"),
-                                   ("--stages", args.stages, "stages"), ("--no-threats", args.threats, "threats")):
+                                   ("--tuples", args.tuples, "tuples"), ("--stages", args.stages, "stages"),
+                                   ("--no-threats", args.threats, "threats")):
             if value is not None and value != getattr(kept, key):
                 raise UsageError(f"--resume {folder}: the run's {key} is {getattr(kept, key)}; give no other {option}")
         if args.curve_every not in (None, state.settings.get("curve_every")):
@@ -338,8 +343,8 @@ def run_ntuple(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
             raise UsageError("--out DIR is required (or --resume DIR)")
         check_out(args.out)
         folder = args.out
-        settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha, stages=args.stages,
-                                   threats=args.threats, curve_every=args.curve_every,
+        settings = ntuple_settings(seed=1 if args.seed is None else args.seed, alpha=alpha, tuples=args.tuples,
+                                   stages=args.stages, threats=args.threats, curve_every=args.curve_every,
                                    checkpoint_seconds=checkpoint_seconds)
         if os.path.exists(os.path.join(folder, "checkpoint.npz")):
             raise UsageError(f"--out {folder}: holds a run already; go on with --resume {folder}, or choose another "
@@ -473,7 +478,7 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         if args.out is not None and os.path.abspath(args.out) != os.path.abspath(args.resume):
             raise UsageError("--resume DIR trains on in DIR: give no other --out")
         for option, value in (("--runs", args.runs), ("--seed", args.seed), ("--alpha", args.alpha),
-                              ("--stages", args.stages), ("--no-threats", args.threats),
+                              ("--tuples", args.tuples), ("--stages", args.stages), ("--no-threats", args.threats),
                               ("--curve-every", args.curve_every)):
             if value is not None:
                 raise UsageError(f"--resume {args.resume}: its runs keep their settings; give no {option}")
@@ -506,8 +511,8 @@ def run_ntuple_runs(args: argparse.Namespace, out: IO[str] | TextIO) -> int:
         alphas = args.alpha or [None]
         if len(alphas) not in (1, count):
             raise UsageError(f"--alpha gives {len(alphas)} values for {count} runs: give one, or one a run")
-        settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)], stages=args.stages,
-                                    threats=args.threats, curve_every=args.curve_every,
+        settings = [ntuple_settings(seed=seed + index, alpha=alphas[index % len(alphas)], tuples=args.tuples,
+                                    stages=args.stages, threats=args.threats, curve_every=args.curve_every,
                                     checkpoint_seconds=checkpoint_seconds)
                     for index in range(count)]
         if os.path.exists(os.path.join(folder, train_runs.MANIFEST)) or os.path.exists(

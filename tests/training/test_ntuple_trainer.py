@@ -93,6 +93,36 @@ def test_stages_give_each_stage_of_the_game_its_own_sets_of_tables_and_the_agent
         ntuple.NTupleSettings(stages=0)
 
 
+def test_more_tuples_are_the_first_of_the_140_and_the_agent_reads_them(tmp_path):
+    from connectx_toolkit.training.ntuple.tuples import MOST_TUPLES, TUPLES, mirror_cell, tuple_set
+
+    every = tuple_set(MOST_TUPLES)
+    assert tuple_set(70) == TUPLES and every[:70] == TUPLES and tuple_set(100) == every[:100]
+    seen = set()
+    for cells in every:  # each a walk of 8 distinct cells, each a neighbour of the one before; none twice
+        assert len(set(cells)) == 8 and all(
+            max(abs(a // 6 - b // 6), abs(a % 6 - b % 6)) == 1 for a, b in zip(cells, cells[1:]))
+        assert frozenset(cells) not in seen and frozenset(map(mirror_cell, cells)) not in seen
+        seen |= {frozenset(cells), frozenset(map(mirror_cell, cells))}
+    state = ntuple.new_state(ntuple.NTupleSettings(seed=3, tuples=MOST_TUPLES))
+    os.makedirs(tmp_path / "run")
+    ntuple.train(state, str(tmp_path / "run"), episodes=2000)
+    assert ntuple.tables(state).shape == (2 * MOST_TUPLES, 4 ** 8)  # each side's 140 tables
+    assert np.count_nonzero(ntuple.tables(state)[70:MOST_TUPLES]) > 1000  # the 70 more learned too
+    network = ntuple_agent.read_network(ntuple.weights_bytes(state))
+    assert network.slot_cells[:MOST_TUPLES].tolist() == [list(t) for t in every]
+    assert (network.set_shifts == np.arange(43) % 2 * MOST_TUPLES * 4 ** 8).all()
+    live = ntuple.network(state)
+    position = ntuple_agent.Position.from_moves([3, 3, 2, 4, 2, 2, 4])
+    states = ntuple_agent.cell_states(position)[None, :]
+    assert np.isclose(live.values(states)[0], network.values(states)[0], atol=2e-3)
+    old = {k: v for k, v in ntuple.NTupleSettings(seed=3, tuples=MOST_TUPLES).record().items() if k != "tuples"}
+    assert ntuple.NTupleSettings.from_record(old).tuples == 70  # a run recorded before the setting had 70
+    for wrong in (0, MOST_TUPLES + 1):
+        with pytest.raises(ValueError, match="tuples"):
+            ntuple.NTupleSettings(tuples=wrong)
+
+
 def test_a_run_recorded_before_greedy_targets_goes_on_teaching_the_explored_moves_value(tmp_path):
     old = {k: v for k, v in ntuple.NTupleSettings(seed=3).record().items() if k != "greedy_target"}
     assert ntuple.NTupleSettings.from_record(old).greedy_target is False
@@ -195,6 +225,8 @@ def test_a_resume_asked_for_nothing_goes_on_to_the_games_the_run_was_asked_for(t
     (["--learner", "ntuple", "--alpha", "0", "--out", "x"], "n-tuple settings out of range: alpha"),
     (["--alpha", "1", "--out", "x"], "--alpha is the n-tuple learner's"),
     (["--no-threats", "--out", "x"], "--no-threats is the n-tuple learner's"),
+    (["--tuples", "140", "--out", "x"], "--tuples is the n-tuple learner's"),
+    (["--learner", "ntuple", "--tuples", "141", "--out", "x"], "n-tuple settings out of range: tuples"),
     (["--learner", "ntuple", "--minutes", "0", "--out", "x"], "--minutes must be more than 0"),
     (["--learner", "ntuple", "--episodes", "-1", "--out", "x"], "--episodes must be at least 0"),
     (["--resume", "nowhere"], "no checkpoint.npz"),
@@ -222,6 +254,17 @@ def test_no_threats_trains_the_tuples_alone_and_a_resume_keeps_the_runs_choice(t
     capsys.readouterr()
     assert connectx.main(["train", "--quiet", "--resume", str(threats), "--no-threats"]) == 2
     assert "the run's threats is True" in capsys.readouterr().err
+
+
+def test_tuples_from_the_command_line_and_a_resume_keeps_the_runs_count(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert connectx.main(["train", "--learner", "ntuple", "--quiet", "--tuples", "100", "--episodes", "1000",
+                          "--curve-every", "1000", "--out", str(run)]) == 0
+    assert ntuple.load(str(run)).settings["tuples"] == 100
+    assert len(ntuple_agent.read_network((run / "data" / "ntuple_6x7.npz").read_bytes()).slot_cells) == 200
+    capsys.readouterr()
+    assert connectx.main(["train", "--quiet", "--resume", str(run), "--tuples", "70"]) == 2
+    assert "the run's tuples is 100" in capsys.readouterr().err
 
 
 def test_a_trained_folder_builds_into_one_file_with_its_own_weights_only(tmp_path):

@@ -1,7 +1,7 @@
 """The n-tuple TD(λ) learner (``connectx train --learner ntuple``): Connect 4 (6x7) values learned by self-play.
 
 One concept a module:
-- ``tuples``: the 70 fixed 8-tuples and the board encoding (four cell states, the mirror image);
+- ``tuples``: the fixed 8-tuples (70, and 70 more) and the board encoding (four cell states, the mirror image);
 - ``rules``: the game's rules compiled with numba (the game core's bitboards; proven equal to Kaggle's by
   ``tests/training/test_ntuple_rules.py``);
 - ``network``: the tables, the value, and the TD(λ) update with TCL step sizes;
@@ -29,7 +29,7 @@ from connectx_toolkit.training.curve import write_csv, write_png
 
 from .checkpoints import TrainingState, load, save
 from .trainer import NTupleSettings, network, new_state, tables, threat_tables, train
-from .tuples import TUPLES
+from .tuples import tuple_set
 
 __all__ = ["NTupleSettings", "TrainingState", "averaged_state", "averaged_weights_bytes", "load", "network",
            "new_state", "save", "tables", "threat_tables", "train", "weights_bytes", "write_csv", "write_png",
@@ -48,6 +48,11 @@ def _file_sets(settings: dict) -> "list[int] | None":
     return chosen.table_sets().tolist() if chosen.stages > 1 else None
 
 
+def _tuples(settings: dict) -> "tuple[tuple[int, ...], ...]":
+    """The tuples of a run of ``settings``."""
+    return tuple_set(NTupleSettings.from_record(settings).tuples)
+
+
 def weights_bytes(state: TrainingState) -> bytes:
     """The agent's weights file for ``state``'s network (``agents.ntuple_engine.network.write_network``: float16
     tables), with the episodes and the settings it was trained with."""
@@ -55,19 +60,20 @@ def weights_bytes(state: TrainingState) -> bytes:
 
     # No time in it: the same run gives the same bytes (its CPU time is in the checkpoint and the curve).
     record = {"learner": "ntuple", "episodes": state.episodes, "settings": _learning_record(state.settings)}
-    return write_network(TUPLES, tables(state), record, _file_sets(state.settings), threat_tables(state))
+    return write_network(_tuples(state.settings), tables(state), record, _file_sets(state.settings), threat_tables(state))
 
 
 def averaged_state(states: "list[TrainingState]") -> TrainingState:
     """A state whose tables are the mean of several runs' (float64, as trained), with the first run's settings:
     one network whose value sums the runs' mean, an ensemble of the runs at the cost of one (``network``,
     ``tables``, ``threat_tables`` read it; it is not for training on). ValueError when the runs' tables are not
-    laid out alike (other stages, side tables or threat tables)."""
+    laid out alike (other tuples, stages, side tables or threat tables)."""
     if not states:
         raise ValueError("no runs to average")
-    layouts = {(tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()), s.weights.size) for s in states}
+    layouts = {(NTupleSettings.from_record(s.settings).tuples,
+                tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()), s.weights.size) for s in states}
     if len(layouts) > 1:
-        raise ValueError("the runs' tables are laid out differently (stages, side tables, threat tables): they "
+        raise ValueError("the runs' tables are laid out differently (tuples, stages, side tables, threat tables): they "
                          "cannot be averaged")
     mean = np.zeros_like(states[0].weights)
     for state in states:
@@ -83,7 +89,7 @@ def averaged_weights_bytes(states: "list[TrainingState]", names: "list[str]", me
 
     runs = [{"name": name, "episodes": state.episodes, "settings": _learning_record(state.settings)}
             for name, state in zip(names, states)]
-    return write_network(TUPLES, tables(mean), {"learner": "ntuple", "averaged": runs}, _file_sets(mean.settings),
+    return write_network(_tuples(mean.settings), tables(mean), {"learner": "ntuple", "averaged": runs}, _file_sets(mean.settings),
                          threat_tables(mean))
 
 

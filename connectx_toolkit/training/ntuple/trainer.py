@@ -26,7 +26,7 @@ from .checkpoints import TrainingState
 from .network import make_layout
 from .selfplay import play_episodes, seeded_state
 from .threats import THREAT_SHAPE, THREAT_SIZE, THREAT_SLOTS
-from .tuples import CELLS, TABLE_SIZE, TUPLES
+from .tuples import CELLS, MOST_TUPLES, TABLE_SIZE, tuple_set
 
 CHUNK = 2000  # games a compiled call plays: about half a second, so Ctrl-C and the clock are heard promptly
 
@@ -36,7 +36,8 @@ class NTupleSettings:
     """How the n-tuple network learns (kept in the checkpoint: a resumed run keeps them)."""
 
     seed: int = 1
-    alpha: float = 0.5  # the sum's step size: each of its n entries (148; 140 without threats) moves alpha/n
+    tuples: int = 70  # the network's n-tuples: the first of the 140 (``tuples.tuple_set``), each read twice (mirror)
+    alpha: float = 0.5  # the sum's step size: each of its n entries (2 a tuple, and 8 threat entries) moves alpha/n
     alpha_end: float | None = None  # None: alpha throughout; else alpha decays exponentially to alpha_end ...
     alpha_episodes: int = 2_000_000  # ... over the first alpha_episodes games, then stays there
     lam: float = 0.5  # λ of the eligibility traces
@@ -57,7 +58,7 @@ class NTupleSettings:
 
     def __post_init__(self) -> None:
         problems = [name for name, ok in (
-            ("alpha", self.alpha > 0), ("alpha_end", self.alpha_end is None or self.alpha_end > 0),
+            ("tuples", 1 <= self.tuples <= MOST_TUPLES), ("alpha", self.alpha > 0), ("alpha_end", self.alpha_end is None or self.alpha_end > 0),
             ("alpha_episodes", self.alpha_episodes >= 1), ("lam", 0 <= self.lam <= 1), ("horizon", self.horizon >= 1),
             ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
             ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
@@ -81,7 +82,7 @@ class NTupleSettings:
     def from_record(cls, record: dict[str, Any]) -> "NTupleSettings":
         known = {f.name for f in fields(cls)}
         # A run recorded before these settings existed played without them: it goes on as it began.
-        before = {"explore_learns": False, "greedy_target": False, "tactics": False, "side_tables": False,
+        before = {"tuples": 70, "explore_learns": False, "greedy_target": False, "tactics": False, "side_tables": False,
                   "threats": False}
         return cls(**{**before, **{k: v for k, v in record.items() if k in known}})
 
@@ -97,7 +98,7 @@ AfterCheckpoint = Callable[[TrainingState], None]
 
 def tuple_entries(settings: NTupleSettings) -> int:
     """How many of the weights are the tuples' tables (the threat tables, when there are, come after them)."""
-    return (int(settings.table_sets().max()) + 1) * len(TUPLES) * TABLE_SIZE
+    return (int(settings.table_sets().max()) + 1) * settings.tuples * TABLE_SIZE
 
 
 def new_state(settings: NTupleSettings) -> TrainingState:
@@ -127,7 +128,8 @@ def network(state: TrainingState):
     from connectx_toolkit.agents.ntuple_engine.network import network_from
 
     settings = NTupleSettings.from_record(state.settings)
-    return network_from(TUPLES, tables(state), {}, settings.table_sets().tolist(), threat_tables(state))
+    return network_from(tuple_set(settings.tuples), tables(state), {}, settings.table_sets().tolist(),
+                        threat_tables(state))
 
 
 class _StopOnInterrupt:
@@ -153,7 +155,7 @@ class _StopOnInterrupt:
 def play(state: TrainingState, episodes: int) -> None:
     """Play and learn from ``episodes`` more games, in place (one compiled call)."""
     settings = NTupleSettings.from_record(state.settings)
-    layout = make_layout()
+    layout = make_layout(tuple_set(settings.tuples))
     results = np.zeros(3, dtype=np.int64)
     slots = layout.slots + (THREAT_SLOTS if settings.threats else 0)  # the entries a value sums
     started = time.process_time()

@@ -1,7 +1,7 @@
 """The n-tuples and the board encoding: which cells each tuple reads, and what a cell's state is.
 
 70 fixed 8-tuples over the 6x7 board, the number and length of Thill, Bagheri, Koch and Konen's Connect 4
-agents (GBG, ``src/games/CFour``). Like theirs, each tuple is a "snake": a random walk of 8 distinct cells, each
+agents (GBG, ``src/games/CFour``), and 70 more drawn the same way (a network reads the first n: ``tuple_set``). Like theirs, each tuple is a "snake": a random walk of 8 distinct cells, each
 a neighbour (across a side or a corner) of the one before. These were drawn once (random walks, seed 20121;
 a tuple equal to an earlier one or to its mirror image skipped) and are kept fixed here, so that every run and
 every weights file speak of the same tuples.
@@ -14,8 +14,8 @@ threat sits on an odd or an even row decides games, and only the colours say who
 ``sum(state(cell_j) * 4**j)``, one of 4**8 = 65,536 entries of its look-up table.
 
 Mirror symmetry: every tuple is read twice, on the board and on its left-right mirror image, into the same
-table; so ``slot_cells`` lists 140 slots, the 70 tuples then their mirror images (slot ``70 + t`` reads tuple
-``t``'s table).
+table; so ``slot_cells`` lists 2n slots for n tuples, the tuples then their mirror images (slot ``n + t`` reads
+tuple ``t``'s table).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import numpy as np
 from connectx_toolkit.agents.ntuple_engine.network import (CELLS, COLUMNS, EMPTY, FIRST, PLAYABLE, ROWS, SECOND, STATES,
                                             mirror_cell, slots)
 
-__all__ = ["CELLS", "COLUMNS", "EMPTY", "FIRST", "PLAYABLE", "ROWS", "SECOND", "STATES", "TABLE_SIZE", "TUPLES",
-           "mirror_cell", "slot_cells", "slot_tables"]
+__all__ = ["CELLS", "COLUMNS", "EMPTY", "FIRST", "PLAYABLE", "MORE_TUPLES", "MOST_TUPLES", "ROWS", "SECOND", "STATES",
+           "TABLE_SIZE", "TUPLES", "mirror_cell", "slot_cells", "slot_tables", "tuple_set"]
 
 TUPLE_LENGTH = 8
 TABLE_SIZE = STATES ** TUPLE_LENGTH  # 65,536 entries a tuple
@@ -58,6 +58,45 @@ TUPLES: tuple[tuple[int, ...], ...] = (
     (20, 26, 21, 16, 11, 17, 23, 29), (17, 16, 21, 26, 32, 27, 34, 29), (24, 30, 36, 31, 37, 32, 26, 21),
     (0, 1, 7, 2, 3, 4, 11, 16),
 )
+
+# 70 more, drawn the same way after the 70 (random walks, numpy's default_rng(20122); a tuple whose cells are an
+# earlier one's, or its mirror image's, skipped): a network of n tuples reads the first n of the 140
+# (``tuple_set``; ``NTupleSettings.tuples``). Twice the tuples see twice the patterns, at about half the games a
+# CPU-second.
+MORE_TUPLES: tuple[tuple[int, ...], ...] = (
+    (41, 35, 28, 33, 40, 39, 34, 29), (27, 34, 29, 23, 22, 28, 21, 16), (17, 23, 22, 21, 16, 11, 5, 4),
+    (40, 41, 35, 34, 28, 33, 39, 32), (21, 22, 17, 10, 9, 14, 15, 20), (35, 34, 29, 23, 28, 27, 20, 13),
+    (22, 21, 26, 33, 39, 34, 27, 28), (28, 33, 40, 41, 34, 35, 29, 23), (28, 33, 38, 31, 30, 37, 32, 27),
+    (14, 9, 16, 23, 22, 17, 11, 5), (13, 18, 25, 19, 14, 8, 15, 10), (12, 13, 6, 1, 2, 8, 14, 19),
+    (11, 10, 5, 4, 3, 2, 9, 8), (26, 33, 34, 39, 32, 25, 19, 13), (38, 39, 34, 40, 33, 26, 21, 28),
+    (26, 25, 30, 36, 37, 38, 31, 24), (34, 27, 33, 38, 37, 31, 32, 26), (10, 17, 23, 22, 29, 28, 21, 20),
+    (23, 17, 16, 10, 3, 4, 9, 8), (18, 24, 25, 32, 37, 38, 33, 28), (35, 28, 27, 34, 41, 40, 33, 39),
+    (13, 12, 19, 25, 18, 24, 31, 32), (32, 37, 38, 39, 33, 28, 35, 40), (24, 19, 20, 25, 26, 33, 38, 31),
+    (38, 33, 27, 22, 23, 29, 28, 35), (36, 30, 31, 38, 33, 39, 32, 26), (31, 37, 36, 30, 25, 19, 20, 14),
+    (38, 31, 37, 30, 24, 19, 13, 12), (21, 20, 13, 7, 14, 15, 8, 1), (36, 30, 24, 25, 18, 19, 26, 27),
+    (14, 13, 20, 19, 24, 30, 31, 26), (15, 10, 16, 11, 4, 3, 2, 1), (40, 41, 35, 29, 23, 22, 15, 14),
+    (10, 4, 9, 16, 21, 27, 32, 33), (25, 32, 26, 20, 15, 22, 21, 27), (24, 19, 14, 21, 22, 28, 23, 17),
+    (39, 33, 28, 27, 26, 32, 31, 24), (41, 35, 40, 39, 32, 37, 36, 31), (25, 30, 36, 31, 32, 26, 21, 20),
+    (8, 13, 12, 18, 19, 24, 25, 31), (30, 25, 18, 12, 6, 1, 0, 7), (6, 0, 1, 2, 8, 13, 19, 25),
+    (11, 17, 22, 23, 29, 28, 33, 26), (4, 11, 10, 15, 21, 28, 27, 20), (28, 34, 35, 41, 40, 39, 32, 26),
+    (27, 32, 25, 18, 13, 8, 2, 9), (11, 10, 15, 14, 20, 21, 22, 29), (26, 20, 13, 12, 6, 7, 1, 0),
+    (22, 27, 21, 26, 33, 39, 40, 41), (32, 39, 34, 27, 33, 26, 21, 22), (7, 14, 9, 4, 3, 10, 11, 17),
+    (11, 17, 23, 29, 22, 16, 21, 28), (16, 22, 27, 34, 35, 40, 39, 33), (26, 19, 24, 25, 30, 36, 37, 38),
+    (4, 9, 2, 1, 8, 15, 14, 21), (24, 31, 25, 19, 13, 6, 7, 2), (15, 22, 16, 9, 3, 2, 8, 14),
+    (14, 15, 8, 1, 2, 9, 16, 11), (10, 4, 5, 11, 17, 16, 21, 15), (4, 3, 8, 9, 14, 20, 25, 30),
+    (38, 33, 39, 32, 27, 26, 21, 28), (30, 31, 24, 25, 19, 12, 13, 14), (24, 18, 19, 25, 32, 38, 37, 36),
+    (18, 12, 7, 6, 13, 19, 26, 32), (20, 15, 21, 22, 23, 17, 11, 10), (18, 24, 19, 13, 8, 14, 15, 20),
+    (19, 13, 18, 25, 30, 24, 31, 26), (34, 28, 21, 15, 9, 14, 13, 19), (18, 25, 30, 36, 37, 31, 38, 39),
+    (8, 13, 19, 25, 30, 31, 38, 32),
+)
+MOST_TUPLES = len(TUPLES) + len(MORE_TUPLES)
+
+
+def tuple_set(count: int) -> tuple[tuple[int, ...], ...]:
+    """The tuples of a network of ``count`` (1 .. 140): the 70 fixed ones, then the 70 more, the first ``count``."""
+    if not 1 <= count <= MOST_TUPLES:
+        raise ValueError(f"a network has 1 to {MOST_TUPLES} tuples, not {count}")
+    return (TUPLES + MORE_TUPLES)[:count]
 
 
 def slot_cells(tuples: tuple[tuple[int, ...], ...] = TUPLES) -> np.ndarray:
