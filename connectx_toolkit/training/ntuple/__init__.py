@@ -70,8 +70,8 @@ def averaged_state(states: "list[TrainingState]") -> TrainingState:
     laid out alike (other tuples, stages, side tables or threat tables)."""
     if not states:
         raise ValueError("no runs to average")
-    layouts = {(NTupleSettings.from_record(s.settings).tuples,
-                tuple(NTupleSettings.from_record(s.settings).table_sets().tolist()), s.weights.size) for s in states}
+    chosen = [NTupleSettings.from_record(s.settings) for s in states]
+    layouts = {(c.tuples, tuple(c.table_sets().tolist()), s.weights.size) for c, s in zip(chosen, states)}
     if len(layouts) > 1:
         raise ValueError("the runs' tables are laid out differently (tuples, stages, side tables, threat tables): they "
                          "cannot be averaged")

@@ -93,9 +93,8 @@ MOST_TUPLES = len(TUPLES) + len(MORE_TUPLES)
 
 
 def tuple_set(count: int) -> tuple[tuple[int, ...], ...]:
-    """The tuples of a network of ``count`` (1 .. 140): the 70 fixed ones, then the 70 more, the first ``count``."""
-    if not 1 <= count <= MOST_TUPLES:
-        raise ValueError(f"a network has 1 to {MOST_TUPLES} tuples, not {count}")
+    """The tuples of a network of ``count`` (1 .. 140, checked by ``NTupleSettings``): the 70 fixed ones, then the
+    70 more, the first ``count``."""
     return (TUPLES + MORE_TUPLES)[:count]
 
 
