@@ -42,7 +42,7 @@ OPTIONS = {
                      "--data-dir"},
     "train": HELP | {"--out", "--episodes", "--seed", "--untrained", "--evaluate", "--rows", "--columns", "--inarow",
                      "--quiet", "--learner", "--minutes", "--resume", "--curve-every", "--checkpoint-minutes",
-                     "--alpha", "--tuples", "--stages", "--no-threats", "--runs", "--average", "--backend", "--workers"},
+                     "--alpha", "--tuples", "--stages", "--siblings", "--no-threats", "--runs", "--average", "--backend", "--workers"},
 }
 
 

@@ -1,7 +1,7 @@
 """The compiled self-play learns as its docstring says: a plain-Python reference of the same algorithm (move choice,
 tactics, exploration, the three ``explore_target`` modes, TD(λ) traces cut at the horizon, TCL-EXP step sizes)
 played from the same seed ends with the same weights, with one stage of the game and with two, with threat tables
-and without. The reference takes the game's rules from the core's ``Position``, the tuples' values from the
+and without, and with the moves not played learning their lookahead (``siblings``). The reference takes the game's rules from the core's ``Position``, the tuples' values from the
 kernels' sums (their equality with the agent's values is ``test_ntuple_rules.py``'s) and the threat tables'
 entries from the agent's ``threat_entries`` (the kernel's equality with it is ``test_ntuple_threats.py``'s), so
 that both see the same ties."""
@@ -44,9 +44,10 @@ def threat_entries(position: Position, threat_base: int | None) -> list[int]:
 
 
 def reference_episode(weights, coherence_sum, coherence_size, state, layout, set_shifts, explore_target,
-                      threat_base=None):
+                      threat_base=None, siblings=0.0):
     """One self-play game and its learning, written out plainly; ``weights`` and the TCL sums change in place;
-    with ``threat_base``, the threat tables start that many entries on."""
+    with ``threat_base``, the threat tables start that many entries on; with ``siblings``, at that share of the
+    moves the moves not played and not decided by the rules learn their one-ply lookahead."""
 
     def learn(trace: list, error: float) -> None:
         # TD(λ): the newest position first, λ**age times its gradient, at most HORIZON positions back.
@@ -63,15 +64,18 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
     def value_of(entries) -> float:
         return math.tanh(sum(weights[e] for e in entries))
 
-    position, indices, trace = Position(), layout.empty_indices.copy(), []
     change = np.zeros(layout.slots, dtype=np.int64)
-    for moves in range(CELLS):
-        sign = 1.0 if moves % 2 == 0 else -1.0  # the mover's view of the first player's value
+
+    def scores_of(position: Position, indices: np.ndarray) -> tuple[dict, set, set]:
+        """Each legal move's value for the mover, the losing moves and the moves the rules decide."""
+        moves = position.moves
+        sign = 1.0 if moves % 2 == 0 else -1.0
         shift = set_shifts[moves + 1]  # the set the positions one move on read
         total = table_sum(weights, layout.slot_offsets, indices, shift)
-        scores, losing = {}, set()
+        scores, losing, decided = {}, set(), set()
         for column in position.legal_moves():
             child = position.played(column)
+            decided.add(column)
             if position.is_winning_move(column):
                 scores[column] = 1.0
             elif moves + 1 == CELLS:
@@ -80,6 +84,7 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
                 scores[column] = -1.0
                 losing.add(column)
             else:
+                decided.discard(column)
                 cell = column * ROWS + height(position, column)
                 above = cell + 1 if cell % ROWS + 1 < ROWS else -1
                 moved = moved_sum(weights, layout.slot_offsets, indices, total, cell, 1 if sign > 0 else 2, above,
@@ -87,6 +92,28 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
                 if threat_base is not None:
                     moved += sum(weights[e] for e in threat_entries(child, threat_base))
                 scores[column] = sign * math.tanh(moved)
+        return scores, losing, decided
+
+    def played_indices(position: Position, indices: np.ndarray, column: int) -> np.ndarray:
+        """The slots' indices after ``column``: its cell takes the mover's colour, the cell above becomes playable."""
+        indices = indices.copy()
+        cell = column * ROWS + height(position, column)
+        above = cell + 1 if cell % ROWS + 1 < ROWS else -1
+        for k in range(layout.cell_slots.shape[1]):
+            if layout.cell_slots[cell, k] >= 0:
+                indices[layout.cell_slots[cell, k]] += (1 + position.moves % 2 - 3) * layout.cell_powers[cell, k]
+            if above >= 0 and layout.cell_slots[above, k] >= 0:
+                indices[layout.cell_slots[above, k]] += 3 * layout.cell_powers[above, k]
+        return indices
+
+    def entries_of(position: Position, indices: np.ndarray) -> np.ndarray:
+        return np.concatenate([set_shifts[position.moves] + layout.slot_offsets + indices,
+                               np.array(threat_entries(position, threat_base), dtype=np.int64)])
+
+    position, indices, trace = Position(), layout.empty_indices.copy(), []
+    for moves in range(CELLS):
+        sign = 1.0 if moves % 2 == 0 else -1.0  # the mover's view of the first player's value
+        scores, losing, decided = scores_of(position, indices)
         best, best_score, ties = -1, -2.0, 0
         for column, score in scores.items():  # ascending columns, ties broken as the kernel does
             if score > best_score:
@@ -103,9 +130,16 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
             column = choices[below(state, len(choices))]
             if explore_target == 2 and column == best:
                 exploring = False
-        cell = column * ROWS + height(position, column)
-        above = cell + 1 if cell % ROWS + 1 < ROWS else -1
+        if siblings > 0.0 and uniform(state) < siblings:
+            for other in sorted(set(scores) - decided - {column}):
+                # The position after a move not played learns the best of its own moves for its mover.
+                child, child_indices = position.played(other), played_indices(position, indices, other)
+                entries = entries_of(child, child_indices)
+                value = value_of(entries)
+                target = -sign * max(scores_of(child, child_indices)[0].values())
+                learn([(entries, 1.0 - value * value)], target - value)
         won = position.is_winning_move(column)
+        next_indices = played_indices(position, indices, column)
         position.play(column)
         lost = not won and moves + 1 < CELLS and opponent_wins_next(position)
         if won or lost or moves + 1 == CELLS:
@@ -117,13 +151,8 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
             if trace:
                 learn(trace, target - value_of(trace[-1][0]))
             return
-        for k in range(layout.cell_slots.shape[1]):  # the moved cell's slots, and the cell above it's
-            if layout.cell_slots[cell, k] >= 0:
-                indices[layout.cell_slots[cell, k]] += ((1 if sign > 0 else 2) - 3) * layout.cell_powers[cell, k]
-            if above >= 0 and layout.cell_slots[above, k] >= 0:
-                indices[layout.cell_slots[above, k]] += 3 * layout.cell_powers[above, k]
-        entries = np.concatenate([shift + layout.slot_offsets + indices,
-                                  np.array(threat_entries(position, threat_base), dtype=np.int64)])
+        indices = next_indices
+        entries = entries_of(position, indices)
         value = value_of(entries)
         target = value
         if exploring:
@@ -139,9 +168,10 @@ def reference_episode(weights, coherence_sum, coherence_size, state, layout, set
         trace.append((entries.copy(), 1.0 - value * value))
 
 
-@pytest.mark.parametrize("explore_target, stages, threats", [(0, 1, False), (1, 1, False), (2, 1, False),
-                                                               (2, 2, False), (2, 1, True), (0, 2, True)])
-def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target, stages, threats):
+@pytest.mark.parametrize("explore_target, stages, threats, siblings", [
+    (0, 1, False, 0.0), (1, 1, False, 0.0), (2, 1, False, 0.0), (2, 2, False, 0.0), (2, 1, True, 0.0),
+    (0, 2, True, 0.0), (2, 1, True, 0.5), (1, 2, False, 1.0)])
+def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_target, stages, threats, siblings):
     layout = make_layout()
     sets = NTupleSettings(stages=stages).table_sets()
     set_shifts = sets * (layout.tables * tp.TABLE_SIZE)
@@ -151,11 +181,12 @@ def test_the_compiled_self_play_learns_as_the_plain_reference_does(explore_targe
     generator = seeded_state(7)
     play_episodes(*compiled, generator, 60, 0, ALPHA, ALPHA, 1, LAM, HORIZON, BETA, EPSILON, EPSILON, 1,
                   explore_target, True, layout.slot_offsets, set_shifts, layout.cell_slots, layout.cell_powers,
-                  layout.empty_indices, np.zeros(3, dtype=np.int64), threats, tuple_size)
+                  layout.empty_indices, np.zeros(3, dtype=np.int64), threats, tuple_size, siblings)
     reference = [np.zeros(size) for _ in range(3)]
     state = seeded_state(7)
     for _ in range(60):
-        reference_episode(*reference, state, layout, set_shifts, explore_target, tuple_size if threats else None)
+        reference_episode(*reference, state, layout, set_shifts, explore_target, tuple_size if threats else None,
+                          siblings)
     assert state[0] == generator[0]  # the same random draws: the same games
     assert np.count_nonzero(compiled[0]) > 1000
     assert np.count_nonzero(compiled[0][tuple_size:]) > (100 if threats else -1)

@@ -227,6 +227,8 @@ def test_a_resume_asked_for_nothing_goes_on_to_the_games_the_run_was_asked_for(t
     (["--no-threats", "--out", "x"], "--no-threats is the n-tuple learner's"),
     (["--tuples", "140", "--out", "x"], "--tuples is the n-tuple learner's"),
     (["--learner", "ntuple", "--tuples", "141", "--out", "x"], "n-tuple settings out of range: tuples"),
+    (["--siblings", "0.25", "--out", "x"], "--siblings is the n-tuple learner's"),
+    (["--learner", "ntuple", "--siblings", "1.5", "--out", "x"], "n-tuple settings out of range: siblings"),
     (["--learner", "ntuple", "--minutes", "0", "--out", "x"], "--minutes must be more than 0"),
     (["--learner", "ntuple", "--episodes", "-1", "--out", "x"], "--episodes must be at least 0"),
     (["--resume", "nowhere"], "no checkpoint.npz"),
@@ -265,6 +267,23 @@ def test_tuples_from_the_command_line_and_a_resume_keeps_the_runs_count(tmp_path
     capsys.readouterr()
     assert connectx.main(["train", "--quiet", "--resume", str(run), "--tuples", "70"]) == 2
     assert "the run's tuples is 100" in capsys.readouterr().err
+
+
+def test_siblings_from_the_command_line_teach_more_and_a_resume_keeps_the_runs_share(tmp_path, capsys):
+    runs = {}
+    for name, share in (("plain", []), ("siblings", ["--siblings", "0.5"])):
+        runs[name] = tmp_path / name
+        assert connectx.main(["train", "--learner", "ntuple", "--quiet", *share, "--seed", "2", "--episodes", "1000",
+                              "--curve-every", "1000", "--out", str(runs[name])]) == 0
+    plain, siblings = ntuple.load(str(runs["plain"])), ntuple.load(str(runs["siblings"]))
+    assert plain.settings["siblings"] == 0.0 and siblings.settings["siblings"] == 0.5
+    # The same games' seed, and more entries taught: the positions after the moves not played learn too.
+    assert np.count_nonzero(siblings.weights) > np.count_nonzero(plain.weights)
+    old = {k: v for k, v in plain.settings.items() if k != "siblings"}
+    assert ntuple.NTupleSettings.from_record(old).siblings == 0.0  # a run recorded before the setting had none
+    capsys.readouterr()
+    assert connectx.main(["train", "--quiet", "--resume", str(runs["siblings"]), "--siblings", "0"]) == 2
+    assert "the run's siblings is 0.5" in capsys.readouterr().err
 
 
 def test_a_trained_folder_builds_into_one_file_with_its_own_weights_only(tmp_path):

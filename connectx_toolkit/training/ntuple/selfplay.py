@@ -12,7 +12,9 @@ positions before it learn is ``explore_target``'s: nothing (0); the explored pos
 the move was chosen in only (1); or the value of the move the greedy player would have made (2: Watkins'
 Q(λ), the whole trace learns the greedy target, then is cut), so that a position is never taught the value of a
 random move. With ``threats`` each position's value also sums its eight threat-table entries (``threats.py``),
-the tables starting ``threat_base`` entries on.
+the tables starting ``threat_base`` entries on. With ``siblings`` p, at a share p of the moves (drawn after the
+move is chosen) the other moves the rules do not decide teach their own positions, positions the self-play does
+not go to, their one-ply lookahead (``lookahead_update``), before the move is played.
 
 Randomness is the kernels' own generator (xorshift64*), its one-word state kept in an array: a checkpoint holds
 it, and the same seed gives the same games and the same weights, bit for bit.
@@ -58,10 +60,98 @@ def below(state, n):
 
 
 @njit
+def move_values(weights, offsets, indices, total, shift, first, mask, moves, heights, tactics, threats, threat_base,
+                cell_slots, cell_powers, change, scratch, values, losing, decided):
+    """Every legal move's value from the position of ``moves`` stones (the first player's stones ``first``, all
+    ``mask``, the columns' ``heights``; its slots' ``indices``, whose sum is ``total`` in the set of the positions
+    one move on, ``shift``), the first player's view, into ``values``: a move that wins or fills the board valued by
+    the rules; with ``tactics`` a move that leaves the opponent a win on its next move valued as that loss
+    (``losing``); else the network's value of the position it leads to (``decided`` 0, 1 for the rules' values).
+    Returns the number of legal moves and of those not losing."""
+    first_to_move = moves % 2 == 0
+    colour = 1 if first_to_move else 2
+    mover = first if first_to_move else first ^ mask
+    other = mask ^ mover
+    legal = 0
+    safe = 0
+    for column in range(COLUMNS):
+        losing[column] = 0
+        decided[column] = 1
+        if not rules.can_play(mask, column):
+            continue
+        legal += 1
+        bit = rules.move_bit(mask, column)
+        if rules.has_four(mover | bit):
+            value = 1.0 if first_to_move else -1.0
+        elif moves + 1 == CELLS:
+            value = 0.0
+        elif tactics and rules.wins_now(other, mask | bit):
+            value = -1.0 if first_to_move else 1.0
+            losing[column] = 1
+        else:
+            decided[column] = 0
+            row = heights[column]
+            cell = column * ROWS + row
+            above = cell + 1 if row + 1 < ROWS else -1
+            moved = moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots, cell_powers, change,
+                              shift)
+            if threats:
+                threat_entries(first | bit if first_to_move else first, mask | bit, moves + 1, threat_base, scratch,
+                               0)
+                moved += entries_sum(weights, scratch)
+            value = np.tanh(moved)
+        values[column] = value
+        safe += 1 - losing[column]
+    return legal, safe
+
+
+@njit
+def lookahead_update(weights, coherence_sum, coherence_size, offsets, set_shifts, indices, first, mask, moves,
+                     heights, column, tactics, threats, threat_base, cell_slots, cell_powers, change, scratch, alpha,
+                     beta, child_indices, child_entries, child_values, child_flags):
+    """The position after ``column`` (a move the self-play did not make from the position of ``moves`` stones, not
+    decided by the rules) learns its own one-ply lookahead: its value moves toward the best of its moves for its
+    own mover, valued as ``move_values`` values them, one TD step at TCL's step size (no trace)."""
+    first_to_move = moves % 2 == 0
+    colour = 1 if first_to_move else 2
+    bit = rules.move_bit(mask, column)
+    child_first = first | bit if first_to_move else first
+    child_mask = mask | bit
+    row = heights[column]
+    cell = column * ROWS + row
+    above = cell + 1 if row + 1 < ROWS else -1
+    child_indices[:] = indices
+    apply_move(child_indices, cell, colour, above, cell_slots, cell_powers)
+    shift = set_shifts[moves + 1]
+    slots = offsets.shape[0]
+    for slot in range(slots):
+        child_entries[slot] = shift + offsets[slot] + child_indices[slot]
+    if threats:
+        threat_entries(child_first, child_mask, moves + 1, threat_base, child_entries, slots)
+    value = np.tanh(entries_sum(weights, child_entries))
+    next_shift = set_shifts[moves + 2]
+    total = table_sum(weights, offsets, child_indices, next_shift)
+    heights[column] += 1
+    move_values(weights, offsets, child_indices, total, next_shift, child_first, child_mask, moves + 1, heights,
+                tactics, threats, threat_base, cell_slots, cell_powers, change, scratch, child_values, child_flags[0],
+                child_flags[1])
+    heights[column] -= 1
+    child_mover_first = not first_to_move
+    best = -2.0
+    for move in range(COLUMNS):
+        if rules.can_play(child_mask, move):
+            best = max(best, child_values[move] if child_mover_first else -child_values[move])
+    target = best if child_mover_first else -best
+    gradient = np.full(1, 1.0 - value * value)
+    td_update(weights, coherence_sum, coherence_size, child_entries.reshape(1, -1), gradient, 0, 1, target - value,
+              alpha, 0.0, 1, beta)
+
+
+@njit
 def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first_episode, alpha_start, alpha_end,
                   alpha_episodes, lam, horizon, beta, epsilon_start, epsilon_end, epsilon_episodes, explore_target,
                   tactics, offsets, set_shifts, cell_slots, cell_powers, empty_indices, results, threats=False,
-                  threat_base=0):
+                  threat_base=0, siblings=0.0):
     """Play and learn from ``episodes`` self-play games, the first being game number ``first_episode`` (0-based,
     for the exploration schedule). A position with n stones reads the table set that starts ``set_shifts[n]``
     entries on. ``results`` (3 counts) gains the first player's wins, the second's, draws."""
@@ -74,6 +164,12 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
     change = np.zeros(slots, dtype=np.int64)
     heights = np.zeros(COLUMNS, dtype=np.int64)
     losing = np.zeros(COLUMNS, dtype=np.int64)
+    decided = np.zeros(COLUMNS, dtype=np.int64)
+    values = np.zeros(COLUMNS)
+    child_indices = np.zeros(slots, dtype=np.int64)  # the lookahead's scratch: a move not played, its position
+    child_entries = np.zeros(width, dtype=np.int64)
+    child_values = np.zeros(COLUMNS)
+    child_flags = np.zeros((2, COLUMNS), dtype=np.int64)
     for episode in range(first_episode, first_episode + episodes):
         fraction = min(1.0, episode / epsilon_episodes) if epsilon_episodes > 0 else 1.0
         epsilon = epsilon_start + (epsilon_end - epsilon_start) * fraction
@@ -92,39 +188,17 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
             other = mask ^ mover
             shift = set_shifts[moves + 1]  # the set of the positions one move on
             total = table_sum(weights, offsets, indices, shift)
-            # Every legal move's value, the first player's view; with tactics, a move that leaves the opponent a
-            # win on its next move is valued as that loss (the rules one ply ahead, not the network).
+            # Every legal move's value, the first player's view (the rules', or the network's: ``move_values``).
+            legal, safe = move_values(weights, offsets, indices, total, shift, first, mask, moves, heights, tactics,
+                                      threats, threat_base, cell_slots, cell_powers, change, scratch, values, losing,
+                                      decided)
             best = -1
             best_score = -2.0
             ties = 0
-            legal = 0
-            safe = 0
             for column in range(COLUMNS):
-                losing[column] = 0
                 if not rules.can_play(mask, column):
                     continue
-                legal += 1
-                bit = rules.move_bit(mask, column)
-                if rules.has_four(mover | bit):
-                    value = 1.0 if first_to_move else -1.0
-                elif moves + 1 == CELLS:
-                    value = 0.0
-                elif tactics and rules.wins_now(other, mask | bit):
-                    value = -1.0 if first_to_move else 1.0
-                    losing[column] = 1
-                else:
-                    row = heights[column]
-                    cell = column * ROWS + row
-                    above = cell + 1 if row + 1 < ROWS else -1
-                    moved = moved_sum(weights, offsets, indices, total, cell, colour, above, cell_slots,
-                                      cell_powers, change, shift)
-                    if threats:
-                        threat_entries(first | bit if first_to_move else first, mask | bit, moves + 1, threat_base,
-                                       scratch, 0)
-                        moved += entries_sum(weights, scratch)
-                    value = np.tanh(moved)
-                score = value if first_to_move else -value
-                safe += 1 - losing[column]
+                score = values[column] if first_to_move else -values[column]
                 if score > best_score:
                     best, best_score, ties = column, score, 1
                 elif score == best_score:
@@ -146,6 +220,14 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                         pick -= 1
                 if explore_target == 2 and column == best:
                     exploring = False  # it chose the greedy move: nothing to cut
+            if siblings > 0.0 and uniform(state) < siblings:
+                # The moves not played, and not decided by the rules, learn their own one-ply lookahead.
+                for other_column in range(COLUMNS):
+                    if other_column != column and decided[other_column] == 0:
+                        lookahead_update(weights, coherence_sum, coherence_size, offsets, set_shifts, indices,
+                                         first, mask, moves, heights, other_column, tactics, threats, threat_base,
+                                         cell_slots, cell_powers, change, scratch, alpha, beta, child_indices,
+                                         child_entries, child_values, child_flags)
             bit = rules.move_bit(mask, column)
             won = rules.has_four(mover | bit)
             row = heights[column]

@@ -53,6 +53,7 @@ class NTupleSettings:
     side_tables: bool = True  # one set of tables for each side to move (GBG's), chosen by the stones' parity?
     stages: int = 1  # the game cut by its stones into this many stages of equal length, each with its own set(s)
     threats: bool = True  # eight threat-table entries in the sum (the columns' winning cells, by side to move)?
+    siblings: float = 0.0  # share of moves at which the moves not played learn their own one-ply lookahead
     curve_every: int = 100_000  # games between two points of the learning curve
     checkpoint_seconds: float = 180.0  # wall seconds between checkpoints
 
@@ -63,7 +64,7 @@ class NTupleSettings:
             ("beta", self.beta >= 0), ("epsilon_start", 0 <= self.epsilon_start <= 1),
             ("epsilon_end", 0 <= self.epsilon_end <= 1), ("epsilon_episodes", self.epsilon_episodes >= 1),
             ("stages", 1 <= self.stages <= CELLS), ("curve_every", self.curve_every >= 1),
-            ("checkpoint_seconds", self.checkpoint_seconds >= 0),
+            ("checkpoint_seconds", self.checkpoint_seconds >= 0), ("siblings", 0 <= self.siblings <= 1),
         ) if not ok]
         if problems:
             raise ValueError(f"n-tuple settings out of range: {', '.join(problems)}")
@@ -168,7 +169,7 @@ def play(state: TrainingState, episodes: int) -> None:
                   settings.tactics,
                   layout.slot_offsets, settings.table_sets() * (layout.tables * TABLE_SIZE),
                   layout.cell_slots, layout.cell_powers, layout.empty_indices, results, settings.threats,
-                  tuple_entries(settings))
+                  tuple_entries(settings), settings.siblings)
     state.cpu_seconds += time.process_time() - started
     state.episodes += episodes
 
