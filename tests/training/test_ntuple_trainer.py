@@ -273,8 +273,8 @@ def test_siblings_from_the_command_line_teach_more_and_a_resume_keeps_the_runs_s
     runs = {}
     for name, share in (("plain", []), ("siblings", ["--siblings", "0.5"])):
         runs[name] = tmp_path / name
-        assert connectx.main(["train", "--learner", "ntuple", "--quiet", *share, "--seed", "2", "--episodes", "1000",
-                              "--curve-every", "1000", "--out", str(runs[name])]) == 0
+        assert connectx.main(["train", "--learner", "ntuple", "--quiet", *share, "--seed", "2", "--episodes", "400",
+                              "--curve-every", "400", "--out", str(runs[name])]) == 0
     plain, siblings = ntuple.load(str(runs["plain"])), ntuple.load(str(runs["siblings"]))
     assert plain.settings["siblings"] == 0.0 and siblings.settings["siblings"] == 0.5
     # The same games' seed, and more entries taught: the positions after the moves not played learn too.
