@@ -1,10 +1,10 @@
 """The compiled self-play learns as its docstring says: a plain-Python reference of the same algorithm (move choice,
 tactics, exploration, the three ``explore_target`` modes, TD(λ) traces cut at the horizon, TCL-EXP step sizes)
 played from the same seed ends with the same weights, with one stage of the game and with two, with threat tables
-and without, and with the moves not played learning their lookahead (``siblings``). The reference takes the game's rules from the core's ``Position``, the tuples' values from the
-kernels' sums (their equality with the agent's values is ``test_ntuple_rules.py``'s) and the threat tables'
-entries from the agent's ``threat_entries`` (the kernel's equality with it is ``test_ntuple_threats.py``'s), so
-that both see the same ties."""
+and without, and with the moves not played learning their lookahead (``siblings``). The reference takes the game's
+rules from the core's ``Position``, the tuples' values from the kernels' sums (their equality with the agent's
+values is ``test_ntuple_rules.py``'s) and the threat tables' entries from the agent's ``threat_entries`` (the
+kernel's equality with it is ``test_ntuple_threats.py``'s), so that both see the same ties."""
 
 from __future__ import annotations
 

@@ -60,6 +60,18 @@ def below(state, n):
 
 
 @njit
+def position_entries(offsets, indices, shift, first, mask, stones, threats, threat_base, entries):
+    """The flat entry numbers a position's value sums, into ``entries``: its slots' (``indices`` in the table set
+    that starts ``shift`` entries on), then with ``threats`` its threat entries (the first player's stones
+    ``first``, all ``mask``, ``stones`` of them)."""
+    slots = offsets.shape[0]
+    for slot in range(slots):
+        entries[slot] = shift + offsets[slot] + indices[slot]
+    if threats:
+        threat_entries(first, mask, stones, threat_base, entries, slots)
+
+
+@njit
 def move_values(weights, offsets, indices, total, shift, first, mask, moves, heights, tactics, threats, threat_base,
                 cell_slots, cell_powers, change, scratch, values, losing, decided):
     """Every legal move's value from the position of ``moves`` stones (the first player's stones ``first``, all
@@ -122,12 +134,8 @@ def lookahead_update(weights, coherence_sum, coherence_size, offsets, set_shifts
     above = cell + 1 if row + 1 < ROWS else -1
     child_indices[:] = indices
     apply_move(child_indices, cell, colour, above, cell_slots, cell_powers)
-    shift = set_shifts[moves + 1]
-    slots = offsets.shape[0]
-    for slot in range(slots):
-        child_entries[slot] = shift + offsets[slot] + child_indices[slot]
-    if threats:
-        threat_entries(child_first, child_mask, moves + 1, threat_base, child_entries, slots)
+    position_entries(offsets, child_indices, set_shifts[moves + 1], child_first, child_mask, moves + 1, threats,
+                     threat_base, child_entries)
     value = np.tanh(entries_sum(weights, child_entries))
     next_shift = set_shifts[moves + 2]
     total = table_sum(weights, offsets, child_indices, next_shift)
@@ -256,10 +264,7 @@ def play_episodes(weights, coherence_sum, coherence_size, state, episodes, first
                     results[2] += 1
                 break
             apply_move(indices, cell, colour, above, cell_slots, cell_powers)
-            for slot in range(slots):
-                history[end, slot] = shift + offsets[slot] + indices[slot]
-            if threats:
-                threat_entries(first, mask, moves + 1, threat_base, history[end], slots)
+            position_entries(offsets, indices, shift, first, mask, moves + 1, threats, threat_base, history[end])
             value = np.tanh(entries_sum(weights, history[end]))
             target = value
             if exploring:
